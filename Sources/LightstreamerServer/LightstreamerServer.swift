@@ -1,0 +1,2 @@
+// The server engine: filled in by the server issue.
+@_exported import TLCP

@@ -1,0 +1,221 @@
+/// RFC 6902 JSON Patch over `JSONValue`, with RFC 6901 JSON Pointers: applying (client) and
+/// producing (server).
+public enum JSONPatch {
+    public struct Error: Swift.Error, Sendable, Hashable, CustomStringConvertible {
+        public var message: String
+        public var description: String { "JSON Patch: \(message)" }
+    }
+
+    /// Applies a patch document (a JSON array of operations) to a JSON text and returns the
+    /// compact serialization of the result.
+    public static func apply(patch: String, to base: String) throws(Error) -> String {
+        let doc: JSONValue
+        let target: JSONValue
+        do {
+            doc = try JSONValue.parse(patch)
+            target = try JSONValue.parse(base)
+        } catch {
+            throw Error(message: error.description)
+        }
+        return try apply(doc, to: target).serialized
+    }
+
+    /// Applies a parsed patch document.
+    public static func apply(_ patch: JSONValue, to base: JSONValue) throws(Error) -> JSONValue {
+        guard case .array(let ops) = patch else { throw Error(message: "patch is not an array") }
+        var doc = base
+        for op in ops {
+            guard case .object(let m) = op else { throw Error(message: "operation is not an object") }
+            func member(_ k: String) -> JSONValue? { m.first { $0.key == k }?.value }
+            func stringMember(_ k: String) throws(Error) -> String {
+                guard case .string(let s)? = member(k) else { throw Error(message: "missing '\(k)'") }
+                return s
+            }
+            let name = try stringMember("op")
+            let path = try pointer(try stringMember("path"))
+            switch name {
+            case "add":
+                guard let v = member("value") else { throw Error(message: "add without value") }
+                try add(v, at: path, in: &doc)
+            case "remove":
+                _ = try remove(at: path, in: &doc)
+            case "replace":
+                guard let v = member("value") else { throw Error(message: "replace without value") }
+                _ = try remove(at: path, in: &doc)
+                try add(v, at: path, in: &doc)
+            case "move":
+                let from = try pointer(try stringMember("from"))
+                if from != path {
+                    guard !(path.count > from.count && Array(path.prefix(from.count)) == from) else {
+                        throw Error(message: "cannot move a value into itself")
+                    }
+                    let v = try remove(at: from, in: &doc)
+                    try add(v, at: path, in: &doc)
+                }
+            case "copy":
+                let from = try pointer(try stringMember("from"))
+                try add(try get(from, in: doc), at: path, in: &doc)
+            case "test":
+                guard let v = member("value") else { throw Error(message: "test without value") }
+                guard try get(path, in: doc).isEquivalent(to: v) else { throw Error(message: "test failed") }
+            default:
+                throw Error(message: "unknown op '\(name.prefix(20))'")
+            }
+        }
+        return doc
+    }
+
+    /// Parses an RFC 6901 pointer into reference tokens.
+    static func pointer(_ text: String) throws(Error) -> [String] {
+        if text.isEmpty { return [] }
+        guard text.hasPrefix("/") else { throw Error(message: "bad pointer '\(text.prefix(40))'") }
+        var tokens: [String] = []
+        for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            var t = ""
+            var it = raw.makeIterator()
+            while let c = it.next() {
+                if c == "~" {
+                    switch it.next() {
+                    case "0": t.append("~")
+                    case "1": t.append("/")
+                    default: throw Error(message: "bad ~ escape in pointer")
+                    }
+                } else {
+                    t.append(c)
+                }
+            }
+            tokens.append(t)
+        }
+        return tokens
+    }
+
+    static func encodePointer(_ tokens: [String]) -> String {
+        tokens.map { "/" + $0.replacingAll("~", "~0").replacingAll("/", "~1") }.joined()
+    }
+
+    static func arrayIndex(_ token: String, count: Int, allowEnd: Bool) throws(Error) -> Int {
+        if allowEnd && token == "-" { return count }
+        guard let i = Int(decimalDigits: token), i >= 0, token == String(i) else { throw Error(message: "bad array index '\(token.prefix(20))'") }
+        guard i < count || (allowEnd && i == count) else { throw Error(message: "array index \(i) out of range") }
+        return i
+    }
+
+    static func get(_ path: [String], in doc: JSONValue) throws(Error) -> JSONValue {
+        var cur = doc
+        for t in path {
+            switch cur {
+            case .object(let m):
+                guard let v = m.first(where: { $0.key == t })?.value else { throw Error(message: "no member '\(t.prefix(40))'") }
+                cur = v
+            case .array(let a):
+                cur = a[try arrayIndex(t, count: a.count, allowEnd: false)]
+            default:
+                throw Error(message: "path goes through a scalar")
+            }
+        }
+        return cur
+    }
+
+    /// Runs `body` on the container that holds the last token of `path`.
+    static func withParent<T>(_ path: [String], in doc: inout JSONValue, depth: Int = 0,
+                              _ body: (inout JSONValue, String) throws(Error) -> T) throws(Error) -> T {
+        guard let last = path.last else { throw Error(message: "empty path") }
+        if depth == path.count - 1 { return try body(&doc, last) }
+        let t = path[depth]
+        switch doc {
+        case .object(var m):
+            guard let i = m.firstIndex(where: { $0.key == t }) else { throw Error(message: "no member '\(t.prefix(40))'") }
+            doc = .null
+            defer { doc = .object(m) }
+            return try withParent(path, in: &m[i].value, depth: depth + 1, body)
+        case .array(var a):
+            let i = try arrayIndex(t, count: a.count, allowEnd: false)
+            doc = .null
+            defer { doc = .array(a) }
+            return try withParent(path, in: &a[i], depth: depth + 1, body)
+        default:
+            throw Error(message: "path goes through a scalar")
+        }
+    }
+
+    static func add(_ value: JSONValue, at path: [String], in doc: inout JSONValue) throws(Error) {
+        if path.isEmpty { doc = value; return }
+        try withParent(path, in: &doc) { (parent: inout JSONValue, key: String) throws(Error) in
+            switch parent {
+            case .object(var m):
+                if let i = m.firstIndex(where: { $0.key == key }) { m[i].value = value } else { m.append(JSONMember(key: key, value: value)) }
+                parent = .object(m)
+            case .array(var a):
+                a.insert(value, at: try arrayIndex(key, count: a.count, allowEnd: true))
+                parent = .array(a)
+            default:
+                throw Error(message: "cannot add into a scalar")
+            }
+        }
+    }
+
+    static func remove(at path: [String], in doc: inout JSONValue) throws(Error) -> JSONValue {
+        guard !path.isEmpty else { throw Error(message: "cannot remove the whole document") }
+        return try withParent(path, in: &doc) { (parent: inout JSONValue, key: String) throws(Error) -> JSONValue in
+            switch parent {
+            case .object(var m):
+                guard let i = m.firstIndex(where: { $0.key == key }) else { throw Error(message: "no member '\(key.prefix(40))'") }
+                let v = m.remove(at: i).value
+                parent = .object(m)
+                return v
+            case .array(var a):
+                let v = a.remove(at: try arrayIndex(key, count: a.count, allowEnd: false))
+                parent = .array(a)
+                return v
+            default:
+                throw Error(message: "cannot remove from a scalar")
+            }
+        }
+    }
+
+    // MARK: Producing
+
+    /// A patch turning `old` into `new`: members compared recursively, arrays of equal length
+    /// element by element, anything else replaced.
+    public static func make(from old: JSONValue, to new: JSONValue) -> JSONValue {
+        var ops: [JSONValue] = []
+        diff(old, new, path: [], into: &ops)
+        return .array(ops)
+    }
+
+    static func op(_ name: String, _ path: [String], _ value: JSONValue?) -> JSONValue {
+        var m = [JSONMember(key: "op", value: .string(name)), JSONMember(key: "path", value: .string(encodePointer(path)))]
+        if let value { m.append(JSONMember(key: "value", value: value)) }
+        return .object(m)
+    }
+
+    static func diff(_ a: JSONValue, _ b: JSONValue, path: [String], into ops: inout [JSONValue]) {
+        if a == b { return }
+        switch (a, b) {
+        case (.object(let ma), .object(let mb)):
+            for m in ma where !mb.contains(where: { $0.key == m.key }) {
+                ops.append(op("remove", path + [m.key], nil))
+            }
+            for m in mb {
+                if let old = ma.first(where: { $0.key == m.key }) {
+                    diff(old.value, m.value, path: path + [m.key], into: &ops)
+                } else {
+                    ops.append(op("add", path + [m.key], m.value))
+                }
+            }
+        case (.array(let xa), .array(let xb)) where xa.count == xb.count:
+            for i in xa.indices { diff(xa[i], xb[i], path: path + [String(i)], into: &ops) }
+        default:
+            ops.append(op("replace", path, b))
+        }
+    }
+}
+
+extension String {
+    func replacingAll(_ target: Character, _ replacement: String) -> String {
+        guard contains(target) else { return self }
+        var out = ""
+        for c in self { if c == target { out.append(replacement) } else { out.append(c) } }
+        return out
+    }
+}

@@ -1,0 +1,171 @@
+/// Typed server lines (TLCP section 3) and their encoding. Parsing is in
+/// `NotificationParsing.swift`.
+
+/// Every line a server may send.
+public enum TLCPNotification: Sendable, Hashable {
+    // 3.1 session creation and binding
+    case conok(sessionId: String, requestLimit: Int, keepaliveMillis: Int, controlLink: String)
+    case conerr(code: Int, message: String)
+    case end(code: Int, message: String)
+    case wsok
+    // 3.2 control replies
+    /// `REQOK,<reqId>`, or the bare `REQOK` answering an HTTP heartbeat (nil).
+    case reqok(requestId: String?)
+    case reqerr(requestId: String, code: Int, message: String)
+    case error(code: Int, message: String)
+    // 3.3 subscriptions (data)
+    case subok(subscriptionId: Int, itemCount: Int, fieldCount: Int)
+    case subcmd(subscriptionId: Int, itemCount: Int, fieldCount: Int, keyPosition: Int, commandPosition: Int)
+    case unsub(subscriptionId: Int)
+    case update(UpdateNotification)
+    case endOfSnapshot(subscriptionId: Int, item: Int)
+    case clearSnapshot(subscriptionId: Int, item: Int)
+    case overflow(subscriptionId: Int, item: Int, lostCount: Int)
+    case conf(subscriptionId: Int, maxFrequency: GrantedFrequency, filtered: Bool)
+    // 3.4 messages (data)
+    /// `sequence` nil is `*`. `response` is nil on a 2.4-style line with two arguments.
+    case msgdone(sequence: String?, progressive: Int, response: String?)
+    case msgfail(sequence: String?, progressive: Int, code: Int, message: String)
+    // 3.5 session notifications
+    case cons(BandwidthConstraint)
+    case sync(seconds: Int)
+    case clientip(String)
+    case servname(String)
+    case prog(Int)
+    case noop(String)
+    case probe
+    case loop(delayMillis: Int)
+    // 3.6 MPN (counted as data)
+    case mpnreg(deviceId: String, adapterName: String)
+    case mpnzero(deviceId: String)
+    case mpnok(subscriptionId: Int, mpnSubscriptionId: String)
+    case mpnconf(mpnSubscriptionId: String)
+    case mpndel(mpnSubscriptionId: String)
+    /// A tag this implementation does not know; clients ignore it.
+    case unknown(tag: String, arguments: String)
+
+    /// The tag that starts the line.
+    public var tag: String {
+        switch self {
+        case .conok: return "CONOK"
+        case .conerr: return "CONERR"
+        case .end: return "END"
+        case .wsok: return "WSOK"
+        case .reqok: return "REQOK"
+        case .reqerr: return "REQERR"
+        case .error: return "ERROR"
+        case .subok: return "SUBOK"
+        case .subcmd: return "SUBCMD"
+        case .unsub: return "UNSUB"
+        case .update: return "U"
+        case .endOfSnapshot: return "EOS"
+        case .clearSnapshot: return "CS"
+        case .overflow: return "OV"
+        case .conf: return "CONF"
+        case .msgdone: return "MSGDONE"
+        case .msgfail: return "MSGFAIL"
+        case .cons: return "CONS"
+        case .sync: return "SYNC"
+        case .clientip: return "CLIENTIP"
+        case .servname: return "SERVNAME"
+        case .prog: return "PROG"
+        case .noop: return "NOOP"
+        case .probe: return "PROBE"
+        case .loop: return "LOOP"
+        case .mpnreg: return "MPNREG"
+        case .mpnzero: return "MPNZERO"
+        case .mpnok: return "MPNOK"
+        case .mpnconf: return "MPNCONF"
+        case .mpndel: return "MPNDEL"
+        case .unknown(let tag, _): return tag
+        }
+    }
+
+    /// Whether the line counts toward the recovery progressive (section 5.5): subscription and
+    /// message notifications, and the MPN ones as official clients count them.
+    public var isDataNotification: Bool {
+        switch self {
+        case .subok, .subcmd, .unsub, .update, .endOfSnapshot, .clearSnapshot, .overflow, .conf,
+             .msgdone, .msgfail, .mpnreg, .mpnzero, .mpnok, .mpnconf, .mpndel:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The line without CR-LF, as a server speaking `version` writes it.
+    public func encoded(version: TLCPVersion = .current) -> String {
+        func s(_ v: String) -> String { PercentEncoding.encodeResponseArgument(v) }
+        switch self {
+        case .conok(let sid, let limit, let keepalive, let link):
+            return "CONOK,\(s(sid)),\(limit),\(keepalive),\(s(link))"
+        case .conerr(let code, let message): return "CONERR,\(code),\(s(message))"
+        case .end(let code, let message): return "END,\(code),\(s(message))"
+        case .wsok: return "WSOK"
+        case .reqok(let id): return id.map { "REQOK,\(s($0))" } ?? "REQOK"
+        case .reqerr(let id, let code, let message): return "REQERR,\(s(id)),\(code),\(s(message))"
+        case .error(let code, let message): return "ERROR,\(code),\(s(message))"
+        case .subok(let id, let items, let fields): return "SUBOK,\(id),\(items),\(fields)"
+        case .subcmd(let id, let items, let fields, let key, let command):
+            return "SUBCMD,\(id),\(items),\(fields),\(key),\(command)"
+        case .unsub(let id): return "UNSUB,\(id)"
+        case .update(let u): return u.encoded()
+        case .endOfSnapshot(let id, let item): return "EOS,\(id),\(item)"
+        case .clearSnapshot(let id, let item): return "CS,\(id),\(item)"
+        case .overflow(let id, let item, let lost): return "OV,\(id),\(item),\(lost)"
+        case .conf(let id, let freq, let filtered):
+            return "CONF,\(id),\(freq.wireValue),\(filtered ? "filtered" : "unfiltered")"
+        case .msgdone(let seq, let prog, let response):
+            let head = "MSGDONE,\(seq.map(s) ?? "*"),\(prog)"
+            if version.supports(.messageResponse) { return head + "," + s(response ?? "") }
+            return head
+        case .msgfail(let seq, let prog, let code, let message):
+            return "MSGFAIL,\(seq.map(s) ?? "*"),\(prog),\(code),\(s(message))"
+        case .cons(let bw): return "CONS,\(bw.wireValue)"
+        case .sync(let secs): return "SYNC,\(secs)"
+        case .clientip(let ip): return "CLIENTIP,\(s(ip))"
+        case .servname(let name): return "SERVNAME,\(s(name))"
+        case .prog(let p): return "PROG,\(p)"
+        case .noop(let text): return "NOOP,\(s(text))"
+        case .probe: return "PROBE"
+        case .loop(let delay): return "LOOP,\(delay)"
+        case .mpnreg(let dev, let adapter): return "MPNREG,\(s(dev)),\(s(adapter))"
+        case .mpnzero(let dev): return "MPNZERO,\(s(dev))"
+        case .mpnok(let id, let mpnId): return "MPNOK,\(id),\(s(mpnId))"
+        case .mpnconf(let mpnId): return "MPNCONF,\(s(mpnId))"
+        case .mpndel(let mpnId): return "MPNDEL,\(s(mpnId))"
+        case .unknown(let tag, let args): return args.isEmpty ? tag : tag + "," + args
+        }
+    }
+
+    /// The line with its CR-LF terminator.
+    public func encodedLine(version: TLCPVersion = .current) -> String { encoded(version: version) + "\r\n" }
+}
+
+/// `U,<subId>,<item>,<values>`.
+public struct UpdateNotification: Sendable, Hashable {
+    public var subscriptionId: Int
+    /// 1-based item position.
+    public var item: Int
+    /// One token per `|`-separated piece (an unchanged run covers several fields).
+    public var values: [FieldDelta]
+
+    public init(subscriptionId: Int, item: Int, values: [FieldDelta]) {
+        self.subscriptionId = subscriptionId
+        self.item = item
+        self.values = values
+    }
+
+    /// How many fields the tokens cover.
+    public var fieldCount: Int { values.reduce(0) { $0 + $1.width } }
+
+    public func encoded() -> String {
+        var out = "U,"
+        out.append(String(subscriptionId))
+        out.append(",")
+        out.append(String(item))
+        out.append(",")
+        FieldDelta.append(values, to: &out)
+        return out
+    }
+}

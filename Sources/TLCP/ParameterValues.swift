@@ -1,0 +1,226 @@
+/// Typed values of TLCP request parameters and notification arguments.
+
+/// `LS_mode`.
+public enum SubscriptionMode: String, Sendable, Hashable, CaseIterable {
+    case raw = "RAW"
+    case merge = "MERGE"
+    case distinct = "DISTINCT"
+    case command = "COMMAND"
+}
+
+/// `LS_snapshot`: `true`, `false` or a length (DISTINCT only).
+public enum SnapshotRequest: Sendable, Hashable {
+    case no
+    case yes
+    case length(Int)
+
+    public var wireValue: String {
+        switch self {
+        case .no: return "false"
+        case .yes: return "true"
+        case .length(let n): return String(n)
+        }
+    }
+
+    public init?(wireValue: String) {
+        switch wireValue {
+        case "true": self = .yes
+        case "false": self = .no
+        default:
+            guard let n = Int(decimalDigits: wireValue), n > 0 else { return nil }
+            self = .length(n)
+        }
+    }
+}
+
+/// `LS_requested_max_frequency`.
+public enum RequestedFrequency: Sendable, Hashable {
+    case unlimited
+    case unfiltered
+    /// Updates per second, > 0.
+    case limited(Double)
+
+    public var wireValue: String {
+        switch self {
+        case .unlimited: return "unlimited"
+        case .unfiltered: return "unfiltered"
+        case .limited(let f): return formatDecimal(f)
+        }
+    }
+
+    public init?(wireValue: String) {
+        switch wireValue {
+        case "unlimited": self = .unlimited
+        case "unfiltered": self = .unfiltered
+        default:
+            guard let f = parseDecimal(wireValue), f > 0 else { return nil }
+            self = .limited(f)
+        }
+    }
+}
+
+/// `LS_requested_buffer_size`.
+public enum RequestedBufferSize: Sendable, Hashable {
+    case unlimited
+    case size(Int)
+
+    public var wireValue: String {
+        switch self {
+        case .unlimited: return "unlimited"
+        case .size(let n): return String(n)
+        }
+    }
+
+    public init?(wireValue: String) {
+        if wireValue == "unlimited" { self = .unlimited; return }
+        guard let n = Int(decimalDigits: wireValue), n > 0 else { return nil }
+        self = .size(n)
+    }
+}
+
+/// `LS_requested_max_bandwidth` (kbps).
+public enum RequestedBandwidth: Sendable, Hashable {
+    case unlimited
+    case kbps(Double)
+
+    public var wireValue: String {
+        switch self {
+        case .unlimited: return "unlimited"
+        case .kbps(let k): return formatDecimal(k)
+        }
+    }
+
+    public init?(wireValue: String) {
+        if wireValue == "unlimited" { self = .unlimited; return }
+        guard let k = parseDecimal(wireValue), k > 0 else { return nil }
+        self = .kbps(k)
+    }
+}
+
+/// `CONS` argument: the bandwidth the server granted.
+public enum BandwidthConstraint: Sendable, Hashable {
+    case unlimited
+    /// The client may not limit the bandwidth.
+    case unmanaged
+    case kbps(Double)
+
+    public var wireValue: String {
+        switch self {
+        case .unlimited: return "unlimited"
+        case .unmanaged: return "unmanaged"
+        case .kbps(let k): return formatDecimal(k)
+        }
+    }
+
+    public init?(wireValue: String) {
+        switch wireValue {
+        case "unlimited": self = .unlimited
+        case "unmanaged": self = .unmanaged
+        default:
+            guard let k = parseDecimal(wireValue), k >= 0 else { return nil }
+            self = .kbps(k)
+        }
+    }
+}
+
+/// `CONF` second argument.
+public enum GrantedFrequency: Sendable, Hashable {
+    case unlimited
+    case limited(Double)
+
+    public var wireValue: String {
+        switch self {
+        case .unlimited: return "unlimited"
+        case .limited(let f): return formatDecimal(f)
+        }
+    }
+
+    public init?(wireValue: String) {
+        if wireValue == "unlimited" { self = .unlimited; return }
+        guard let f = parseDecimal(wireValue), f >= 0 else { return nil }
+        self = .limited(f)
+    }
+}
+
+/// `LS_ttl_millis`.
+public enum RequestTTL: Sendable, Hashable {
+    case unknown
+    case unlimited
+    case millis(Int)
+
+    public var wireValue: String {
+        switch self {
+        case .unknown: return "unknown"
+        case .unlimited: return "unlimited"
+        case .millis(let m): return String(m)
+        }
+    }
+
+    public init?(wireValue: String) {
+        switch wireValue {
+        case "unknown": self = .unknown
+        case "unlimited": self = .unlimited
+        default:
+            guard let m = Int(decimalDigits: wireValue) else { return nil }
+            self = .millis(m)
+        }
+    }
+}
+
+/// `PN_type`.
+public enum MPNPlatform: String, Sendable, Hashable, CaseIterable {
+    case apple = "Apple"
+    case google = "Google"
+}
+
+/// `PN_subscriptionStatus` on deactivate.
+public enum MPNSubscriptionStatusFilter: String, Sendable, Hashable, CaseIterable {
+    case active = "ACTIVE"
+    case triggered = "TRIGGERED"
+}
+
+/// The diff formats a client accepts (`LS_supported_diffs`).
+public enum DiffFormat: String, Sendable, Hashable, CaseIterable {
+    /// `^P`: RFC 6902 JSON Patch.
+    case jsonPatch = "P"
+    /// `^T`: TLCP-diff.
+    case tlcpDiff = "T"
+}
+
+// MARK: - Number helpers
+
+extension Int {
+    /// Parses an optional `-` followed by 1–18 ASCII digits (no `+`, no spaces, no overflow).
+    init?(decimalDigits s: some StringProtocol) {
+        var utf8 = Substring(s).utf8[...]
+        var negative = false
+        if utf8.first == UInt8(ascii: "-") { negative = true; utf8 = utf8.dropFirst() }
+        guard !utf8.isEmpty, utf8.count <= 18 else { return nil }
+        var v = 0
+        for b in utf8 {
+            guard b >= 0x30 && b <= 0x39 else { return nil }
+            v = v * 10 + Int(b - 0x30)
+        }
+        self = negative ? -v : v
+    }
+}
+
+/// Parses a plain decimal number with a dot (`40`, `1.0`, `0.5`): no exponent, no sign, no
+/// `inf`/`nan`.
+func parseDecimal(_ s: String) -> Double? {
+    let utf8 = s.utf8
+    guard !utf8.isEmpty, utf8.count <= 40 else { return nil }
+    var dots = 0
+    var digits = 0
+    for b in utf8 {
+        if b == UInt8(ascii: ".") { dots += 1 } else if b >= 0x30 && b <= 0x39 { digits += 1 } else { return nil }
+    }
+    guard dots <= 1, digits > 0 else { return nil }
+    return Double(s)
+}
+
+/// Formats a decimal the way the protocol writes it: `40` for whole numbers, `1.5` otherwise.
+func formatDecimal(_ d: Double) -> String {
+    if d.isFinite, d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
+    return String(d)
+}

@@ -1,0 +1,101 @@
+/// TLCP-diff (section 1.7): instructions cycling COPY, ADD, DEL, COPY…, starting with COPY.
+/// Counts are base-26 letter numbers (capitals A=0…Z=25 for every digit but the last, which
+/// is lower case a=0…z=25). Characters are counted in UTF-16 units.
+public enum TLCPDiff {
+    public struct Error: Swift.Error, Sendable, Hashable, CustomStringConvertible {
+        public var message: String
+        public var description: String { "TLCP-diff: \(message)" }
+    }
+
+    /// Applies `diff` to `base`.
+    public static func apply(_ diff: String, to base: String) throws(Error) -> String {
+        let baseUnits = Array(base.utf16)
+        let diffUnits = Array(diff.utf16)
+        var out: [UInt16] = []
+        out.reserveCapacity(baseUnits.count + diffUnits.count)
+        var cursor = 0
+        var pos = 0
+        var step = 0 // 0 copy, 1 add, 2 del
+        while pos < diffUnits.count {
+            let n = try readNumber(diffUnits, &pos)
+            switch step {
+            case 0:
+                guard n <= baseUnits.count - cursor else { throw Error(message: "COPY(\(n)) past the end of the base") }
+                out.append(contentsOf: baseUnits[cursor..<cursor + n])
+                cursor += n
+            case 1:
+                guard n <= diffUnits.count - pos else { throw Error(message: "ADD(\(n)) past the end of the diff") }
+                out.append(contentsOf: diffUnits[pos..<pos + n])
+                pos += n
+            default:
+                guard n <= baseUnits.count - cursor else { throw Error(message: "DEL(\(n)) past the end of the base") }
+                cursor += n
+            }
+            step = (step + 1) % 3
+        }
+        return String(decoding: out, as: UTF16.self)
+    }
+
+    static func readNumber(_ units: [UInt16], _ pos: inout Int) throws(Error) -> Int {
+        var n = 0
+        while pos < units.count {
+            let u = units[pos]
+            pos += 1
+            if u >= 0x41 && u <= 0x5A {
+                n = n * 26 + Int(u - 0x41)
+                guard n < 1 << 40 else { throw Error(message: "count too large") }
+            } else if u >= 0x61 && u <= 0x7A {
+                return n * 26 + Int(u - 0x61)
+            } else {
+                throw Error(message: "unexpected character in a count")
+            }
+        }
+        throw Error(message: "count not terminated by a lower-case letter")
+    }
+
+    /// Writes a count in the diff's base-26 letters.
+    static func appendNumber(_ n: Int, to out: inout String) {
+        var digits: [UInt8] = []
+        var v = n
+        repeat {
+            digits.append(UInt8(v % 26))
+            v /= 26
+        } while v > 0
+        for (i, d) in digits.reversed().enumerated() {
+            let last = i == digits.count - 1
+            out.unicodeScalars.append(Unicode.Scalar((last ? 0x61 : 0x41) + d))
+        }
+    }
+
+    /// Whether a string may take part in a TLCP-diff (no surrogate pairs, as the protocol
+    /// guarantees to clients).
+    public static func isDiffable(_ s: String) -> Bool {
+        s.unicodeScalars.allSatisfy { $0.value < 0x10000 }
+    }
+
+    /// Produces a diff turning `base` into `target`: COPY the common prefix, ADD the new middle,
+    /// DEL the old middle, COPY the common suffix. Nil when either string has characters outside
+    /// the Basic Multilingual Plane.
+    public static func make(from base: String, to target: String) -> String? {
+        guard isDiffable(base), isDiffable(target) else { return nil }
+        let a = Array(base.utf16)
+        let b = Array(target.utf16)
+        var prefix = 0
+        while prefix < a.count, prefix < b.count, a[prefix] == b[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < a.count - prefix, suffix < b.count - prefix, a[a.count - 1 - suffix] == b[b.count - 1 - suffix] {
+            suffix += 1
+        }
+        let added = b[prefix..<(b.count - suffix)]
+        let deleted = a.count - prefix - suffix
+        var out = ""
+        appendNumber(prefix, to: &out)
+        if added.isEmpty && deleted == 0 && suffix == 0 { return out }
+        appendNumber(added.count, to: &out)
+        out.append(String(decoding: added, as: UTF16.self))
+        if deleted == 0 && suffix == 0 { return out }
+        appendNumber(deleted, to: &out)
+        if suffix > 0 { appendNumber(suffix, to: &out) }
+        return out
+    }
+}

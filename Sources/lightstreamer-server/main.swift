@@ -1,0 +1,1 @@
+print("lightstreamer-server: not built yet")

@@ -1,0 +1,1 @@
+print("lightstreamer: not built yet")
