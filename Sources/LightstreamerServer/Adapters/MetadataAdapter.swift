@@ -1,0 +1,110 @@
+/// The Metadata Adapter API: authentication, item and field naming, authorization and
+/// limits, and client messages. Every method has a permissive default in the extension below,
+/// so an adapter implements only what it needs. Throwing `MetadataError` refuses a request
+/// with the protocol's code (≤0 codes are the adapter's own and reach the client unchanged).
+public protocol MetadataAdapter: AnyObject, Sendable {
+    /// Authenticates a new session. `headers` are the HTTP (or WS upgrade) headers, lower-case
+    /// names. Throw `.access(code:message:)` (CONERR 1, or a code ≤0) to refuse.
+    func notifyUser(user: String?, password: String?, headers: [String: String], clientIP: String?) async throws
+    /// Resolves an item group (the `LS_group` text) into item names.
+    func items(user: String?, sessionId: String, group: String, dataAdapter: String) throws -> [String]
+    /// Resolves a field schema (the `LS_schema` text) into field names.
+    func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) throws -> [String]
+    /// Whether `user` may subscribe `item` in `mode`.
+    func isModeAllowed(user: String?, item: String, mode: SubscriptionMode) -> Bool
+    /// Whether `mode` is ever allowed for `item` (a static property of the item).
+    func modeMayBeAllowed(item: String, mode: SubscriptionMode) -> Bool
+    /// The most updates per second `user` may receive for `item`; nil is unlimited.
+    func allowedMaxFrequency(user: String?, item: String) -> Double?
+    /// The largest buffer `user` may use for `item`; nil is unlimited.
+    func allowedBufferSize(user: String?, item: String) -> Int?
+    /// The most bandwidth (kbps) `user`'s session may use; nil is unlimited.
+    func allowedMaxBandwidth(user: String?) -> Double?
+    /// Snapshot length kept for a DISTINCT item.
+    func distinctSnapshotLength(item: String) -> Int
+    /// Called when a subscription is about to start; throw to refuse it.
+    func notifyNewTable(user: String?, sessionId: String, table: TableInfo) throws
+    /// Called when a subscription ended.
+    func notifyTableClosed(sessionId: String, table: TableInfo)
+    /// Called for a session that was created (after `notifyUser` accepted it).
+    func notifyNewSession(user: String?, sessionId: String, clientContext: [String: String]) throws
+    /// Called when a session ended.
+    func notifySessionClose(sessionId: String)
+    /// Handles a client message (`sendMessage`). The returned text, if any, goes back to the
+    /// client in MSGDONE (2.5 clients). Throw `.message(code:message:)` (≤0) or
+    /// `.notification(message:)` (code 34) to refuse.
+    func notifyUserMessage(user: String?, sessionId: String, message: String) async throws -> String?
+}
+
+/// One subscription ("table") as the Metadata Adapter sees it.
+public struct TableInfo: Sendable, Hashable {
+    public var mode: SubscriptionMode
+    public var group: String
+    public var schema: String
+    public var dataAdapter: String
+    public var items: [String]
+    public var fields: [String]
+    public var selector: String?
+
+    public init(mode: SubscriptionMode, group: String, schema: String, dataAdapter: String, items: [String],
+                fields: [String], selector: String?) {
+        self.mode = mode
+        self.group = group
+        self.schema = schema
+        self.dataAdapter = dataAdapter
+        self.items = items
+        self.fields = fields
+        self.selector = selector
+    }
+}
+
+/// A refusal from the Metadata Adapter, with the code the client sees.
+public enum MetadataError: Error, Sendable, Equatable {
+    /// Authentication refused: CONERR 1, or the adapter's own code (≤0).
+    case access(code: Int = 1, message: String)
+    /// Temporarily unable to check credentials (CONERR 6, 2.2+).
+    case retryLater(message: String)
+    /// Bad item group (REQERR 21).
+    case itemsNotFound(message: String)
+    /// Bad field schema (REQERR 23).
+    case schemaNotFound(message: String)
+    /// A subscription refused by the adapter (code ≤0).
+    case subscription(code: Int, message: String)
+    /// A message refused by the adapter (code ≤0).
+    case message(code: Int, message: String)
+    /// A message the adapter could not handle (MSGFAIL 34).
+    case notification(message: String)
+}
+
+extension MetadataAdapter {
+    public func notifyUser(user: String?, password: String?, headers: [String: String], clientIP: String?) async throws {}
+    public func isModeAllowed(user: String?, item: String, mode: SubscriptionMode) -> Bool { true }
+    public func modeMayBeAllowed(item: String, mode: SubscriptionMode) -> Bool { true }
+    public func allowedMaxFrequency(user: String?, item: String) -> Double? { nil }
+    public func allowedBufferSize(user: String?, item: String) -> Int? { nil }
+    public func allowedMaxBandwidth(user: String?) -> Double? { nil }
+    public func distinctSnapshotLength(item: String) -> Int { 100 }
+    public func notifyNewTable(user: String?, sessionId: String, table: TableInfo) throws {}
+    public func notifyTableClosed(sessionId: String, table: TableInfo) {}
+    public func notifyNewSession(user: String?, sessionId: String, clientContext: [String: String]) throws {}
+    public func notifySessionClose(sessionId: String) {}
+    public func notifyUserMessage(user: String?, sessionId: String, message: String) async throws -> String? { nil }
+}
+
+/// The default Metadata Adapter: an item group is a space-separated list of item names and a
+/// field schema a space-separated list of field names; everything is allowed.
+public final class LiteralBasedMetadataAdapter: MetadataAdapter {
+    public init() {}
+
+    public func items(user: String?, sessionId: String, group: String, dataAdapter: String) throws -> [String] {
+        let names = group.split(separator: " ").map(String.init)
+        guard !names.isEmpty else { throw MetadataError.itemsNotFound(message: "Empty item group") }
+        return names
+    }
+
+    public func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) throws -> [String] {
+        let names = schema.split(separator: " ").map(String.init)
+        guard !names.isEmpty else { throw MetadataError.schemaNotFound(message: "Empty field schema") }
+        return names
+    }
+}

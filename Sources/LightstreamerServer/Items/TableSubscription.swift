@@ -1,0 +1,56 @@
+/// The boundary between server sessions and the item engine.
+///
+/// A session resolves a client's `add` request (through the Metadata Adapter) into a
+/// `TableSpec`, then asks the engine for a subscription. The engine delivers that
+/// subscription's events to the sink, in order, already shaped for this one subscription
+/// (snapshot per the request, frequency limit and conflation, buffer, selector, OV on loss),
+/// as full field-value rows in schema order. The session turns them into `U`/`EOS`/`CS`/`OV`
+/// lines with `UpdateCodec` against the last row it sent for that item.
+
+/// What a session subscribes to.
+public struct TableSpec: Sendable, Hashable {
+    public var adapterSet: String
+    public var dataAdapter: String
+    public var mode: SubscriptionMode
+    public var items: [String]
+    public var fields: [String]
+    public var selector: String?
+    public var snapshot: SnapshotRequest
+    /// Already clamped by the Metadata Adapter's limit.
+    public var maxFrequency: RequestedFrequency
+    /// nil: the mode's default (1 for MERGE, unlimited for DISTINCT).
+    public var bufferSize: RequestedBufferSize?
+    /// 1-based positions of `key` and `command` in `fields` (COMMAND mode).
+    public var keyPosition: Int?
+    public var commandPosition: Int?
+
+    public init(adapterSet: String, dataAdapter: String, mode: SubscriptionMode, items: [String], fields: [String],
+                selector: String? = nil, snapshot: SnapshotRequest = .no, maxFrequency: RequestedFrequency = .unlimited,
+                bufferSize: RequestedBufferSize? = nil, keyPosition: Int? = nil, commandPosition: Int? = nil) {
+        self.adapterSet = adapterSet
+        self.dataAdapter = dataAdapter
+        self.mode = mode
+        self.items = items
+        self.fields = fields
+        self.selector = selector
+        self.snapshot = snapshot
+        self.maxFrequency = maxFrequency
+        self.bufferSize = bufferSize
+        self.keyPosition = keyPosition
+        self.commandPosition = commandPosition
+    }
+}
+
+/// One event for one subscription. `item` is 1-based, as on the wire.
+public enum TableEvent: Sendable, Hashable {
+    /// A full row in schema order (nil = null).
+    case update(item: Int, values: [String?], isSnapshot: Bool)
+    case endOfSnapshot(item: Int)
+    case clearSnapshot(item: Int)
+    case overflow(item: Int, lost: Int)
+}
+
+/// Receives a subscription's events. Called serially for one subscription.
+public protocol TableSink: AnyObject, Sendable {
+    func deliver(_ event: TableEvent)
+}
