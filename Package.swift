@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // Wire protocol only: no I/O, no dependencies.
@@ -39,6 +40,7 @@ let package = Package(
             dependencies: [
                 "TLCP",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -64,7 +66,10 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "TLCPTests", dependencies: ["TLCP"]),
+        .testTarget(
+            name: "TLCPTests",
+            dependencies: ["TLCP", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(name: "LightstreamerClientTests", dependencies: ["LightstreamerClient", "TLCP"]),
         .testTarget(name: "LightstreamerServerTests", dependencies: ["LightstreamerServer", "TLCP"]),
     ]

@@ -70,13 +70,14 @@ public enum FieldDelta: Sendable, Hashable {
         case UInt8(ascii: "#") where token.utf8.count == 1: return .null
         case UInt8(ascii: "$") where token.utf8.count == 1: return .value("")
         case UInt8(ascii: "^"):
-            let rest = token.dropFirst()
+            // Byte offsets, not Characters: a combining mark would fuse with the marker.
+            let rest = Substring(token.utf8.dropFirst())
             guard let kind = rest.utf8.first else { throw TLCPLineError("Empty ^ token in update") }
             if kind == UInt8(ascii: "P") {
-                return .jsonPatch(try decode(rest.dropFirst()))
+                return .jsonPatch(try decode(Substring(rest.utf8.dropFirst())))
             }
             if kind == UInt8(ascii: "T") {
-                return .tlcpDiff(try decode(rest.dropFirst()))
+                return .tlcpDiff(try decode(Substring(rest.utf8.dropFirst())))
             }
             guard let n = Int(decimalDigits: rest), n > 0 else {
                 throw TLCPLineError("Bad token '^\(rest.prefix(20))' in update")

@@ -41,8 +41,7 @@ public enum JSONPatch {
                 _ = try remove(at: path, in: &doc)
             case "replace":
                 guard let v = member("value") else { throw Error(message: "replace without value") }
-                _ = try remove(at: path, in: &doc)
-                try add(v, at: path, in: &doc)
+                try replace(with: v, at: path, in: &doc)
             case "move":
                 let from = try pointer(try stringMember("from"))
                 if from != path {
@@ -70,7 +69,8 @@ public enum JSONPatch {
         if text.isEmpty { return [] }
         guard text.hasPrefix("/") else { throw Error(message: "bad pointer '\(text.prefix(40))'") }
         var tokens: [String] = []
-        for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+        for rawBytes in text.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            let raw = Substring(rawBytes)
             var t = ""
             var it = raw.makeIterator()
             while let c = it.next() {
@@ -150,6 +150,24 @@ public enum JSONPatch {
                 parent = .array(a)
             default:
                 throw Error(message: "cannot add into a scalar")
+            }
+        }
+    }
+
+    /// Replaces an existing value in place (members keep their position).
+    static func replace(with value: JSONValue, at path: [String], in doc: inout JSONValue) throws(Error) {
+        if path.isEmpty { doc = value; return }
+        try withParent(path, in: &doc) { (parent: inout JSONValue, key: String) throws(Error) in
+            switch parent {
+            case .object(var m):
+                guard let i = m.firstIndex(where: { $0.key == key }) else { throw Error(message: "no member '\(key.prefix(40))'") }
+                m[i].value = value
+                parent = .object(m)
+            case .array(var a):
+                a[try arrayIndex(key, count: a.count, allowEnd: false)] = value
+                parent = .array(a)
+            default:
+                throw Error(message: "cannot replace inside a scalar")
             }
         }
     }

@@ -15,8 +15,9 @@ public struct TLCPLineError: Error, Sendable, Hashable, CustomStringConvertible 
 extension TLCPNotification {
     /// Parses one line (without its CR-LF; a trailing CR or LF is tolerated).
     public static func parse(_ line: Substring) throws(TLCPLineError) -> TLCPNotification {
-        var line = line
-        while let last = line.utf8.last, last == 0x0D || last == 0x0A { line = line.dropLast() }
+        var trimmed = line.utf8[...]
+        while let last = trimmed.last, last == 0x0D || last == 0x0A { trimmed = trimmed.dropLast() }
+        let line = Substring(trimmed)
         let utf8 = line.utf8
         // Hot path: updates.
         if utf8.count >= 2, utf8.first == UInt8(ascii: "U"), utf8[utf8.index(after: utf8.startIndex)] == UInt8(ascii: ",") {
@@ -181,7 +182,8 @@ private struct ArgumentReader {
     /// `minimum` and `n` arguments when `orAtLeast` is given.
     mutating func expect(_ n: Int, orAtLeast minimum: Int? = nil) throws(TLCPLineError) {
         guard let rest else { throw TLCPLineError("\(tag) without arguments") }
-        args = rest.split(separator: ",", maxSplits: n == Int.max ? Int.max : n - 1, omittingEmptySubsequences: false)
+        args = rest.utf8.split(separator: UInt8(ascii: ","), maxSplits: n == Int.max ? Int.max : n - 1,
+                               omittingEmptySubsequences: false).map { Substring($0) }
         let low = minimum ?? n
         guard args.count >= low, args.count <= n else {
             throw TLCPLineError("\(tag) expects \(n) arguments, got \(args.count)")

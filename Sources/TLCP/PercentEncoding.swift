@@ -53,7 +53,7 @@ public enum PercentEncoding {
     public static func encodeFieldValue(_ value: String) -> String {
         let utf8 = value.utf8
         if let first = utf8.first, first == UInt8(ascii: "#") || first == UInt8(ascii: "$") || first == UInt8(ascii: "^") {
-            return "%" + hex(first) + encode(String(Substring(value).dropFirst()), isFieldSpecial)
+            return "%" + hex(first) + encode(String(Substring(utf8.dropFirst())), isFieldSpecial)
         }
         return encode(value, isFieldSpecial)
     }

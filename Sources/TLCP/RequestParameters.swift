@@ -61,12 +61,15 @@ public struct RequestParameters: Sendable, Hashable, CustomStringConvertible {
     public static func parse(line: Substring, plusAsSpace: Bool = true) throws(TLCPRequestError) -> RequestParameters {
         var result = RequestParameters()
         if line.isEmpty { return result }
-        for piece in line.split(separator: "&", omittingEmptySubsequences: true) {
-            guard let eq = piece.firstIndex(of: "=") else {
+        // Split on bytes: a separator followed by a combining mark would otherwise hide inside
+        // one Character.
+        for bytes in line.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let piece = Substring(bytes)
+            guard let eq = bytes.firstIndex(of: UInt8(ascii: "=")) else {
                 throw TLCPRequestError(code: 67, message: "Malformed parameter '\(piece.prefix(40))'")
             }
-            let rawName = piece[..<eq]
-            let rawValue = piece[piece.index(after: eq)...]
+            let rawName = Substring(bytes[..<eq])
+            let rawValue = Substring(bytes[bytes.index(after: eq)...])
             guard !rawName.isEmpty else {
                 throw TLCPRequestError(code: 67, message: "Parameter with an empty name")
             }

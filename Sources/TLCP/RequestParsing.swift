@@ -100,7 +100,7 @@ public enum TLCPRequestParser {
         guard let protocolValue = defaults["LS_protocol"] else {
             throw TLCPRequestError(code: 65, message: "Missing parameter LS_protocol")
         }
-        guard let version = TLCPVersion(protocolName: protocolValue) else {
+        guard let version = TLCPVersion(protocolName: protocolValue), version.isSupported else {
             throw TLCPRequestError(code: 60, message: "Unsupported protocol '\(protocolValue.prefix(40))'")
         }
         defaults.remove("LS_protocol")
@@ -112,8 +112,10 @@ public enum TLCPRequestParser {
 
     /// Splits on CR-LF (a lone LF is tolerated too).
     static func splitLines(_ text: Substring) -> [Substring] {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
-            line.last == "\r" ? line.dropLast() : line
+        // Work on bytes: "\r\n" is a single Character, so splitting Characters on "\n" would miss it.
+        let utf8 = text.utf8
+        var lines = utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line -> Substring in
+            line.last == UInt8(ascii: "\r") ? Substring(line.dropLast()) : Substring(line)
         }
         if lines.count > 1, lines.last?.isEmpty == true { lines.removeLast() }
         return lines

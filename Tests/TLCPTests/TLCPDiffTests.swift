@@ -1,0 +1,48 @@
+import Testing
+import TLCP
+
+@Suite struct TLCPDiffTests {
+    // The fixtures of tlcp.md 1.7.
+    @Test(arguments: [
+        ("foo", "d", "foo"),
+        ("foobar", "d", "foo"),
+        ("foobar", "bdzap", "fzap"),
+        ("foobar", "bdzapcd", "fzapbar"),
+        ("foobar", "adzapad", "zapfoo"),
+        ("foobar", "aaad", "foo"),
+        ("abcdefghijklmnopqrstuvwxyz1", "aaBab", "1"),
+    ])
+    func officialFixtures(base: String, diff: String, result: String) throws {
+        #expect(try TLCPDiff.apply(diff, to: base) == result)
+    }
+
+    @Test func malformedDiffsAreErrors() {
+        #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply("z", to: "foo") }      // COPY(25) past the end
+        #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply("A", to: "foo") }      // unterminated count
+        #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply("ad", to: "foo") }     // ADD(3) with nothing after
+        #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply("a1", to: "foo") }     // not a letter
+        #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply("aaz", to: "foo") }    // DEL(25) past the end
+    }
+
+    @Test(arguments: [
+        ("foobar", "fzapbar"), ("foo", "foo"), ("", "abc"), ("abc", ""), ("hello world", "hello there world"),
+        ("12.34", "12.35"), ("àèìòù", "àeìòù"), (String(repeating: "x", count: 100), String(repeating: "x", count: 99) + "y"),
+    ])
+    func producedDiffsApply(base: String, target: String) throws {
+        let diff = try #require(TLCPDiff.make(from: base, to: target))
+        #expect(try TLCPDiff.apply(diff, to: base) == target)
+    }
+
+    @Test func noDiffWithCharactersOutsideTheBMP() {
+        #expect(TLCPDiff.make(from: "a😀", to: "b") == nil)
+        #expect(TLCPDiff.make(from: "a", to: "😀") == nil)
+    }
+
+    @Test func largeCountsUseCapitalDigits() throws {
+        let base = String(repeating: "a", count: 700)
+        let diff = try #require(TLCPDiff.make(from: base, to: base + "b"))
+        // COPY(700): 700 = 1*676 + 0*26 + 24 → "BAy"
+        #expect(diff.hasPrefix("BAy"))
+        #expect(try TLCPDiff.apply(diff, to: base) == base + "b")
+    }
+}
