@@ -1,0 +1,20 @@
+// swift-tools-version:6.1
+// libFuzzer targets for the TLCP parsers. Not part of the main build: see Fuzz/README.md.
+import PackageDescription
+
+let package = Package(
+    name: "tlcp-fuzz",
+    dependencies: [.package(name: "lightstreamer-swift", path: "..")],
+    targets: [
+        .executableTarget(
+            name: "FuzzLineParser",
+            dependencies: [.product(name: "TLCP", package: "lightstreamer-swift")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
+        .executableTarget(
+            name: "FuzzRequestParser",
+            dependencies: [.product(name: "TLCP", package: "lightstreamer-swift")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
+    ]
+)

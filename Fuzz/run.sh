@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Usage: Fuzz/run.sh FuzzLineParser|FuzzRequestParser [seconds]
+set -euo pipefail
+target=${1:?target}
+seconds=${2:-600}
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here"
+swift build -c release --product "$target" --scratch-path "$here/.build-fuzz" \
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >&2
+mkdir -p "corpus-$target" artifacts
+"$here/.build-fuzz/release/$target" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+  -artifact_prefix="$here/artifacts/" -print_final_stats=1 "corpus-$target" "seeds/$target"
