@@ -53,4 +53,13 @@ public enum TableEvent: Sendable, Hashable {
 /// Receives a subscription's events. Called serially for one subscription.
 public protocol TableSink: AnyObject, Sendable {
     func deliver(_ event: TableEvent)
+    /// Called once per subscription, on the same serial path as `deliver`, after the engine
+    /// accepted the subscription and before its first event (possibly before `subscribe`
+    /// returns). A session writes `SUBOK`/`SUBCMD` and `CONF` here so that they precede every
+    /// `U` (ordering rule 5.8.3). Default: nothing.
+    func started(_ handle: TableHandle)
+}
+
+extension TableSink {
+    public func started(_ handle: TableHandle) {}
 }

@@ -1,0 +1,259 @@
+/// Routing of upstream item events to the subscriptions that use the item. Runs under the
+/// engine's lock: it only updates records and queues events; sinks are called afterwards by
+/// whoever claimed the drain of a table.
+
+/// Time and timer plumbing for one locked section.
+struct DispatchContext {
+    let now: UInt64
+    let clock: any EngineClock
+    /// Most updates one item of one subscription may hold waiting (safety cap).
+    let cap: Int
+    /// Called by gate timers: (table id, 0-based item position).
+    let onTimer: @Sendable (UInt64, Int) -> Void
+}
+
+extension EngineState {
+    /// An update from the Data Adapter.
+    mutating func itemUpdate(_ key: ItemKey, fields: [String: String?], isSnapshot: Bool, ctx: DispatchContext,
+                             effects: inout Effects) {
+        guard var rec = items.removeValue(forKey: key) else { return }
+        defer { items[key] = rec }
+        let inSnapshot = isSnapshot && !rec.state.snapshotComplete
+        if !inSnapshot && !rec.state.snapshotComplete {
+            // A live event ends the adapter's snapshot.
+            completeSnapshot(&rec, ctx: ctx, effects: &effects)
+        }
+        let change = rec.state.apply(fields)
+        var cache = ProjectionCache()
+        for (tid, positions) in rec.subscribers {
+            for pos in positions {
+                let claim: Bool?
+                if inSnapshot {
+                    claim = tables[tid]?.snapshotEvent(pos: pos, state: rec.state, cache: &cache, ctx: ctx)
+                } else {
+                    claim = tables[tid]?.dispatchLive(pos: pos, state: rec.state, fields: fields, change: change,
+                                                      cache: &cache, ctx: ctx)
+                }
+                if claim == true { effects.drain.append(tid) }
+            }
+        }
+    }
+
+    /// The Data Adapter finished the snapshot of an item.
+    mutating func itemEndOfSnapshot(_ key: ItemKey, ctx: DispatchContext, effects: inout Effects) {
+        guard var rec = items.removeValue(forKey: key) else { return }
+        defer { items[key] = rec }
+        if !rec.state.snapshotComplete { completeSnapshot(&rec, ctx: ctx, effects: &effects) }
+    }
+
+    /// The Data Adapter cleared an item.
+    mutating func itemClear(_ key: ItemKey, ctx: DispatchContext, effects: inout Effects) {
+        guard var rec = items.removeValue(forKey: key) else { return }
+        defer { items[key] = rec }
+        rec.state.clear()
+        var cache = ProjectionCache()
+        for (tid, positions) in rec.subscribers {
+            for pos in positions where tables[tid]?.clear(pos: pos, state: rec.state, cache: &cache, ctx: ctx) == true {
+                effects.drain.append(tid)
+            }
+        }
+    }
+
+    /// Serves the snapshot to every subscription that was waiting for the adapter's one.
+    private mutating func completeSnapshot(_ rec: inout ItemRecord, ctx: DispatchContext, effects: inout Effects) {
+        rec.state.snapshotComplete = true
+        for (tid, positions) in rec.subscribers {
+            for pos in positions where tables[tid]?.items[pos].waitingForSnapshot == true {
+                if tables[tid]?.serveSnapshot(pos: pos, state: rec.state, ctx: ctx) == true { effects.drain.append(tid) }
+            }
+        }
+    }
+
+    /// A frequency-limit timer of one table item fired.
+    mutating func gateTimerFired(table tid: UInt64, pos: Int, ctx: DispatchContext, effects: inout Effects) {
+        if tables[tid]?.releaseOne(pos: pos, ctx: ctx) == true { effects.drain.append(tid) }
+    }
+}
+
+extension TableRecord {
+    typealias Pending = DeliveryGate.Pending
+
+    /// A live event for the item at `pos`. Returns true when the caller must drain.
+    mutating func dispatchLive(pos: Int, state: ItemState, fields eventFields: [String: String?],
+                               change: ItemState.CommandChange?, cache: inout ProjectionCache,
+                               ctx: DispatchContext) -> Bool {
+        guard !closed, pos < items.count, !items[pos].waitingForSnapshot else { return false }
+        switch mode {
+        case .raw:
+            let values = cache.eventRow(eventFields, schemaId: schemaId, fields: fields)
+            guard selector?.matches(values) ?? true else { return false }
+            return send(.update(item: pos + 1, values: values, isSnapshot: false))
+        case .merge:
+            let values = cache.mergedRow(state, schemaId: schemaId, fields: fields)
+            guard selector?.matches(values) ?? true else { return false }
+            if items[pos].firstIsSnapshot {
+                items[pos].firstIsSnapshot = false
+                items[pos].gate.lastDelivery = ctx.now
+                return send(.update(item: pos + 1, values: values, isSnapshot: true))
+            }
+            return offer(pos: pos, Pending(values: values), ctx: ctx)
+        case .distinct:
+            let values = cache.eventRow(eventFields, schemaId: schemaId, fields: fields)
+            guard selector?.matches(values) ?? true else { return false }
+            return offer(pos: pos, Pending(values: values), ctx: ctx)
+        case .command:
+            guard let change else { return false }
+            let values = cache.commandRow(change.row, schemaId: schemaId, fields: fields)
+            guard let (shown, op) = filterCommand(pos: pos, change: change, values: values) else { return false }
+            return offer(pos: pos, Pending(values: shown, key: change.key, op: op), ctx: ctx)
+        }
+    }
+
+    /// A snapshot event from the adapter (item snapshot still open). Only MERGE subscriptions
+    /// that asked for the snapshot see it: the first one serves their snapshot, later ones are
+    /// updates on top of it.
+    mutating func snapshotEvent(pos: Int, state: ItemState, cache: inout ProjectionCache, ctx: DispatchContext) -> Bool {
+        guard !closed, mode == .merge, pos < items.count, items[pos].wantsSnapshot else { return false }
+        if items[pos].waitingForSnapshot { return serveSnapshot(pos: pos, state: state, ctx: ctx) }
+        return dispatchLive(pos: pos, state: state, fields: [:], change: nil, cache: &cache, ctx: ctx)
+    }
+
+    /// Sends the item's snapshot as this subscription asked for it.
+    mutating func serveSnapshot(pos: Int, state: ItemState, ctx: DispatchContext) -> Bool {
+        guard !closed, pos < items.count else { return false }
+        items[pos].waitingForSnapshot = false
+        var events: [TableEvent] = []
+        let item = pos + 1
+        switch mode {
+        case .raw:
+            break
+        case .merge:
+            let values = project(state.row, onto: fields)
+            if state.hasRow && (selector?.matches(values) ?? true) {
+                events.append(.update(item: item, values: values, isSnapshot: true))
+            } else {
+                items[pos].firstIsSnapshot = true
+            }
+        case .distinct:
+            for event in state.distinctSnapshot(length: items[pos].snapshotLength) {
+                let values = project(event, onto: fields)
+                if selector?.matches(values) ?? true { events.append(.update(item: item, values: values, isSnapshot: true)) }
+            }
+            events.append(.endOfSnapshot(item: item))
+        case .command:
+            for (key, row) in state.commandSnapshot {
+                let values = project(row, onto: fields)
+                if let selector {
+                    guard selector.matches(values) else { continue }
+                    items[pos].visibleKeys.insert(key)
+                }
+                events.append(.update(item: item, values: values, isSnapshot: true))
+            }
+            events.append(.endOfSnapshot(item: item))
+        }
+        if !events.isEmpty { items[pos].gate.lastDelivery = ctx.now }
+        return send(events)
+    }
+
+    /// The adapter cleared the item: MERGE gets a row of nulls, DISTINCT/COMMAND a CS.
+    mutating func clear(pos: Int, state: ItemState, cache: inout ProjectionCache, ctx: DispatchContext) -> Bool {
+        guard !closed, pos < items.count, !items[pos].waitingForSnapshot else { return false }
+        switch mode {
+        case .raw:
+            return false
+        case .merge:
+            guard state.hasRow, !items[pos].firstIsSnapshot else { return false }
+            return offer(pos: pos, Pending(values: cache.mergedRow(state, schemaId: schemaId, fields: fields)), ctx: ctx)
+        case .distinct, .command:
+            items[pos].gate.reset()
+            items[pos].visibleKeys.removeAll()
+            return send(.clearSnapshot(item: pos + 1))
+        }
+    }
+
+    /// A gate timer: one waiting update leaves (after an OV if some were lost).
+    mutating func releaseOne(pos: Int, ctx: DispatchContext) -> Bool {
+        guard !closed, pos < items.count else { return false }
+        let (lost, update, rearmAt) = items[pos].gate.release(now: ctx.now)
+        var events: [TableEvent] = []
+        if lost > 0 { events.append(.overflow(item: pos + 1, lost: lost)) }
+        if let update { events.append(.update(item: pos + 1, values: update.values, isSnapshot: false)) }
+        if let rearmAt { armTimer(pos: pos, at: rearmAt, ctx: ctx) }
+        return send(events)
+    }
+
+    /// New frequency: every item's gate follows it (waiting updates flush when the limit goes).
+    mutating func applyFrequency(ctx: DispatchContext) -> Bool {
+        let newInterval = interval
+        var events: [TableEvent] = []
+        for pos in items.indices {
+            items[pos].gate.interval = newInterval
+            if newInterval == nil {
+                let (lost, updates) = items[pos].gate.flush()
+                if lost > 0 { events.append(.overflow(item: pos + 1, lost: lost)) }
+                for u in updates { events.append(.update(item: pos + 1, values: u.values, isSnapshot: false)) }
+            } else if let newInterval, !items[pos].gate.pending.isEmpty {
+                items[pos].gate.timer?.cancel()
+                items[pos].gate.timer = nil
+                let at = max(ctx.now, (items[pos].gate.lastDelivery ?? 0) &+ newInterval)
+                armTimer(pos: pos, at: at, ctx: ctx)
+            }
+        }
+        return send(events)
+    }
+
+    /// Stops every timer (end of the subscription).
+    mutating func stopGates() {
+        for pos in items.indices { items[pos].gate.reset() }
+    }
+
+    // MARK: helpers
+
+    private mutating func offer(pos: Int, _ update: Pending, ctx: DispatchContext) -> Bool {
+        switch items[pos].gate.offer(update, mode: mode, now: ctx.now, cap: ctx.cap) {
+        case .deliver(let p):
+            return send(.update(item: pos + 1, values: p.values, isSnapshot: false))
+        case .queued(let deadline):
+            armTimer(pos: pos, at: deadline, ctx: ctx)
+            return false
+        }
+    }
+
+    private mutating func armTimer(pos: Int, at deadline: UInt64, ctx: DispatchContext) {
+        guard items[pos].gate.timer == nil else { return }
+        let id = handle.id
+        let fire = ctx.onTimer
+        items[pos].gate.timer = ctx.clock.schedule(at: deadline) { fire(id, pos) }
+    }
+
+    private mutating func send(_ events: [TableEvent]) -> Bool {
+        var claim = false
+        for e in events where send(e) { claim = true }
+        return claim
+    }
+
+    /// COMMAND with a selector: a key appears (ADD) when its row starts matching and
+    /// disappears (DELETE) when it stops. Returns the row to send and its command, or nil.
+    private mutating func filterCommand(pos: Int, change: ItemState.CommandChange,
+                                        values: [String?]) -> ([String?], CommandOp)? {
+        guard let selector else { return (values, change.op) }
+        let visible = items[pos].visibleKeys.contains(change.key)
+        switch change.op {
+        case .delete:
+            guard visible else { return nil }
+            items[pos].visibleKeys.remove(change.key)
+            return (values, .delete)
+        case .add, .update:
+            if selector.matches(values) {
+                if visible { return (values, .update) }
+                items[pos].visibleKeys.insert(change.key)
+                var shown = values
+                if let c = commandIndex, c < shown.count { shown[c] = CommandOp.add.rawValue }
+                return (shown, .add)
+            }
+            guard visible else { return nil }
+            items[pos].visibleKeys.remove(change.key)
+            return (project(ItemState.deleteRow(key: change.key), onto: fields), .delete)
+        }
+    }
+}

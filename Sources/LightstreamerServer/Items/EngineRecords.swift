@@ -1,0 +1,181 @@
+/// The records the `ItemEngine` keeps under its lock. All plain values (Sendable); only the
+/// engine touches them, always inside `ItemEngine.store.withLockedValue`.
+
+/// One upstream item: (adapter set, data adapter, item name).
+struct ItemKey: Hashable, Sendable, CustomStringConvertible {
+    var adapterSet: String
+    var dataAdapter: String
+    var item: String
+
+    var description: String { "\(adapterSet)/\(dataAdapter)/\(item)" }
+}
+
+/// A link in the chain of Data Adapter calls for one item (`subscribe`/`unsubscribe` never
+/// overlap for an item: each waits for the previous one).
+struct UpstreamOp: Sendable {
+    let id: UInt64
+    let wait: @Sendable () async -> Void
+}
+
+/// An upstream item with its shared state and who uses it.
+struct ItemRecord: Sendable {
+    /// Distinguishes this record from a later one for the same key (after an unsubscribe).
+    let generation: UInt64
+    let adapter: any DataAdapter
+    var state: ItemState
+    /// The Data Adapter's `subscribe` call; nil once known to have succeeded.
+    var subscribeTask: Task<Result<Void, ItemEngineError>, Never>?
+    var subscribeSucceeded = false
+    /// Subscriptions waiting for the upstream subscribe before they start.
+    var reservations = 0
+    /// Running subscriptions: table id → 0-based positions of this item in the table.
+    var subscribers: [UInt64: [Int]] = [:]
+
+    var isUnused: Bool { reservations == 0 && subscribers.isEmpty }
+}
+
+/// What a table delivers, in order, through its sink.
+enum Outgoing: Sendable {
+    case started(TableHandle)
+    case event(TableEvent)
+}
+
+/// One item of one subscription: delivery state only.
+struct SubscribedItem: Sendable {
+    let key: ItemKey
+    let generation: UInt64
+    let wantsSnapshot: Bool
+    /// DISTINCT: how many past events make the snapshot.
+    let snapshotLength: Int
+    /// Waiting for the Data Adapter to finish the item's snapshot.
+    var waitingForSnapshot = false
+    /// MERGE: the next row goes out flagged as the snapshot (no row existed when subscribed).
+    var firstIsSnapshot = false
+    var gate: DeliveryGate
+    /// COMMAND with a selector: keys the client currently holds.
+    var visibleKeys: Set<String> = []
+}
+
+/// One subscription ("table").
+struct TableRecord: Sendable {
+    let handle: TableHandle
+    let sink: any TableSink
+    let mode: SubscriptionMode
+    let fields: [String]
+    let schemaId: Int
+    let keyIndex: Int?
+    let commandIndex: Int?
+    let selector: ItemSelector?
+    /// The lowest Metadata Adapter frequency limit among the items (nil: none).
+    let metadataLimit: Double?
+    var frequency: RequestedFrequency
+    var items: [SubscribedItem]
+    var outbox: [Outgoing] = []
+    var draining = false
+    var closed = false
+    var waiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Queues an event; returns true when the caller must drain this table (nobody else is).
+    mutating func send(_ event: TableEvent) -> Bool {
+        guard !closed else { return false }
+        outbox.append(.event(event))
+        return claimDrain()
+    }
+
+    mutating func sendStarted() -> Bool {
+        outbox.append(.started(handle))
+        return claimDrain()
+    }
+
+    private mutating func claimDrain() -> Bool {
+        if draining { return false }
+        draining = true
+        return true
+    }
+
+    /// Nanoseconds between updates per item for the current frequency (nil: no limit).
+    var interval: UInt64? {
+        guard mode != .raw else { return nil }
+        switch frequency {
+        case .unlimited: return metadataLimit.map(nanosecondsPerEvent)
+        case .unfiltered: return nil
+        case .limited(let f): return nanosecondsPerEvent(min(f, metadataLimit ?? f))
+        }
+    }
+
+    var grantedFrequency: GrantedFrequency {
+        guard mode != .raw else { return .unlimited }
+        switch frequency {
+        case .unlimited: return metadataLimit.map { .limited($0) } ?? .unlimited
+        case .unfiltered: return .unlimited
+        case .limited(let f): return .limited(min(f, metadataLimit ?? f))
+        }
+    }
+}
+
+/// Everything the engine guards with its lock.
+struct EngineState: Sendable {
+    var items: [ItemKey: ItemRecord] = [:]
+    var tables: [UInt64: TableRecord] = [:]
+    var upstreamTails: [ItemKey: UpstreamOp] = [:]
+    /// Field schemas in use, so that rows are projected once per schema per event.
+    var schemaIds: [[String]: (id: Int, users: Int)] = [:]
+    var nextId: UInt64 = 0
+    var isShutDown = false
+
+    mutating func makeId() -> UInt64 {
+        nextId += 1
+        return nextId
+    }
+
+    mutating func retainSchema(_ fields: [String]) -> Int {
+        if let entry = schemaIds[fields] {
+            schemaIds[fields] = (entry.id, entry.users + 1)
+            return entry.id
+        }
+        let id = Int(truncatingIfNeeded: makeId())
+        schemaIds[fields] = (id, 1)
+        return id
+    }
+
+    mutating func releaseSchema(_ fields: [String]) {
+        guard let entry = schemaIds[fields] else { return }
+        if entry.users <= 1 { schemaIds.removeValue(forKey: fields) } else { schemaIds[fields] = (entry.id, entry.users - 1) }
+    }
+}
+
+/// What a locked section leaves for the caller to do once the lock is released.
+struct Effects: Sendable {
+    /// Tables this caller claimed and must drain.
+    var drain: [UInt64] = []
+    /// Upstream unsubscriptions started.
+    var upstream: [UpstreamOp] = []
+}
+
+/// Rows projected once per schema for one event (shared by every subscription with that schema).
+struct ProjectionCache {
+    private var merged: [Int: [String?]] = [:]
+    private var event: [Int: [String?]] = [:]
+    private var command: [Int: [String?]] = [:]
+
+    mutating func mergedRow(_ state: ItemState, schemaId: Int, fields: [String]) -> [String?] {
+        if let r = merged[schemaId] { return r }
+        let r = project(state.row, onto: fields)
+        merged[schemaId] = r
+        return r
+    }
+
+    mutating func eventRow(_ values: [String: String?], schemaId: Int, fields: [String]) -> [String?] {
+        if let r = event[schemaId] { return r }
+        let r = project(values, onto: fields)
+        event[schemaId] = r
+        return r
+    }
+
+    mutating func commandRow(_ values: [String: String?], schemaId: Int, fields: [String]) -> [String?] {
+        if let r = command[schemaId] { return r }
+        let r = project(values, onto: fields)
+        command[schemaId] = r
+        return r
+    }
+}

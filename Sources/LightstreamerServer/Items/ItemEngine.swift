@@ -1,0 +1,251 @@
+import Logging
+import NIOConcurrencyHelpers
+
+/// The item engine: one upstream Data Adapter subscription per (adapter set, data adapter,
+/// item), shared state per item, and per-subscription delivery (snapshot, frequency limit,
+/// buffer, selector, OV) to the sessions' `TableSink`s.
+///
+/// ## Concurrency design
+/// All engine state (`EngineState`: items, tables, upstream call chains) is one value behind
+/// one `NIOLockedValueBox`. Every entry point (adapter events, timers, subscribe/unsubscribe,
+/// reconf) takes the lock briefly, updates records and queues the resulting events in each
+/// affected table's outbox, and never calls foreign code (sinks, adapters, metadata) while
+/// holding it. Sinks are then called *outside* the lock by a per-table drain: the first thread
+/// that queues into an idle table becomes its drainer and delivers batches until the outbox is
+/// empty, so a sink is called serially and in queue order while other threads keep queueing.
+/// `unsubscribe` marks the table closed and waits (suspending, not blocking) for a running
+/// drain to finish, so no event reaches the sink after it returns. Data Adapter
+/// `subscribe`/`unsubscribe` calls run in tasks chained per item, so they never overlap for
+/// one item. Nothing blocks an event-loop thread beyond the lock's short critical sections.
+public final class ItemEngine: Sendable {
+    let adapterSets: [String: AdapterSet]
+    let store = NIOLockedValueBox(EngineState())
+    let clock: any EngineClock
+    let logger: Logger
+    /// Safety cap on waiting updates per item per subscription.
+    let queueCap: Int
+
+    /// - Parameters:
+    ///   - clock: time source for frequency limits (inject `ManualEngineClock` in tests).
+    ///   - maxQueuedUpdatesPerItem: safety cap on the updates one item of one subscription may
+    ///     hold while a frequency limit delays them, whatever the requested buffer.
+    public init(adapterSets: [AdapterSet], logger: Logger = Logger(label: "lightstreamer.items"),
+                clock: any EngineClock = SystemEngineClock(), maxQueuedUpdatesPerItem: Int = 10_000) {
+        var sets: [String: AdapterSet] = [:]
+        for set in adapterSets where sets[set.name] == nil { sets[set.name] = set }
+        self.adapterSets = sets
+        self.clock = clock
+        self.logger = logger
+        self.queueCap = max(1, maxQueuedUpdatesPerItem)
+        for set in sets.values {
+            for (name, adapter) in set.dataAdapters {
+                adapter.setListener(EngineListener(engine: self, adapterSet: set.name, dataAdapter: name))
+            }
+        }
+    }
+
+    /// The adapter set for `LS_adapter_set` (nil if not configured).
+    public func adapterSet(named name: String) -> AdapterSet? {
+        adapterSets[name]
+    }
+
+    /// Starts one subscription. Events go to `sink` serially, in order, preceded by one
+    /// `sink.started(handle)`. `user` is the session's user, passed to the Metadata Adapter's
+    /// per-user checks. Throws with the protocol code: 17 bad data adapter (or adapter set),
+    /// 24 mode not allowed, 25 bad selector, 15/16 COMMAND schema without key/command, 26
+    /// unfiltered not allowed, 21/23 empty group/schema, or the Data Adapter's refusal (21 for
+    /// `DataAdapterError.subscription`, 68 for other failures).
+    public func subscribe(_ spec: TableSpec, sink: any TableSink, user: String? = nil) async throws(ItemEngineError) -> TableHandle {
+        let plan = try TablePlan(spec: spec, user: user, engine: self)
+        let keys = plan.distinctItems.map { ItemKey(adapterSet: spec.adapterSet, dataAdapter: spec.dataAdapter, item: $0) }
+        let reserved = acquireUpstream(keys: keys, plan: plan)
+        for (i, r) in reserved.enumerated() {
+            guard let task = r.subscribeTask else { continue }
+            if case .failure(let error) = await task.value {
+                releaseReservations(Array(zip(keys, reserved.map(\.generation))))
+                logger.info("Subscription refused by the Data Adapter", metadata: ["item": "\(keys[i])", "error": "\(error)"])
+                throw error
+            }
+        }
+        let generations = Dictionary(zip(keys.map(\.item), reserved.map(\.generation)), uniquingKeysWith: { a, _ in a })
+        let result = commitTable(plan: plan, sink: sink, generations: generations)
+        switch result {
+        case .success(let (handle, effects)):
+            run(effects)
+            return handle
+        case .failure(let error):
+            releaseReservations(Array(zip(keys, reserved.map(\.generation))))
+            throw error
+        }
+    }
+
+    /// Ends a subscription. After it returns no more events reach that table's sink; the
+    /// upstream subscription of an item ends (and is awaited) when its last table goes.
+    public func unsubscribe(_ handle: TableHandle) async {
+        let (mustWait, effects) = store.withLockedValue { s -> (Bool, Effects) in
+            guard var table = s.tables.removeValue(forKey: handle.id) else { return (false, Effects()) }
+            var effects = Effects()
+            table.closed = true
+            table.outbox.removeAll()
+            table.stopGates()
+            s.releaseSchema(table.fields)
+            for key in Set(table.items.map(\.key)) {
+                s.items[key]?.subscribers.removeValue(forKey: handle.id)
+                if let op = releaseIfUnused(&s, key) { effects.upstream.append(op) }
+            }
+            if table.draining { s.tables[handle.id] = table }
+            return (table.draining, effects)
+        }
+        if mustWait {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let resumeNow = store.withLockedValue { s -> Bool in
+                    guard s.tables[handle.id]?.draining == true else { return true }
+                    s.tables[handle.id]?.waiters.append(c)
+                    return false
+                }
+                if resumeNow { c.resume() }
+            }
+        }
+        for op in effects.upstream { await op.wait() }
+    }
+
+    /// `reconf`: a new maximum frequency (code 13 if the subscription is unfiltered, 19 if
+    /// unknown, 65 when asking for `unfiltered`). Takes effect before the next update: waiting
+    /// updates are rescheduled at the new rate, or flushed when the limit is lifted.
+    public func setMaxFrequency(_ handle: TableHandle, _ frequency: RequestedFrequency) async throws(ItemEngineError) {
+        let ctx = dispatchContext()
+        let result = store.withLockedValue { s -> Result<Effects, ItemEngineError> in
+            guard let table = s.tables[handle.id], !table.closed else { return .failure(.subscriptionNotFound) }
+            if table.frequency == .unfiltered { return .failure(.reconfUnfiltered) }
+            if frequency == .unfiltered { return .failure(ItemEngineError(code: 65, message: "Cannot switch to unfiltered")) }
+            var effects = Effects()
+            s.tables[handle.id]?.frequency = frequency
+            if s.tables[handle.id]?.applyFrequency(ctx: ctx) == true { effects.drain.append(handle.id) }
+            return .success(effects)
+        }
+        run(try result.get())
+    }
+
+    /// The frequency granted to a subscription (for `CONF`): the requested one clamped by the
+    /// Metadata Adapter; `unlimited` for RAW, unfiltered and unknown handles.
+    public func grantedFrequency(of handle: TableHandle) -> GrantedFrequency {
+        store.withLockedValue { $0.tables[handle.id]?.grantedFrequency } ?? .unlimited
+    }
+
+    /// Number of upstream items currently subscribed (or being subscribed) to Data Adapters.
+    public var upstreamItemCount: Int {
+        store.withLockedValue { $0.items.count }
+    }
+
+    /// Number of running subscriptions.
+    public var tableCount: Int {
+        store.withLockedValue { s in s.tables.values.filter { !$0.closed }.count }
+    }
+
+    /// Ends every subscription (no more events) and every upstream subscription; later
+    /// `subscribe` calls fail with code 68.
+    public func shutdown() async {
+        let ops = store.withLockedValue { s -> [UpstreamOp] in
+            s.isShutDown = true
+            for id in Array(s.tables.keys) {
+                s.tables[id]?.closed = true
+                s.tables[id]?.outbox.removeAll()
+                s.tables[id]?.stopGates()
+                if s.tables[id]?.draining == false { s.tables.removeValue(forKey: id) }
+            }
+            s.schemaIds.removeAll()
+            var ops: [UpstreamOp] = []
+            for key in Array(s.items.keys) {
+                s.items[key]?.reservations = 0
+                s.items[key]?.subscribers.removeAll()
+                if let op = releaseIfUnused(&s, key) { ops.append(op) }
+            }
+            return ops
+        }
+        for op in ops { await op.wait() }
+    }
+
+    // MARK: - Adapter events (from EngineListener)
+
+    func adapterUpdate(_ key: ItemKey, fields: [String: String?], isSnapshot: Bool) {
+        let ctx = dispatchContext()
+        let effects = store.withLockedValue { s -> Effects in
+            var e = Effects()
+            s.itemUpdate(key, fields: fields, isSnapshot: isSnapshot, ctx: ctx, effects: &e)
+            return e
+        }
+        run(effects)
+    }
+
+    func adapterEndOfSnapshot(_ key: ItemKey) {
+        let ctx = dispatchContext()
+        let effects = store.withLockedValue { s -> Effects in
+            var e = Effects()
+            s.itemEndOfSnapshot(key, ctx: ctx, effects: &e)
+            return e
+        }
+        run(effects)
+    }
+
+    func adapterClear(_ key: ItemKey) {
+        let ctx = dispatchContext()
+        let effects = store.withLockedValue { s -> Effects in
+            var e = Effects()
+            s.itemClear(key, ctx: ctx, effects: &e)
+            return e
+        }
+        run(effects)
+    }
+
+    private func gateTimerFired(table: UInt64, pos: Int) {
+        let ctx = dispatchContext()
+        let effects = store.withLockedValue { s -> Effects in
+            var e = Effects()
+            s.gateTimerFired(table: table, pos: pos, ctx: ctx, effects: &e)
+            return e
+        }
+        run(effects)
+    }
+
+    func dispatchContext() -> DispatchContext {
+        DispatchContext(now: clock.now(), clock: clock, cap: queueCap) { [weak self] table, pos in
+            self?.gateTimerFired(table: table, pos: pos)
+        }
+    }
+
+    // MARK: - Delivery
+
+    /// Runs what a locked section left to do: drains claimed tables. (Upstream operations in
+    /// `effects` run by themselves; only `unsubscribe`/`shutdown` wait for them.)
+    func run(_ effects: Effects) {
+        for id in effects.drain { drain(id) }
+    }
+
+    /// Delivers a table's outbox, batch after batch, until it is empty or the table closed.
+    private func drain(_ id: UInt64) {
+        while true {
+            let next = store.withLockedValue { s -> (sink: any TableSink, batch: [Outgoing])? in
+                guard var table = s.tables.removeValue(forKey: id) else { return nil }
+                if table.closed || table.outbox.isEmpty {
+                    table.draining = false
+                    let waiters = table.waiters
+                    table.waiters = []
+                    if !table.closed { s.tables[id] = table }
+                    for w in waiters { w.resume() }
+                    return nil
+                }
+                let batch = table.outbox
+                table.outbox = []
+                s.tables[id] = table
+                return (table.sink, batch)
+            }
+            guard let (sink, batch) = next else { return }
+            for item in batch {
+                switch item {
+                case .started(let handle): sink.started(handle)
+                case .event(let event): sink.deliver(event)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/// A running subscription in the `ItemEngine`. Two handles are equal when they name the same
+/// subscription; the other properties describe it for the session (`SUBOK`/`SUBCMD`).
+public struct TableHandle: Sendable, Hashable, CustomStringConvertible {
+    /// Unique within one engine.
+    public let id: UInt64
+    public let mode: SubscriptionMode
+    public let itemCount: Int
+    public let fieldCount: Int
+    /// 1-based positions of the `key` and `command` fields (COMMAND mode only).
+    public let keyPosition: Int?
+    public let commandPosition: Int?
+    /// `unfiltered` was requested (CONF's third argument).
+    public let isUnfiltered: Bool
+
+    init(id: UInt64, mode: SubscriptionMode, itemCount: Int, fieldCount: Int, keyPosition: Int?,
+         commandPosition: Int?, isUnfiltered: Bool) {
+        self.id = id
+        self.mode = mode
+        self.itemCount = itemCount
+        self.fieldCount = fieldCount
+        self.keyPosition = keyPosition
+        self.commandPosition = commandPosition
+        self.isUnfiltered = isUnfiltered
+    }
+
+    public static func == (a: TableHandle, b: TableHandle) -> Bool { a.id == b.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+    public var description: String { "table#\(id)" }
+}
+
+/// A refused engine request, with the TLCP code (Appendix B) the client should see.
+public struct ItemEngineError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var code: Int
+    public var message: String
+
+    public init(code: Int, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    static func badDataAdapter(_ name: String) -> Self { .init(code: 17, message: "Data Adapter \(name) not found") }
+    static func badAdapterSet(_ name: String) -> Self { .init(code: 17, message: "Adapter Set \(name) not found") }
+    static func modeNotAllowed(_ mode: SubscriptionMode, _ item: String) -> Self {
+        .init(code: 24, message: "Mode \(mode.rawValue) not allowed for item \(item)")
+    }
+    static func badSelector(_ why: String) -> Self { .init(code: 25, message: "Bad selector: \(why)") }
+    static let noKeyField = Self(code: 15, message: "COMMAND schema has no key field")
+    static let noCommandField = Self(code: 16, message: "COMMAND schema has no command field")
+    static func unfilteredNotAllowed(_ item: String) -> Self {
+        .init(code: 26, message: "Unfiltered dispatching not allowed for item \(item) (frequency limit)")
+    }
+    static let reconfUnfiltered = Self(code: 13, message: "Frequency of an unfiltered subscription cannot change")
+    static let subscriptionNotFound = Self(code: 19, message: "Subscription not found")
+    static let badValue = Self(code: 65, message: "Bad value")
+    static let shutDown = Self(code: 68, message: "Item engine shut down")
+}
