@@ -1,0 +1,104 @@
+import Foundation
+
+/// Where and as whom a `LightstreamerClient` connects (client-api.md 1.5), plus what the
+/// server told about the session.
+public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendable {
+    private let lock = NSLock()
+    private var address: String?
+    private var adapter: String?
+    private var userName: String?
+    private var secret: String?
+    private var session: String?
+    private var instanceAddress: String?
+    private var socketName: String?
+    private var ip: String?
+    weak var core: ClientCore?
+
+    init() {}
+
+    /// Checks an address as the setter does; traps with the documented messages.
+    static func validate(_ address: String) {
+        switch ServerAddress.parse(address) {
+        case .success: return
+        case .failure(.malformed): preconditionFailure("serverAddress is malformed")
+        case .failure(.badScheme): preconditionFailure("serverAddress scheme must be http or https")
+        case .failure(.hasQuery): preconditionFailure("serverAddress must not have query")
+        }
+    }
+
+    private func update<T: Equatable>(_ keyPath: ReferenceWritableKeyPath<ConnectionDetails, T>, _ value: T, _ name: String) {
+        let changed: Bool = lock.withLock {
+            guard self[keyPath: keyPath] != value else { return false }
+            self[keyPath: keyPath] = value
+            return true
+        }
+        if changed { core?.optionChanged(name) }
+    }
+
+    /// `http[s]://host[:port][/prefix]`. Precondition: well formed, http/https, no query.
+    public var serverAddress: String? {
+        get { lock.withLock { address } }
+        set {
+            if let newValue { Self.validate(newValue) }
+            update(\.address, newValue, "serverAddress")
+        }
+    }
+
+    /// The Adapter Set; nil means `DEFAULT` on the server.
+    public var adapterSet: String? {
+        get { lock.withLock { adapter } }
+        set { update(\.adapter, newValue, "adapterSet") }
+    }
+
+    public var user: String? {
+        get { lock.withLock { userName } }
+        set { update(\.userName, newValue, "user") }
+    }
+
+    /// Sets the password (write-only).
+    public func setPassword(_ password: String?) {
+        update(\.secret, password, "password")
+    }
+
+    /// The current session id, set by the server.
+    public var sessionId: String? { lock.withLock { session } }
+    /// The server instance address (control link) of the current session.
+    public var serverInstanceAddress: String? { lock.withLock { instanceAddress } }
+    /// The server's configured name (SERVNAME).
+    public var serverSocketName: String? { lock.withLock { socketName } }
+    /// The client IP as the server sees it (CLIENTIP).
+    public var clientIp: String? { lock.withLock { ip } }
+
+    /// Applies a server-driven property; returns whether it changed.
+    func apply(_ p: ServerProperty) -> Bool {
+        lock.withLock {
+            switch p {
+            case .sessionId(let v): defer { session = v }; return session != v
+            case .serverInstanceAddress(let v): defer { instanceAddress = v }; return instanceAddress != v
+            case .serverSocketName(let v): defer { socketName = v }; return socketName != v
+            case .clientIp(let v): defer { ip = v }; return ip != v
+            case .realMaxBandwidth: return false
+            }
+        }
+    }
+
+    func merge(into s: inout EngineSettings) {
+        lock.withLock {
+            s.serverAddress = address
+            s.adapterSet = adapter
+            s.user = userName
+            s.password = secret
+        }
+    }
+
+    public var description: String {
+        lock.withLock {
+            let pairs: [(String, String?)] = [
+                ("serverAddress", address), ("adapterSet", adapter), ("user", userName), ("sessionId", session),
+                ("serverInstanceAddress", instanceAddress), ("serverSocketName", socketName), ("clientIp", ip),
+                ("libVersion", LightstreamerClient.LIB_NAME + " " + LightstreamerClient.LIB_VERSION),
+            ]
+            return "{" + pairs.map { "\($0.0): \($0.1 ?? "nil")" }.joined(separator: ", ") + "}"
+        }
+    }
+}

@@ -1,0 +1,106 @@
+/// `ItemUpdate` (client-api.md 1.9): one update of one item, as delivered to
+/// `SubscriptionDelegate.subscription(_:didUpdateItem:)`.
+
+public protocol ItemUpdate: AnyObject, CustomStringConvertible {
+    var itemName: String? { get }
+    var itemPos: Int { get }
+    var isSnapshot: Bool { get }
+    /// Changed fields by name. Precondition: the subscription was built with a field list.
+    var changedFields: [String: String?] { get }
+    var changedFieldsByPositions: [Int: String?] { get }
+    /// All fields by name. Precondition: the subscription was built with a field list.
+    var fields: [String: String?] { get }
+    var fieldsByPositions: [Int: String?] { get }
+    /// Precondition: `fieldPos` is in 1...number of fields.
+    func value(withFieldPos fieldPos: Int) -> String?
+    /// Precondition: the subscription has a field list that contains `fieldName`.
+    func value(withFieldName fieldName: String) -> String?
+    func isValueChanged(withFieldPos fieldPos: Int) -> Bool
+    func isValueChanged(withFieldName fieldName: String) -> Bool
+    /// The JSON Patch that turned the previous value into this one, when the server sent one.
+    func valueAsJSONPatchIfAvailable(withFieldName fieldName: String) -> String?
+    func valueAsJSONPatchIfAvailable(withFieldPos fieldPos: Int) -> String?
+}
+
+/// The library's `ItemUpdate`: an immutable snapshot of one item after one update.
+final class ItemUpdateValue: ItemUpdate, @unchecked Sendable {
+    let itemName: String?
+    let itemPos: Int
+    let isSnapshot: Bool
+    /// Field values, position `p` at index `p - 1`.
+    let values: [String?]
+    let changed: [Bool]
+    /// Field names when the subscription has field lists (first level then second level).
+    let fieldNames: [String]?
+    /// JSON Patches received for this update, by field index.
+    let patches: [Int: String]
+
+    init(itemName: String?, itemPos: Int, isSnapshot: Bool, values: [String?], changed: [Bool],
+         fieldNames: [String]?, patches: [Int: String] = [:]) {
+        self.itemName = itemName
+        self.itemPos = itemPos
+        self.isSnapshot = isSnapshot
+        self.values = values
+        self.changed = changed
+        self.fieldNames = fieldNames
+        self.patches = patches
+    }
+
+    private func index(ofName name: String) -> Int {
+        guard let names = fieldNames else {
+            preconditionFailure("Field names are not available: the subscription uses a field schema")
+        }
+        guard let i = names.firstIndex(of: name), i < values.count else { preconditionFailure("Unknown field name") }
+        return i
+    }
+
+    private func index(ofPos pos: Int) -> Int {
+        precondition(pos >= 1 && pos <= values.count, "Field position out of range")
+        return pos - 1
+    }
+
+    var changedFields: [String: String?] {
+        guard let names = fieldNames else {
+            preconditionFailure("Field names are not available: the subscription uses a field schema")
+        }
+        var out: [String: String?] = [:]
+        for i in values.indices where changed[i] && i < names.count { out[names[i]] = .some(values[i]) }
+        return out
+    }
+
+    var changedFieldsByPositions: [Int: String?] {
+        var out: [Int: String?] = [:]
+        for i in values.indices where changed[i] { out[i + 1] = .some(values[i]) }
+        return out
+    }
+
+    var fields: [String: String?] {
+        guard let names = fieldNames else {
+            preconditionFailure("Field names are not available: the subscription uses a field schema")
+        }
+        var out: [String: String?] = [:]
+        for i in values.indices where i < names.count { out[names[i]] = .some(values[i]) }
+        return out
+    }
+
+    var fieldsByPositions: [Int: String?] {
+        var out: [Int: String?] = [:]
+        for i in values.indices { out[i + 1] = .some(values[i]) }
+        return out
+    }
+
+    func value(withFieldPos fieldPos: Int) -> String? { values[index(ofPos: fieldPos)] }
+    func value(withFieldName fieldName: String) -> String? { values[index(ofName: fieldName)] }
+    func isValueChanged(withFieldPos fieldPos: Int) -> Bool { changed[index(ofPos: fieldPos)] }
+    func isValueChanged(withFieldName fieldName: String) -> Bool { changed[index(ofName: fieldName)] }
+    func valueAsJSONPatchIfAvailable(withFieldName fieldName: String) -> String? { patches[index(ofName: fieldName)] }
+    func valueAsJSONPatchIfAvailable(withFieldPos fieldPos: Int) -> String? { patches[index(ofPos: fieldPos)] }
+
+    var description: String {
+        let shown = values.enumerated().map { i, v in
+            let name = fieldNames.flatMap { i < $0.count ? $0[i] : nil } ?? String(i + 1)
+            return "\(name): \(v ?? "nil")"
+        }
+        return "ItemUpdate(item: \(itemName ?? String(itemPos)), snapshot: \(isSnapshot), {\(shown.joined(separator: ", "))})"
+    }
+}

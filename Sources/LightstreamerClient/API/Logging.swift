@@ -1,0 +1,151 @@
+import Foundation
+import Logging
+
+/// Logging (client-api.md 1.15): the library logs through an `LSLoggerProvider`; without one,
+/// logs are discarded. `SwiftLogLoggerProvider` bridges to swift-log.
+public protocol LSLoggerProvider {
+    func loggerWithCategory(_ category: String) -> LSLogger
+}
+
+public protocol LSLogger {
+    func error(_ line: String)
+    func error(_ line: String, withException exception: Error)
+    func warn(_ line: String)
+    func warn(_ line: String, withException exception: Error)
+    func info(_ line: String)
+    func info(_ line: String, withException exception: Error)
+    func debug(_ line: String)
+    func debug(_ line: String, withException exception: Error)
+    func trace(_ line: String)
+    func trace(_ line: String, withException exception: Error)
+    func fatal(_ line: String)
+    func fatal(_ line: String, withException exception: Error)
+    var isTraceEnabled: Bool { get }
+    var isDebugEnabled: Bool { get }
+    var isInfoEnabled: Bool { get }
+    var isWarnEnabled: Bool { get }
+    var isErrorEnabled: Bool { get }
+    var isFatalEnabled: Bool { get }
+}
+
+/// Console logs (stderr here; the official one uses os.log), at or above a level.
+public class ConsoleLoggerProvider: LSLoggerProvider {
+    let level: ConsoleLogLevel
+    public init(level: ConsoleLogLevel) { self.level = level }
+    public func loggerWithCategory(_ category: String) -> LSLogger { ConsoleLogger(level: level, category: category) }
+}
+
+public class ConsoleLogger: LSLogger {
+    let level: ConsoleLogLevel
+    let category: String
+
+    public init(level: ConsoleLogLevel, category: String) {
+        self.level = level
+        self.category = category
+    }
+
+    private func write(_ l: ConsoleLogLevel, _ name: String, _ line: String, _ e: Error? = nil) {
+        guard l.rawValue >= level.rawValue else { return }
+        var text = "\(name) \(category) \(line)"
+        if let e { text += " [\(e)]" }
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    public func error(_ line: String) { write(.error, "ERROR", line) }
+    public func error(_ line: String, withException exception: Error) { write(.error, "ERROR", line, exception) }
+    public func warn(_ line: String) { write(.warn, "WARN", line) }
+    public func warn(_ line: String, withException exception: Error) { write(.warn, "WARN", line, exception) }
+    public func info(_ line: String) { write(.info, "INFO", line) }
+    public func info(_ line: String, withException exception: Error) { write(.info, "INFO", line, exception) }
+    public func debug(_ line: String) { write(.debug, "DEBUG", line) }
+    public func debug(_ line: String, withException exception: Error) { write(.debug, "DEBUG", line, exception) }
+    public func trace(_ line: String) { write(.trace, "TRACE", line) }
+    public func trace(_ line: String, withException exception: Error) { write(.trace, "TRACE", line, exception) }
+    public func fatal(_ line: String) { write(.fatal, "FATAL", line) }
+    public func fatal(_ line: String, withException exception: Error) { write(.fatal, "FATAL", line, exception) }
+    public var isTraceEnabled: Bool { level.rawValue <= ConsoleLogLevel.trace.rawValue }
+    public var isDebugEnabled: Bool { level.rawValue <= ConsoleLogLevel.debug.rawValue }
+    public var isInfoEnabled: Bool { level.rawValue <= ConsoleLogLevel.info.rawValue }
+    public var isWarnEnabled: Bool { level.rawValue <= ConsoleLogLevel.warn.rawValue }
+    public var isErrorEnabled: Bool { level.rawValue <= ConsoleLogLevel.error.rawValue }
+    public var isFatalEnabled: Bool { level.rawValue <= ConsoleLogLevel.fatal.rawValue }
+}
+
+/// Bridges the library's logs to swift-log: one `Logger` per category, labelled with it.
+public final class SwiftLogLoggerProvider: LSLoggerProvider, @unchecked Sendable {
+    private let factory: @Sendable (String) -> Logger
+
+    /// `makeLogger` builds the swift-log logger of a category (default: `Logger(label:)`).
+    public init(makeLogger: @escaping @Sendable (String) -> Logger = { Logger(label: $0) }) {
+        factory = makeLogger
+    }
+
+    public func loggerWithCategory(_ category: String) -> LSLogger { SwiftLogLogger(factory(category)) }
+}
+
+struct SwiftLogLogger: LSLogger {
+    let logger: Logger
+    init(_ logger: Logger) { self.logger = logger }
+
+    private func log(_ level: Logger.Level, _ line: String, _ e: Error? = nil) {
+        if let e { logger.log(level: level, "\(line)", metadata: ["error": "\(e)"]) } else { logger.log(level: level, "\(line)") }
+    }
+
+    func error(_ line: String) { log(.error, line) }
+    func error(_ line: String, withException exception: Error) { log(.error, line, exception) }
+    func warn(_ line: String) { log(.warning, line) }
+    func warn(_ line: String, withException exception: Error) { log(.warning, line, exception) }
+    func info(_ line: String) { log(.info, line) }
+    func info(_ line: String, withException exception: Error) { log(.info, line, exception) }
+    func debug(_ line: String) { log(.debug, line) }
+    func debug(_ line: String, withException exception: Error) { log(.debug, line, exception) }
+    func trace(_ line: String) { log(.trace, line) }
+    func trace(_ line: String, withException exception: Error) { log(.trace, line, exception) }
+    func fatal(_ line: String) { log(.critical, line) }
+    func fatal(_ line: String, withException exception: Error) { log(.critical, line, exception) }
+    var isTraceEnabled: Bool { logger.logLevel <= .trace }
+    var isDebugEnabled: Bool { logger.logLevel <= .debug }
+    var isInfoEnabled: Bool { logger.logLevel <= .info }
+    var isWarnEnabled: Bool { logger.logLevel <= .warning }
+    var isErrorEnabled: Bool { logger.logLevel <= .error }
+    var isFatalEnabled: Bool { logger.logLevel <= .critical }
+}
+
+/// The library's loggers, by category.
+enum LogManager {
+    nonisolated(unsafe) private static var provider: LSLoggerProvider?
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var cache: [String: LSLogger] = [:]
+
+    static func setProvider(_ p: LSLoggerProvider?) {
+        lock.withLock {
+            provider = p
+            cache = [:]
+        }
+    }
+
+    static func logger(_ category: String) -> LSLogger? {
+        lock.withLock {
+            guard let provider else { return nil }
+            if let l = cache[category] { return l }
+            let l = provider.loggerWithCategory(category)
+            cache[category] = l
+            return l
+        }
+    }
+
+    static var session: LSLogger? { logger("lightstreamer.session") }
+    static var stream: LSLogger? { logger("lightstreamer.stream") }
+    static var proto: LSLogger? { logger("lightstreamer.protocol") }
+}
+
+/// All delegate callbacks of all clients go through one serial queue, as in the official API.
+enum CallbackQueue {
+    static let queue = DispatchQueue(label: "com.lightstreamer", qos: .userInteractive)
+}
+
+/// Carries a non-Sendable value into a callback on the serial callback queue.
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

@@ -1,0 +1,460 @@
+import Foundation
+import TLCP
+
+/// A real-time subscription (client-api.md 1.7). Properties describing the request can be
+/// changed only while inactive (a trap otherwise, as in the official API); the
+/// `requestedMaxFrequency` of an active subscription is changed on the server (reconf).
+public final class Subscription: CustomStringConvertible, @unchecked Sendable {
+    public enum Mode: String, CustomStringConvertible, Sendable, CaseIterable {
+        case MERGE, DISTINCT, COMMAND, RAW
+        public var description: String { rawValue }
+        var wire: SubscriptionMode {
+            switch self {
+            case .MERGE: return .merge
+            case .DISTINCT: return .distinct
+            case .COMMAND: return .command
+            case .RAW: return .raw
+            }
+        }
+    }
+
+    public enum RequestedBufferSize: Equatable, CustomStringConvertible, Sendable {
+        case limited(Int)
+        case unlimited
+        public var description: String {
+            switch self {
+            case .limited(let n): return String(n)
+            case .unlimited: return "unlimited"
+            }
+        }
+    }
+
+    public enum RequestedMaxFrequency: Equatable, CustomStringConvertible, Sendable {
+        case limited(Double)
+        case unlimited
+        case unfiltered
+        public var description: String {
+            switch self {
+            case .limited(let f): return "\(formatNumber(f)) updates/sec"
+            case .unlimited: return "unlimited"
+            case .unfiltered: return "unfiltered"
+            }
+        }
+        var wire: RequestedFrequency {
+            switch self {
+            case .limited(let f): return .limited(f)
+            case .unlimited: return .unlimited
+            case .unfiltered: return .unfiltered
+            }
+        }
+    }
+
+    public enum RequestedSnapshot: Equatable, CustomStringConvertible, Sendable {
+        case yes
+        case no
+        case length(Int)
+        public var description: String {
+            switch self {
+            case .yes: return "yes"
+            case .no: return "no"
+            case .length(let n): return String(n)
+            }
+        }
+    }
+
+    let lock = NSLock()
+    public let mode: Mode
+    private var _items: [String]?
+    private var _itemGroup: String?
+    private var _fields: [String]?
+    private var _fieldSchema: String?
+    private var _dataAdapter: String?
+    private var _selector: String?
+    private var _bufferSize: RequestedBufferSize?
+    private var _maxFrequency: RequestedMaxFrequency?
+    private var _snapshot: RequestedSnapshot?
+    private var _secondFields: [String]?
+    private var _secondSchema: String?
+    private var _secondAdapter: String?
+    private var _delegates: [SubscriptionDelegate] = []
+    // state
+    private var active = false
+    private var subscribed = false
+    private var _commandPosition: Int?
+    private var _keyPosition: Int?
+    weak var owner: ClientCore?
+    var engineKey: Int?
+    /// Last values per item position, and COMMAND rows per item and key (for valueWith…).
+    private var itemValues: [Int: [String?]] = [:]
+    private var commandRows: [Int: [String: [String?]]] = [:]
+
+    public init(subscriptionMode: Mode) {
+        mode = subscriptionMode
+        _snapshot = subscriptionMode == .RAW ? nil : .yes
+    }
+
+    public convenience init(subscriptionMode: Mode, item: String, fields: [String]) {
+        self.init(subscriptionMode: subscriptionMode, items: [item], fields: fields)
+    }
+
+    public convenience init(subscriptionMode: Mode, items: [String], fields: [String]) {
+        self.init(subscriptionMode: subscriptionMode)
+        Self.checkItems(items)
+        Self.checkFields(fields, mode: subscriptionMode)
+        _items = items
+        _fields = fields
+    }
+
+    // MARK: validation
+
+    /// Item names: non-empty, no space, not a number.
+    static func isValidItemName(_ name: String) -> Bool {
+        !name.isEmpty && !name.contains(" ") && !name.allSatisfy(\.isNumber)
+    }
+
+    static func isValidFieldName(_ name: String) -> Bool { !name.isEmpty && !name.contains(" ") }
+
+    static func checkItems(_ items: [String]) {
+        precondition(!items.isEmpty, "Item List is empty")
+        for i in items { precondition(isValidItemName(i), "Item name is not valid: '\(i)'") }
+    }
+
+    static func checkFields(_ fields: [String], mode: Mode) {
+        precondition(!fields.isEmpty, "Field List is empty")
+        for f in fields { precondition(isValidFieldName(f), "Field name is not valid: '\(f)'") }
+        if mode == .COMMAND {
+            precondition(fields.contains("command") && fields.contains("key"),
+                         "A field list for a COMMAND subscription must contain the key and command fields")
+        }
+    }
+
+    private func checkInactive() {
+        precondition(!lock.withLock { active }, "Cannot modify an active Subscription")
+    }
+
+    private func checkCommand() {
+        precondition(mode == .COMMAND, "This property can be set only on a COMMAND Subscription")
+    }
+
+    // MARK: delegates
+
+    public func addDelegate(_ delegate: SubscriptionDelegate) {
+        let added: Bool = lock.withLock {
+            guard !_delegates.contains(where: { $0 === delegate }) else { return false }
+            _delegates.append(delegate)
+            return true
+        }
+        guard added else { return }
+        let box = UncheckedBox(delegate)
+        CallbackQueue.queue.async { box.value.subscriptionDidAddDelegate(self) }
+    }
+
+    public func removeDelegate(_ delegate: SubscriptionDelegate) {
+        let removed: Bool = lock.withLock {
+            guard let i = _delegates.firstIndex(where: { $0 === delegate }) else { return false }
+            _delegates.remove(at: i)
+            return true
+        }
+        guard removed else { return }
+        let box = UncheckedBox(delegate)
+        CallbackQueue.queue.async { box.value.subscriptionDidRemoveDelegate(self) }
+    }
+
+    public var delegates: [SubscriptionDelegate] { lock.withLock { _delegates } }
+
+    // MARK: properties
+
+    public var commandPosition: Int? { lock.withLock { _commandPosition } }
+    public var keyPosition: Int? { lock.withLock { _keyPosition } }
+
+    public var commandSecondLevelDataAdapter: String? {
+        get { lock.withLock { _secondAdapter } }
+        set {
+            checkInactive()
+            checkCommand()
+            if let v = newValue { precondition(!v.isEmpty, "The data adapter name is empty") }
+            lock.withLock { _secondAdapter = newValue }
+        }
+    }
+
+    public var commandSecondLevelFields: [String]? {
+        get { lock.withLock { _secondFields } }
+        set {
+            checkInactive()
+            checkCommand()
+            if let v = newValue {
+                precondition(!v.isEmpty, "Field List is empty")
+                for f in v { precondition(Self.isValidFieldName(f), "Field name is not valid: '\(f)'") }
+            }
+            lock.withLock { _secondFields = newValue; _secondSchema = nil }
+        }
+    }
+
+    public var commandSecondLevelFieldSchema: String? {
+        get { lock.withLock { _secondSchema } }
+        set {
+            checkInactive()
+            checkCommand()
+            if let v = newValue { precondition(!v.isEmpty, "The field schema name is empty") }
+            lock.withLock { _secondSchema = newValue; _secondFields = nil }
+        }
+    }
+
+    public var dataAdapter: String? {
+        get { lock.withLock { _dataAdapter } }
+        set {
+            checkInactive()
+            if let v = newValue { precondition(!v.isEmpty, "The data adapter name is empty") }
+            lock.withLock { _dataAdapter = newValue }
+        }
+    }
+
+    public var fields: [String]? {
+        get { lock.withLock { _fields } }
+        set {
+            checkInactive()
+            if let v = newValue { Self.checkFields(v, mode: mode) }
+            lock.withLock { _fields = newValue; _fieldSchema = nil }
+        }
+    }
+
+    public var fieldSchema: String? {
+        get { lock.withLock { _fieldSchema } }
+        set {
+            checkInactive()
+            if let v = newValue { precondition(!v.isEmpty, "The field schema name is empty") }
+            lock.withLock { _fieldSchema = newValue; _fields = nil }
+        }
+    }
+
+    public var itemGroup: String? {
+        get { lock.withLock { _itemGroup } }
+        set {
+            checkInactive()
+            if let v = newValue { precondition(!v.isEmpty, "The item group name is empty") }
+            lock.withLock { _itemGroup = newValue; _items = nil }
+        }
+    }
+
+    public var items: [String]? {
+        get { lock.withLock { _items } }
+        set {
+            checkInactive()
+            if let v = newValue { Self.checkItems(v) }
+            lock.withLock { _items = newValue; _itemGroup = nil }
+        }
+    }
+
+    public var requestedBufferSize: RequestedBufferSize? {
+        get { lock.withLock { _bufferSize } }
+        set {
+            checkInactive()
+            if case .limited(let n)? = newValue { precondition(n > 0, "The buffer size must be greater than zero") }
+            lock.withLock { _bufferSize = newValue }
+        }
+    }
+
+    /// Changing it on an active subscription reconfigures it on the server; an active
+    /// subscription cannot move to or from `unfiltered` or nil.
+    public var requestedMaxFrequency: RequestedMaxFrequency? {
+        get { lock.withLock { _maxFrequency } }
+        set {
+            precondition(mode != .RAW, "The frequency cannot be set on a RAW Subscription")
+            if case .limited(let f)? = newValue { precondition(f > 0, "The frequency must be greater than zero") }
+            let (isActive, old, core, key) = lock.withLock { (active, _maxFrequency, owner, engineKey) }
+            if isActive {
+                precondition(newValue != nil && old != nil && newValue != .unfiltered && old != .unfiltered,
+                             "Cannot change the frequency from/to 'unfiltered' or to nil while the Subscription is active")
+            }
+            lock.withLock { _maxFrequency = newValue }
+            if isActive, let core, let key { core.changeFrequency(key: key, newValue?.wire) }
+        }
+    }
+
+    public var requestedSnapshot: RequestedSnapshot? {
+        get { lock.withLock { _snapshot } }
+        set {
+            checkInactive()
+            if mode == .RAW { precondition(newValue == nil, "Snapshot is not permitted in RAW mode") }
+            if case .length(let n)? = newValue {
+                precondition(mode == .DISTINCT, "Snapshot length is permitted only in DISTINCT mode")
+                precondition(n > 0, "The snapshot length must be greater than zero")
+            }
+            lock.withLock { _snapshot = newValue }
+        }
+    }
+
+    public var selector: String? {
+        get { lock.withLock { _selector } }
+        set {
+            checkInactive()
+            if let v = newValue { precondition(!v.isEmpty, "The selector name is empty") }
+            lock.withLock { _selector = newValue }
+        }
+    }
+
+    public var isActive: Bool { lock.withLock { active } }
+    public var isSubscribed: Bool { lock.withLock { subscribed } }
+
+    // MARK: values
+
+    private func fieldIndex(_ name: String) -> Int {
+        lock.withLock {
+            let names = (_fields ?? []) + (_secondFields ?? [])
+            guard _fields != nil, let i = names.firstIndex(of: name) else { preconditionFailure("Unknown field name") }
+            return i
+        }
+    }
+
+    private func itemIndex(_ name: String) -> Int {
+        lock.withLock {
+            guard let i = _items?.firstIndex(of: name) else { preconditionFailure("Unknown item name") }
+            return i + 1
+        }
+    }
+
+    public func valueWithItemPos(_ itemPos: Int, fieldPos: Int) -> String? {
+        precondition(itemPos >= 1 && fieldPos >= 1, "Positions start from 1")
+        return lock.withLock {
+            guard let v = itemValues[itemPos], fieldPos <= v.count else { return nil }
+            return v[fieldPos - 1]
+        }
+    }
+
+    public func valueWithItemPos(_ itemPos: Int, fieldName: String) -> String? {
+        valueWithItemPos(itemPos, fieldPos: fieldIndex(fieldName) + 1)
+    }
+
+    public func valueWithItemName(_ itemName: String, fieldPos: Int) -> String? {
+        valueWithItemPos(itemIndex(itemName), fieldPos: fieldPos)
+    }
+
+    public func valueWithItemName(_ itemName: String, fieldName: String) -> String? {
+        valueWithItemPos(itemIndex(itemName), fieldPos: fieldIndex(fieldName) + 1)
+    }
+
+    public func commandValueWithItemPos(_ itemPos: Int, key: String, fieldPos: Int) -> String? {
+        precondition(mode == .COMMAND, "This method can be used only on COMMAND Subscriptions")
+        precondition(itemPos >= 1 && fieldPos >= 1, "Positions start from 1")
+        return lock.withLock {
+            guard let row = commandRows[itemPos]?[key], fieldPos <= row.count else { return nil }
+            return row[fieldPos - 1]
+        }
+    }
+
+    public func commandValueWithItemPos(_ itemPos: Int, key: String, fieldName: String) -> String? {
+        precondition(mode == .COMMAND, "This method can be used only on COMMAND Subscriptions")
+        return commandValueWithItemPos(itemPos, key: key, fieldPos: fieldIndex(fieldName) + 1)
+    }
+
+    public func commandValueWithItemName(_ itemName: String, key: String, fieldPos: Int) -> String? {
+        precondition(mode == .COMMAND, "This method can be used only on COMMAND Subscriptions")
+        return commandValueWithItemPos(itemIndex(itemName), key: key, fieldPos: fieldPos)
+    }
+
+    public func commandValueWithItemName(_ itemName: String, key: String, fieldName: String) -> String? {
+        precondition(mode == .COMMAND, "This method can be used only on COMMAND Subscriptions")
+        return commandValueWithItemPos(itemIndex(itemName), key: key, fieldPos: fieldIndex(fieldName) + 1)
+    }
+
+    public var description: String {
+        lock.withLock {
+            "Subscription(mode: \(mode), items: \(_items.map { $0.joined(separator: " ") } ?? _itemGroup ?? "nil"), "
+                + "fields: \(_fields.map { $0.joined(separator: " ") } ?? _fieldSchema ?? "nil"), active: \(active), subscribed: \(subscribed))"
+        }
+    }
+
+    // MARK: library side
+
+    /// The engine's copy of the request.
+    var spec: SubscriptionSpec {
+        lock.withLock {
+            var s = SubscriptionSpec(mode: mode.wire)
+            s.items = _items
+            s.itemGroup = _itemGroup
+            s.fields = _fields
+            s.fieldSchema = _fieldSchema
+            s.dataAdapter = _dataAdapter
+            s.selector = _selector
+            switch _bufferSize {
+            case .limited(let n)?: s.bufferSize = .size(n)
+            case .unlimited?: s.bufferSize = .unlimited
+            case nil: s.bufferSize = nil
+            }
+            s.maxFrequency = _maxFrequency?.wire
+            switch _snapshot {
+            case .yes?: s.snapshot = .yes
+            case .no?: s.snapshot = .no
+            case .length(let n)?: s.snapshot = .length(n)
+            case nil: s.snapshot = nil
+            }
+            if mode == .COMMAND {
+                s.secondLevelFields = _secondFields
+                s.secondLevelFieldSchema = _secondSchema
+                s.secondLevelDataAdapter = _secondAdapter
+            }
+            return s
+        }
+    }
+
+    /// Marks the subscription active on `core` with `key`, or traps when already active.
+    func activate(core: ClientCore, key: Int) {
+        lock.withLock {
+            precondition(!active, "Cannot subscribe to an active Subscription")
+            precondition(_items != nil || _itemGroup != nil, "Specify property 'items' or 'itemGroup'")
+            precondition(_fields != nil || _fieldSchema != nil, "Specify property 'fields' or 'fieldSchema'")
+            active = true
+            owner = core
+            engineKey = key
+            itemValues = [:]
+            commandRows = [:]
+        }
+    }
+
+    /// Marks the subscription inactive; returns its key when it was active on `core`.
+    func deactivate(from core: ClientCore) -> Int? {
+        lock.withLock {
+            guard active else { return nil }
+            precondition(owner === core, "The Subscription is active on another client")
+            active = false
+            let key = engineKey
+            engineKey = nil
+            return key
+        }
+    }
+
+    /// After a failure the subscription is no longer active (only if still on `key`).
+    func failed(key: Int) {
+        lock.withLock {
+            guard engineKey == key else { return }
+            active = false
+            subscribed = false
+            engineKey = nil
+        }
+    }
+
+    func setSubscribed(_ value: Bool, keyPosition: Int? = nil, commandPosition: Int? = nil) {
+        lock.withLock {
+            subscribed = value
+            if value {
+                _keyPosition = keyPosition
+                _commandPosition = commandPosition
+            }
+        }
+    }
+
+    /// Stores an update's values for `valueWith…` (called on the callback queue).
+    func store(_ u: ItemUpdateValue) {
+        lock.withLock {
+            itemValues[u.itemPos] = u.values
+            if mode == .COMMAND, let kp = _keyPosition, kp >= 1, kp <= u.values.count, let key = u.values[kp - 1] {
+                let cp = _commandPosition ?? 0
+                if cp >= 1, cp <= u.values.count, u.values[cp - 1] == "DELETE" {
+                    commandRows[u.itemPos]?.removeValue(forKey: key)
+                } else {
+                    commandRows[u.itemPos, default: [:]][key] = u.values
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,296 @@
+import TLCP
+import Dispatch
+import Foundation
+
+/// Runs a client's `SessionEngine`: every event goes through one serial engine queue, actions
+/// are executed there (connections, timers) and application callbacks are dispatched, in
+/// order, on the shared callback queue.
+final class ClientCore: @unchecked Sendable {
+    let queue: DispatchQueue
+    private var engine: SessionEngine
+    private let transport: TransportFactory
+    let details: ConnectionDetails
+    let options: ConnectionOptions
+    weak var client: LightstreamerClient?
+
+    // engine-queue state
+    private var connections: [ConnectionID: TransportConnection] = [:]
+    private var timerGenerations: [TimerID: UInt64] = [:]
+    private var timerCounter: UInt64 = 0
+    private var subscriptionObjects: [Int: Subscription] = [:]
+    private var messageObjects: [Int: (String, ClientMessageDelegate?)] = [:]
+    private let start = DispatchTime.now().uptimeNanoseconds
+
+    // state read from any thread
+    private let stateLock = NSLock()
+    private var statusValue: ClientStatus = .disconnected
+    private var clientDelegates: [ClientDelegate] = []
+    private var activeSubscriptions: [Subscription] = []
+    private var nextKey = 1
+
+    /// Extension point for MPN: receives MPN notifications, session starts and external replies.
+    var extensionHook: (@Sendable (AppNotification) -> Void)?
+
+    init(transport: TransportFactory) {
+        queue = DispatchQueue(label: "com.lightstreamer.engine")
+        engine = SessionEngine(seed: UInt64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds))
+        self.transport = transport
+        details = ConnectionDetails()
+        options = ConnectionOptions()
+        details.core = self
+        options.core = self
+    }
+
+    private var now: Int64 { Int64((DispatchTime.now().uptimeNanoseconds - start) / 1_000_000) }
+
+    var status: ClientStatus { stateLock.withLock { statusValue } }
+
+    func newKey() -> Int {
+        stateLock.withLock {
+            defer { nextKey += 1 }
+            return nextKey
+        }
+    }
+
+    var settings: EngineSettings {
+        var s = options.snapshot
+        details.merge(into: &s)
+        return s
+    }
+
+    // MARK: API entry points
+
+    func post(_ event: EngineEvent) {
+        queue.async { self.process(event) }
+    }
+
+    func optionChanged(_ name: String) {
+        let s = settings
+        post(.settingsChanged(s, property: name))
+        dispatchToDelegates { $0.client($1, didChangeProperty: name) }
+    }
+
+    func connect() {
+        let s = settings
+        queue.async {
+            self.process(.settingsChanged(s, property: ""))
+            self.process(.connect)
+        }
+    }
+
+    func subscribe(_ sub: Subscription) {
+        let key = newKey()
+        sub.activate(core: self, key: key)
+        stateLock.withLock { activeSubscriptions.append(sub) }
+        let spec = sub.spec
+        queue.async {
+            self.subscriptionObjects[key] = sub
+            self.process(.subscribe(key: key, spec: spec))
+        }
+    }
+
+    func unsubscribe(_ sub: Subscription) {
+        guard let key = sub.deactivate(from: self) else { return }
+        stateLock.withLock { activeSubscriptions.removeAll { $0 === sub } }
+        post(.unsubscribe(key: key))
+    }
+
+    var subscriptions: [Subscription] { stateLock.withLock { activeSubscriptions } }
+
+    func changeFrequency(key: Int, _ f: RequestedFrequency?) { post(.changeFrequency(key: key, f)) }
+
+    func sendMessage(_ text: String, spec: MessageSpec, delegate: ClientMessageDelegate?) {
+        let key = newKey()
+        let box = UncheckedBox(delegate)
+        queue.async {
+            if spec.wantsOutcome { self.messageObjects[key] = (text, box.value) }
+            self.process(.sendMessage(key: key, spec))
+        }
+    }
+
+    // MARK: delegates
+
+    func addDelegate(_ d: ClientDelegate) -> Bool {
+        stateLock.withLock {
+            guard !clientDelegates.contains(where: { $0 === d }) else { return false }
+            clientDelegates.append(d)
+            return true
+        }
+    }
+
+    func removeDelegate(_ d: ClientDelegate) -> Bool {
+        stateLock.withLock {
+            guard let i = clientDelegates.firstIndex(where: { $0 === d }) else { return false }
+            clientDelegates.remove(at: i)
+            return true
+        }
+    }
+
+    var delegates: [ClientDelegate] { stateLock.withLock { clientDelegates } }
+
+    private func dispatchToDelegates(_ call: @escaping (ClientDelegate, LightstreamerClient) -> Void) {
+        guard let client else { return }
+        let box = UncheckedBox((delegates, client, call))
+        CallbackQueue.queue.async {
+            let (ds, c, f) = box.value
+            for d in ds { f(d, c) }
+        }
+    }
+
+    // MARK: engine
+
+    private func process(_ event: EngineEvent) {
+        let actions = engine.handle(event, now: now)
+        for a in actions { execute(a) }
+    }
+
+    private func execute(_ action: EngineAction) {
+        switch action {
+        case .openWebSocket(let id, let url, let headers):
+            connections[id] = transport.openWebSocket(url: url, headers: withCookies(headers, url: url), events: handler(id))
+        case .sendWebSocket(let id, let text):
+            LogManager.proto?.debug("WS send: \(text.prefix(500))")
+            connections[id]?.send(text)
+        case .httpPost(let id, let url, let body, let headers):
+            LogManager.proto?.debug("HTTP POST \(url): \(body.prefix(500))")
+            connections[id] = transport.post(url: url, body: body, headers: withCookies(headers, url: url), events: handler(id))
+        case .close(let id):
+            connections.removeValue(forKey: id)?.close()
+        case .schedule(let timer, let ms):
+            timerCounter += 1
+            let gen = timerCounter
+            timerGenerations[timer] = gen
+            queue.asyncAfter(deadline: .now() + .milliseconds(ms)) {
+                guard self.timerGenerations[timer] == gen else { return }
+                self.timerGenerations[timer] = nil
+                self.process(.timerFired(timer))
+            }
+        case .cancel(let timer):
+            timerGenerations[timer] = nil
+        case .notify(let n):
+            deliver(n)
+        case .log(let level, let text):
+            guard let l = LogManager.session else { return }
+            switch level {
+            case .debug: l.debug(text)
+            case .info: l.info(text)
+            case .warn: l.warn(text)
+            case .error: l.error(text)
+            }
+        }
+    }
+
+    private func withCookies(_ headers: [String: String], url: String) -> [String: String] {
+        var h = headers
+        if let cookie = CookieJar.header(for: url) { h["Cookie"] = cookie }
+        return h
+    }
+
+    private func handler(_ id: ConnectionID) -> @Sendable (TransportEvent) -> Void {
+        { [weak self] event in
+            guard let self else { return }
+            self.queue.async { self.transportEvent(id, event) }
+        }
+    }
+
+    private func transportEvent(_ id: ConnectionID, _ event: TransportEvent) {
+        guard connections[id] != nil else { return }
+        switch event {
+        case .opened:
+            process(.webSocketOpened(id))
+        case .lines(let lines):
+            for line in lines {
+                if let l = LogManager.stream, l.isDebugEnabled { l.debug("received: \(line.prefix(500))") }
+                process(.lineReceived(id, line))
+                if connections[id] == nil { break }
+            }
+        case .closed:
+            connections.removeValue(forKey: id)
+            process(.connectionClosed(id))
+        case .failed(let reason):
+            connections.removeValue(forKey: id)
+            process(.connectionFailed(id, reason))
+        }
+    }
+
+    // MARK: notifications
+
+    private func deliver(_ n: AppNotification) {
+        switch n {
+        case .status(let s):
+            stateLock.withLock { statusValue = s }
+            let status = LightstreamerClient.Status(s)
+            dispatchToDelegates { $0.client($1, didChangeStatus: status) }
+        case .serverError(let code, let message):
+            dispatchToDelegates { $0.client($1, didReceiveServerError: code, withMessage: message) }
+        case .property(let p):
+            let changed: Bool
+            if case .realMaxBandwidth(let v) = p {
+                changed = options.realMaxBandwidth != v
+                options.setRealMaxBandwidth(v)
+            } else {
+                changed = details.apply(p)
+            }
+            if changed {
+                let name = p.name
+                dispatchToDelegates { $0.client($1, didChangeProperty: name) }
+            }
+        case .subscription(let key, let event):
+            deliverSubscription(key, event)
+        case .message(let key, let outcome):
+            guard let (text, delegate) = messageObjects.removeValue(forKey: key), let delegate, let client else { return }
+            let box = UncheckedBox((delegate, client))
+            CallbackQueue.queue.async {
+                let (d, c) = box.value
+                switch outcome {
+                case .processed(let response): d.client(c, didProcessMessage: text, withResponse: response)
+                case .denied(let code, let message): d.client(c, didDenyMessage: text, withCode: code, error: message)
+                case .discarded: d.client(c, didDiscardMessage: text)
+                case .failed: d.client(c, didFailMessage: text)
+                case .aborted(let sent): d.client(c, didAbortMessage: text, sentOnNetwork: sent)
+                }
+            }
+        case .externalReply, .mpn, .sessionStarted:
+            extensionHook?(n)
+        }
+    }
+
+    private func deliverSubscription(_ key: Int, _ event: SubscriptionEvent) {
+        guard let sub = subscriptionObjects[key] else { return }
+        switch event {
+        case .subscribed(_, _, let kp, let cp):
+            sub.setSubscribed(true, keyPosition: kp, commandPosition: cp)
+        case .unsubscribed:
+            sub.setSubscribed(false)
+            if sub.engineKey != key { subscriptionObjects.removeValue(forKey: key) }
+        case .failed:
+            sub.failed(key: key)
+            subscriptionObjects.removeValue(forKey: key)
+            stateLock.withLock { activeSubscriptions.removeAll { $0 === sub } }
+        default:
+            break
+        }
+        let box = UncheckedBox((sub, event))
+        CallbackQueue.queue.async {
+            let (s, e) = box.value
+            if case .update(let u) = e { s.store(u) }
+            for d in s.delegates {
+                switch e {
+                case .subscribed: d.subscriptionDidSubscribe(s)
+                case .unsubscribed: d.subscriptionDidUnsubscribe(s)
+                case .failed(let code, let message): d.subscription(s, didFailWithErrorCode: code, message: message)
+                case .update(let u): d.subscription(s, didUpdateItem: u)
+                case .endOfSnapshot(let name, let pos): d.subscription(s, didEndSnapshotForItemName: name, itemPos: UInt(clamping: pos))
+                case .clearSnapshot(let name, let pos): d.subscription(s, didClearSnapshotForItemName: name, itemPos: UInt(clamping: pos))
+                case .lostUpdates(let name, let pos, let n):
+                    d.subscription(s, didLoseUpdates: UInt(clamping: n), forItemName: name, itemPos: UInt(clamping: pos))
+                case .realFrequency(let f): d.subscription(s, didReceiveRealFrequency: f)
+                case .secondLevelFailed(let k, let code, let message):
+                    d.subscription(s, didFailWithErrorCode: code, message: message, forCommandSecondLevelItemWithKey: k)
+                case .secondLevelLostUpdates(let k, let n):
+                    d.subscription(s, didLoseUpdates: UInt(clamping: n), forCommandSecondLevelItemWithKey: k)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,422 @@
+import TLCP
+
+/// Creating and binding sessions, Stream-Sense, transport switches, retries, disconnect.
+extension SessionEngine {
+    // MARK: transport choice
+
+    /// The first transport to try for a selection.
+    static func initialTransport(for selection: TransportSelection?) -> StreamTransport {
+        switch selection {
+        case nil, .WS, .WS_STREAMING: return .wsStreaming
+        case .WS_POLLING: return .wsPolling
+        case .HTTP, .HTTP_STREAMING: return .httpStreaming
+        case .HTTP_POLLING: return .httpPolling
+        }
+    }
+
+    /// Whether a transport satisfies the forced selection.
+    static func transport(_ t: StreamTransport, satisfies selection: TransportSelection?) -> Bool {
+        switch selection {
+        case nil: return true
+        case .WS: return t.isWebSocket
+        case .HTTP: return !t.isWebSocket
+        case .WS_STREAMING: return t == .wsStreaming
+        case .WS_POLLING: return t == .wsPolling
+        case .HTTP_STREAMING: return t == .httpStreaming
+        case .HTTP_POLLING: return t == .httpPolling
+        }
+    }
+
+    /// Stream-Sense: the next transport after `t` failed, or nil when the selection allows none.
+    static func fallback(after t: StreamTransport, selection: TransportSelection?) -> StreamTransport? {
+        switch (selection, t) {
+        case (nil, .wsStreaming): return .httpStreaming
+        case (nil, .httpStreaming): return .httpPolling
+        case (nil, .wsPolling): return .httpPolling
+        case (.WS?, .wsStreaming): return .wsPolling
+        case (.HTTP?, .httpStreaming): return .httpPolling
+        default: return nil
+        }
+    }
+
+    // MARK: API events
+
+    mutating func connectRequested() {
+        guard status == .disconnected else { return }
+        guard configuredAddress != nil else {
+            log(.error, "connect() without a valid server address")
+            return
+        }
+        wantsConnection = true
+        target = Self.initialTransport(for: settings.forcedTransport)
+        retry = RetryState()
+        setStatus(.connecting)
+        createSession(cause: "api")
+    }
+
+    mutating func disconnectRequested() {
+        wantsConnection = false
+        if let session, status != .disconnected {
+            sendDestroy(sessionId: session.id)
+        }
+        teardownSession(abortMessagesSent: true)
+        abortQueuedMessages()
+        for t in [TimerID.transport, .retry, .recovery, .keepalive, .reconnect, .poll, .reverseHeartbeat] { cancel(t) }
+        closeAllConnections()
+        recovery = nil
+        switchPending = false
+        setStatus(.disconnected)
+    }
+
+    mutating func settingsChanged(_ s: EngineSettings, property: String) {
+        let old = settings
+        settings = s
+        switch property {
+        case "forcedTransport":
+            guard old.forcedTransport != s.forcedTransport, status != .disconnected else { return }
+            let wanted = Self.initialTransport(for: s.forcedTransport)
+            if let stream, session != nil, recovery == nil, stream.gotConok, !stream.ended {
+                if !Self.transport(stream.transport, satisfies: s.forcedTransport) {
+                    target = wanted
+                    requestRebind(cause: "api")
+                }
+            } else {
+                target = wanted
+            }
+        case "requestedMaxBandwidth":
+            if session != nil, old.requestedMaxBandwidth != s.requestedMaxBandwidth { enqueueControl(.constrain) }
+        case "reverseHeartbeatInterval":
+            armReverseHeartbeat()
+        default:
+            break
+        }
+    }
+
+    // MARK: create
+
+    /// Starts a create_session on the current target transport.
+    mutating func createSession(cause: String) {
+        guard let address = configuredAddress else { return }
+        retry.attemptStartedAt = now
+        retry.cause = cause
+        var params = StreamParameters(cause: cause)
+        let useHTTP = !target.isWebSocket || nextCreateWithTTL
+        if useHTTP {
+            // Official clients create over HTTP in polling mode, then bind.
+            params.polling = true
+            params.pollingMillis = 0
+            params.idleMillis = 0
+        } else if target.isPolling {
+            params.polling = true
+            params.pollingMillis = settings.pollingInterval
+            params.idleMillis = settings.idleTimeout
+        } else {
+            params.keepaliveMillis = settings.keepaliveInterval > 0 ? settings.keepaliveInterval : nil
+            params.inactivityMillis = settings.reverseHeartbeatInterval > 0 ? settings.reverseHeartbeatInterval : nil
+            params.sendSync = settings.slowingEnabled ? nil : false
+        }
+        if useHTTP {
+            params.keepaliveMillis = settings.keepaliveInterval > 0 ? settings.keepaliveInterval : nil
+        }
+        let request = CreateSessionRequest(
+            user: settings.user, password: settings.password, adapterSet: settings.adapterSet,
+            requestedMaxBandwidth: wireBandwidth(settings.requestedMaxBandwidth),
+            ttl: nextCreateWithTTL ? .unlimited : nil,
+            oldSession: retry.oldSession, stream: params)
+        nextCreateWithTTL = false
+        if useHTTP {
+            let id = newConnectionID(.httpStream)
+            emit(.httpPost(id, url: address.httpURL(.createSession), body: TLCPRequestEncoder.httpBody([.createSession(request)]),
+                           headers: extraHeaders(creating: true)))
+            stream = StreamState(connection: id, transport: .httpPolling, kind: .create, sentAt: now)
+        } else {
+            let ws = openWebSocket(url: address.webSocketURL, creating: true)
+            sendOnWebSocket(TLCPRequestEncoder.webSocketMessage(.createSession(request)))
+            stream = StreamState(connection: ws, transport: target, kind: .create, sentAt: now)
+        }
+        schedule(.transport, after: settings.retryDelay + (target.isPolling && !useHTTP ? settings.idleTimeout : 0))
+    }
+
+    func wireBandwidth(_ b: RequestedMaxBandwidth) -> RequestedBandwidth? {
+        switch b {
+        case .unlimited: return nil
+        case .limited(let v): return .kbps(v)
+        }
+    }
+
+    /// Opens a WebSocket (closing another one) and queues `wsok`.
+    mutating func openWebSocket(url: String, creating: Bool) -> ConnectionID {
+        if let ws = webSocket {
+            if ws.url == url, connections[ws.connection] != nil { return ws.connection }
+            closeConnection(ws.connection)
+        }
+        let id = newConnectionID(.webSocket)
+        webSocket = WebSocketState(connection: id, url: url, outbox: ["wsok"])
+        emit(.openWebSocket(id, url: url, headers: extraHeaders(creating: creating)))
+        return id
+    }
+
+    mutating func sendOnWebSocket(_ text: String) {
+        guard var ws = webSocket else { return }
+        if ws.open {
+            emit(.sendWebSocket(ws.connection, text))
+        } else {
+            ws.outbox.append(text)
+            webSocket = ws
+        }
+    }
+
+    mutating func webSocketOpened(_ id: ConnectionID) {
+        guard var ws = webSocket, ws.connection == id else { return }
+        ws.open = true
+        let outbox = ws.outbox
+        ws.outbox = []
+        webSocket = ws
+        for m in outbox { emit(.sendWebSocket(id, m)) }
+    }
+
+    // MARK: bind
+
+    /// Binds the current session on `transport`.
+    mutating func bindSession(_ transport: StreamTransport, cause: String) {
+        guard let session, let address = sessionAddress else { return }
+        var params = StreamParameters(cause: cause)
+        if transport.isPolling {
+            params.polling = true
+            params.pollingMillis = settings.pollingInterval
+            params.idleMillis = settings.idleTimeout
+        } else {
+            if !transport.isWebSocket { params.contentLength = Int(clamping: settings.contentLength) }
+            params.keepaliveMillis = settings.keepaliveInterval > 0 ? settings.keepaliveInterval : nil
+            params.inactivityMillis = settings.reverseHeartbeatInterval > 0 ? settings.reverseHeartbeatInterval : nil
+            params.sendSync = settings.slowingEnabled ? nil : false
+        }
+        let request = BindSessionRequest(session: session.id, stream: params)
+        let id: ConnectionID
+        if transport.isWebSocket {
+            id = openWebSocket(url: address.webSocketURL, creating: false)
+            sendOnWebSocket(TLCPRequestEncoder.webSocketMessage(.bindSession(request)))
+        } else {
+            if let ws = webSocket { closeConnection(ws.connection); webSocket = nil }
+            id = newConnectionID(.httpStream)
+            emit(.httpPost(id, url: address.httpURL(.bindSession), body: TLCPRequestEncoder.httpBody([.bindSession(request)]),
+                           headers: extraHeaders(creating: false)))
+        }
+        stream = StreamState(connection: id, transport: transport, kind: .bind, sentAt: now)
+        schedule(.transport, after: settings.retryDelay + (transport.isPolling ? settings.idleTimeout : 0))
+    }
+
+    /// Asks the server to unbind the stream (force_rebind); the bind on `target` follows LOOP.
+    mutating func requestRebind(cause: String) {
+        guard !switchPending else { return }
+        switchPending = true
+        enqueueControl(.forceRebind(cause: cause))
+    }
+
+    // MARK: connection events
+
+    mutating func connectionEnded(_ id: ConnectionID, failure: String?) {
+        guard let role = connections.removeValue(forKey: id) else { return }
+        if let failure { log(.debug, "connection \(id) failed: \(failure)") }
+        switch role {
+        case .webSocket:
+            if webSocket?.connection == id { webSocket = nil }
+            if let stream, stream.connection == id, !stream.ended {
+                streamLost(cause: failure == nil ? "ws.error" : "ws.error")
+            }
+        case .httpStream:
+            if let stream, stream.connection == id, !stream.ended {
+                streamLost(cause: "http.error")
+            }
+        case .httpControl(let ids):
+            httpControlInFlight = nil
+            for r in ids { requests.removeValue(forKey: r) }
+            flushControls()
+        case .httpMessage(let ids):
+            httpMessageInFlight = nil
+            for r in ids { requests.removeValue(forKey: r) }
+            flushMessages()
+        case .httpHeartbeat, .httpFireAndForget:
+            break
+        }
+    }
+
+    /// The stream connection broke without LOOP or END.
+    mutating func streamLost(cause: String) {
+        guard let lost = stream else { return }
+        stream = nil
+        cancel(.transport)
+        cancel(.keepalive)
+        cancel(.reconnect)
+        closeConnection(lost.connection)
+        if lost.transport.isWebSocket || lost.kind == .create, let ws = webSocket, ws.connection == lost.connection {
+            webSocket = nil
+        }
+        switch lost.kind {
+        case .create:
+            createFailed(transport: lost.transport, wasWebSocket: connectionWasWebSocket(lost), cause: cause)
+        case .recovery:
+            recoveryAttemptFailed()
+        case .bind:
+            if !lost.gotConok, let next = Self.fallback(after: lost.transport, selection: settings.forcedTransport) {
+                // The transport does not work: Stream-Sense moves on without losing the session.
+                target = next
+                bindSession(next, cause: lost.transport.isWebSocket ? "ws.unavailable" : "http.streaming.unavailable")
+            } else {
+                sessionInterrupted(cause: cause)
+            }
+        }
+    }
+
+    func connectionWasWebSocket(_ s: StreamState) -> Bool { s.transport.isWebSocket && s.kind != .recovery }
+
+    /// A working session lost its stream: recover it, or start a new one.
+    mutating func sessionInterrupted(cause: String) {
+        guard session != nil else { return }
+        if settings.sessionRecoveryTimeout > 0 {
+            startRecovery(cause: cause)
+        } else {
+            abandonSession(cause: cause, delay: randomDelay(upTo: settings.firstRetryMaxDelay))
+        }
+    }
+
+    /// A create attempt failed (no answer, connection error).
+    mutating func createFailed(transport: StreamTransport, wasWebSocket: Bool, cause: String) {
+        if wasWebSocket, let next = Self.fallback(after: target, selection: settings.forcedTransport) {
+            target = next
+            createSession(cause: "ws.unavailable")
+            return
+        }
+        scheduleRetry()
+    }
+
+    /// DISCONNECTED:WILL-RETRY, then a new create after the (growing) retry delay, counted from
+    /// the start of the failed attempt.
+    mutating func scheduleRetry() {
+        retry.failures += 1
+        cancel(.transport)
+        var delay = settings.retryDelay
+        if retry.failures > 5 { delay = min(delay * (1 << min(retry.failures - 5, 4)), max(60_000, settings.retryDelay)) }
+        let elapsed = Int(clamping: now - retry.attemptStartedAt)
+        setStatus(.willRetry)
+        schedule(.retry, after: delay - elapsed)
+    }
+
+    /// Gives up the current session and creates a new one after `delay`.
+    mutating func abandonSession(cause: String, delay: Int) {
+        let old = session?.id
+        teardownSession(abortMessagesSent: true)
+        closeAllConnections()
+        recovery = nil
+        retry.oldSession = old
+        retry.cause = cause
+        retry.attemptStartedAt = now
+        setStatus(.willRetry)
+        cancel(.recovery)
+        schedule(.retry, after: delay)
+    }
+
+    /// Ends the session locally: subscriptions go back to waiting, messages in flight are
+    /// aborted (they stay queued when not yet sent).
+    mutating func teardownSession(abortMessagesSent: Bool) {
+        if session != nil {
+            subscriptionsLostSession()
+            abortSentMessages()
+            session = nil
+            messageProgressives = [:]
+            notify(.property(.sessionId(nil)))
+        }
+        stream = nil
+        switchPending = false
+        controlQueue.removeAll { if case .external = $0 { return false } else { return true } }
+        requests.removeAll()
+        httpControlInFlight = nil
+        httpMessageInFlight = nil
+        for t in [TimerID.transport, .keepalive, .reconnect, .poll, .reverseHeartbeat] { cancel(t) }
+    }
+
+    mutating func closeAllConnections() {
+        for id in connections.keys.sorted() {
+            if case .httpFireAndForget = connections[id] { continue }
+            closeConnection(id)
+        }
+        webSocket = nil
+    }
+
+    /// `destroy` on the best channel available.
+    mutating func sendDestroy(sessionId: String) {
+        let op = ControlOperation.destroy(causeCode: nil, causeMessage: nil, closeSocket: true)
+        if let ws = webSocket, ws.open, ws.sessionBound {
+            let req = ControlRequest(requestId: newRequestID(.destroy), operation: op, cause: "api")
+            emit(.sendWebSocket(ws.connection, TLCPRequestEncoder.webSocketMessage(.control(req))))
+        } else if let address = sessionAddress {
+            let req = ControlRequest(requestId: newRequestID(.destroy), operation: op, cause: "api")
+            let id = newConnectionID(.httpFireAndForget)
+            emit(.httpPost(id, url: address.httpURL(.control, session: sessionId),
+                           body: TLCPRequestEncoder.httpBody([.control(req)]), headers: extraHeaders(creating: false)))
+        }
+    }
+
+    // MARK: timers
+
+    mutating func timerFired(_ timer: TimerID) {
+        switch timer {
+        case .transport:
+            guard let s = stream, !s.gotConok || s.transport.isPolling else { return }
+            let prefix = s.kind == .recovery ? "recovery" : s.transport.causePrefix
+            if s.transport.isPolling && s.gotConok {
+                streamLost(cause: "\(prefix).idle.timeout")
+            } else {
+                streamLost(cause: "\(prefix).timeout")
+            }
+        case .retry:
+            guard wantsConnection, session == nil else { return }
+            target = Self.initialTransport(for: settings.forcedTransport)
+            setStatus(.connecting)
+            createSession(cause: retry.cause)
+        case .recovery:
+            sendRecoveryBind()
+        case .keepalive:
+            keepaliveCheck()
+        case .reconnect:
+            guard status == .stalled, let s = stream else { return }
+            streamLost(cause: "\(s.transport.causePrefix).stalled")
+        case .poll:
+            guard session != nil, let s = stream, s.ended else { return }
+            bindSession(target, cause: "\(target.causePrefix).loop")
+        case .reverseHeartbeat:
+            reverseHeartbeatFired()
+        }
+    }
+
+    /// Keepalive/stall detection on streams: silence longer than keepalive + stalledTimeout
+    /// means STALLED; `reconnect` then gives up after reconnectTimeout.
+    mutating func armKeepalive() {
+        guard let session, let s = stream, !s.transport.isPolling else { return }
+        let keepalive = session.keepaliveMillis > 0 ? session.keepaliveMillis : (settings.keepaliveInterval > 0 ? settings.keepaliveInterval : 5_000)
+        schedule(.keepalive, after: keepalive + settings.stalledTimeout)
+    }
+
+    mutating func keepaliveCheck() {
+        guard let session, let s = stream, s.gotConok, !s.ended, !s.transport.isPolling else { return }
+        let keepalive = session.keepaliveMillis > 0 ? session.keepaliveMillis : (settings.keepaliveInterval > 0 ? settings.keepaliveInterval : 5_000)
+        let limit = Int64(keepalive + settings.stalledTimeout)
+        let silent = now - lastDataAt
+        if silent < limit {
+            schedule(.keepalive, after: Int(limit - silent))
+            return
+        }
+        setStatus(.stalled)
+        schedule(.reconnect, after: settings.reconnectTimeout)
+    }
+
+    /// Data arrived on the stream: leave STALLED.
+    mutating func streamActivity() {
+        lastDataAt = now
+        if status == .stalled, let s = stream {
+            cancel(.reconnect)
+            setStatus(s.transport.connectedStatus)
+            armKeepalive()
+        }
+    }
+}

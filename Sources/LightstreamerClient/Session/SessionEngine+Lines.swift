@@ -1,0 +1,271 @@
+import TLCP
+
+/// Server lines: session notifications here, data notifications dispatched to the
+/// subscription and message handlers.
+extension SessionEngine {
+    mutating func lineReceived(_ id: ConnectionID, _ line: String) {
+        guard let role = connections[id] else { return }
+        switch role {
+        case .httpControl, .httpMessage, .httpHeartbeat, .httpFireAndForget:
+            controlResponseLine(line)
+        case .webSocket, .httpStream:
+            guard let s = stream, s.connection == id else {
+                // A WS between binds still carries control replies.
+                if role == .webSocket, webSocket?.connection == id { controlResponseLine(line) }
+                return
+            }
+            if line.isEmpty { return }
+            streamLine(line)
+        }
+    }
+
+    /// Lines on a control/msg/heartbeat response: only replies matter.
+    mutating func controlResponseLine(_ line: String) {
+        guard !line.isEmpty, let n = try? TLCPNotification.parse(line) else { return }
+        switch n {
+        case .reqok(let id): if let id { requestSucceeded(id) }
+        case .reqerr(let id, let code, let message): requestFailed(id, code: code, message: message)
+        case .error(let code, let message): log(.warn, "ERROR \(code) \(message) on a control connection")
+        default: break
+        }
+    }
+
+    mutating func streamLine(_ line: String) {
+        let n: TLCPNotification
+        do {
+            n = try TLCPNotification.parse(line)
+        } catch {
+            protocolError(error.message)
+            return
+        }
+        lastDataAt = now
+        if status == .stalled { streamActivity() }
+        if n.isDataNotification {
+            guard var session else { return }
+            if session.skip > 0 {
+                session.skip -= 1
+                self.session = session
+                return
+            }
+            session.dataCount += 1
+            self.session = session
+            dataNotification(n)
+            return
+        }
+        switch n {
+        case .conok(let sid, let limit, let keepalive, let link): conokReceived(sid, limit: limit, keepalive: keepalive, link: link)
+        case .conerr(let code, let message): conerrReceived(code: code, message: message)
+        case .end(let code, let message): endReceived(code: code, message: message)
+        case .loop(let delay): loopReceived(delay: delay)
+        case .reqok(let id): if let id { requestSucceeded(id) }
+        case .reqerr(let id, let code, let message): requestFailed(id, code: code, message: message)
+        case .error(let code, let message):
+            if let s = stream, !s.gotConok {
+                conerrReceived(code: code, message: message)
+            } else {
+                log(.warn, "ERROR \(code) \(message)")
+            }
+        case .prog(let p): progReceived(p)
+        case .sync(let seconds): syncReceived(seconds: seconds)
+        case .cons(let bw):
+            let real: RealMaxBandwidth
+            switch bw {
+            case .unlimited: real = .unlimited
+            case .unmanaged: real = .unmanaged
+            case .kbps(let k): real = .limited(k)
+            }
+            if session?.realMaxBandwidth != real {
+                session?.realMaxBandwidth = real
+                notify(.property(.realMaxBandwidth(real)))
+            }
+        case .clientip(let ip): notify(.property(.clientIp(ip)))
+        case .servname(let name): notify(.property(.serverSocketName(name)))
+        case .wsok, .noop, .probe, .unknown: break
+        default: break
+        }
+    }
+
+    mutating func dataNotification(_ n: TLCPNotification) {
+        switch n {
+        case .update(let u): updateReceived(u)
+        case .subok(let id, let items, let fields): subscriptionConfirmed(id, items: items, fields: fields, keyPos: nil, commandPos: nil)
+        case .subcmd(let id, let items, let fields, let key, let command):
+            subscriptionConfirmed(id, items: items, fields: fields, keyPos: key, commandPos: command)
+        case .unsub(let id): unsubscriptionConfirmed(id)
+        case .endOfSnapshot(let id, let item): endOfSnapshotReceived(id, item: item)
+        case .clearSnapshot(let id, let item): clearSnapshotReceived(id, item: item)
+        case .overflow(let id, let item, let lost): overflowReceived(id, item: item, lost: lost)
+        case .conf(let id, let freq, _): confReceived(id, frequency: freq)
+        case .msgdone(let seq, let prog, let response): messageDone(sequence: seq, progressive: prog, response: response ?? "")
+        case .msgfail(let seq, let prog, let code, let message):
+            messageFailed(sequence: seq, progressive: prog, code: code, message: message)
+        case .mpnreg, .mpnzero, .mpnok, .mpnconf, .mpndel: notify(.mpn(n))
+        default: break
+        }
+    }
+
+    // MARK: session lines
+
+    mutating func conokReceived(_ sid: String, limit: Int, keepalive: Int, link: String) {
+        guard var s = stream, !s.gotConok else { return }
+        s.gotConok = true
+        s.boundAt = now
+        stream = s
+        lastDataAt = now
+        if !s.transport.isPolling || s.kind == .create && !s.transport.isWebSocket { cancel(.transport) }
+        if s.transport.isWebSocket, var ws = webSocket, ws.connection == s.connection {
+            ws.sessionBound = true
+            webSocket = ws
+        }
+        switch s.kind {
+        case .create:
+            let control = settings.serverInstanceAddressIgnored ? nil : configuredAddress?.applyingControlLink(link)
+            session = SessionState(id: sid, requestLimit: limit > 0 ? limit : 50_000, keepaliveMillis: keepalive,
+                                   controlAddress: control)
+            retry = RetryState()
+            notify(.property(.sessionId(sid)))
+            if let control { notify(.property(.serverInstanceAddress(control.base))) }
+            setStatus(s.transport.isWebSocket ? s.transport.connectedStatus : .connectedStreamSensing)
+            notify(.sessionStarted(id: sid))
+            resubscribeAll()
+            flushMessages()
+            armReverseHeartbeat()
+            armKeepalive()
+        case .bind:
+            session?.keepaliveMillis = keepalive
+            setStatus(s.transport.connectedStatus)
+            armKeepalive()
+            flushControls()
+            flushMessages()
+        case .recovery:
+            session?.keepaliveMillis = keepalive
+        }
+    }
+
+    mutating func loopReceived(delay: Int) {
+        guard var s = stream else { return }
+        s.ended = true
+        stream = s
+        cancel(.transport)
+        cancel(.keepalive)
+        cancel(.reconnect)
+        if !s.transport.isWebSocket { closeConnection(s.connection) }
+        if s.kind == .recovery {
+            recovery = nil
+            cancel(.recovery)
+            bindSession(target, cause: "recovery.loop")
+            return
+        }
+        if switchPending {
+            switchPending = false
+            bindSession(target, cause: "\(s.transport.causePrefix).loop")
+            return
+        }
+        if target.isPolling && delay > 0 {
+            schedule(.poll, after: delay)
+        } else {
+            bindSession(target, cause: "\(s.transport.causePrefix).loop")
+        }
+    }
+
+    mutating func conerrReceived(code: Int, message: String) {
+        guard let s = stream else { return }
+        stream = nil
+        cancel(.transport)
+        closeConnection(s.connection)
+        if webSocket?.connection == s.connection { webSocket = nil }
+        let prefix = s.kind == .recovery ? "recovery" : s.transport.causePrefix
+        switch s.kind {
+        case .create:
+            switch code {
+            case 5:
+                nextCreateWithTTL = true
+                createSession(cause: "ttl.conerr.5")
+            case 4, 6, 20, 40, 41, 48:
+                scheduleRetry()
+            default:
+                terminate(code: code, message: message)
+            }
+        case .bind, .recovery:
+            switch code {
+            case 4, 5, 6, 20, 40, 41, 48:
+                abandonSession(cause: "\(prefix).conerr.\(code)", delay: settings.retryDelay)
+            default:
+                terminate(code: code, message: message)
+            }
+        }
+    }
+
+    mutating func endReceived(code: Int, message: String) {
+        guard var s = stream else { return }
+        s.ended = true
+        stream = s
+        let prefix = s.kind == .recovery ? "recovery" : s.transport.causePrefix
+        if code == 41 || code == 48 {
+            abandonSession(cause: "\(prefix).end.\(code)", delay: randomDelay(upTo: settings.firstRetryMaxDelay))
+        } else {
+            terminate(code: code, message: message)
+        }
+    }
+
+    /// The server refused or closed the session for good: DISCONNECTED, then the error.
+    mutating func terminate(code: Int, message: String) {
+        wantsConnection = false
+        teardownSession(abortMessagesSent: true)
+        closeAllConnections()
+        recovery = nil
+        for t in [TimerID.transport, .retry, .recovery] { cancel(t) }
+        setStatus(.disconnected)
+        notify(.serverError(code: code, message: message))
+    }
+
+    /// A server line that cannot be read: error 61 to the application, then a new session.
+    mutating func protocolError(_ message: String) {
+        log(.error, "Unreadable server line: \(message)")
+        guard session != nil || stream != nil else { return }
+        if session == nil {
+            if let s = stream { closeConnection(s.connection) }
+            stream = nil
+            webSocket = nil
+            scheduleRetry()
+        } else {
+            abandonSession(cause: "protocol.error", delay: randomDelay(upTo: settings.firstRetryMaxDelay))
+        }
+        notify(.serverError(code: 61, message: message))
+    }
+
+    /// SYNC: with slowing on, a client reading SYNC much later than the server wrote it is
+    /// falling behind: move to polling.
+    mutating func syncReceived(seconds: Int) {
+        guard settings.slowingEnabled, let s = stream, s.gotConok, !s.transport.isPolling else { return }
+        let late = (now - s.boundAt) - Int64(seconds) * 1000
+        guard late > 7_000 else { return }
+        let polling: StreamTransport = s.transport.isWebSocket ? .wsPolling : .httpPolling
+        guard Self.transport(polling, satisfies: settings.forcedTransport) else { return }
+        log(.warn, "Client is \(late) ms late on SYNC: switching to polling")
+        target = polling
+        requestRebind(cause: "slow")
+    }
+
+    // MARK: control replies
+
+    mutating func requestSucceeded(_ id: String) {
+        guard let purpose = requests.removeValue(forKey: id) else { return }
+        if case .external(let token) = purpose { notify(.externalReply(token: token, code: nil, message: nil)) }
+    }
+
+    mutating func requestFailed(_ id: String, code: Int, message: String) {
+        guard let purpose = requests.removeValue(forKey: id) else {
+            log(.warn, "REQERR \(code) \(message) for unknown request \(id)")
+            return
+        }
+        switch purpose {
+        case .add(let key): subscriptionRefused(key: key, code: code, message: message)
+        case .delete(let key): subscriptionDeleteFailed(key: key)
+        case .message(let key): messageRefused(key: key, code: code, message: message)
+        case .external(let token): notify(.externalReply(token: token, code: code, message: message))
+        case .forceRebind: switchPending = false
+        case .reconf, .constrain, .destroy: log(.warn, "REQERR \(code) \(message)")
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import TLCP
+
+/// Session recovery (tlcp.md 5.5): after a broken stream the client binds again with
+/// `LS_recovery_from=<data notifications received>`, the server answers `PROG` and resends what
+/// was lost; the client drops the ones it already had.
+extension SessionEngine {
+    mutating func startRecovery(cause: String) {
+        guard session != nil else { return }
+        closeAllConnections()
+        stream = nil
+        switchPending = false
+        httpControlInFlight = nil
+        httpMessageInFlight = nil
+        recovery = RecoveryState(startedAt: now, cause: cause)
+        setStatus(.tryingRecovery)
+        schedule(.recovery, after: randomDelay(upTo: settings.firstRetryMaxDelay))
+    }
+
+    /// One recovery attempt: an HTTP polling bind with `LS_recovery_from`.
+    mutating func sendRecoveryBind() {
+        guard var rec = recovery, let session, let address = sessionAddress else { return }
+        rec.attemptAt = now
+        recovery = rec
+        let request = BindSessionRequest(
+            session: session.id, recoveryFrom: session.dataCount,
+            stream: StreamParameters(polling: true, pollingMillis: 0, idleMillis: 0, cause: rec.cause))
+        let id = newConnectionID(.httpStream)
+        emit(.httpPost(id, url: address.httpURL(.bindSession), body: TLCPRequestEncoder.httpBody([.bindSession(request)]),
+                       headers: extraHeaders(creating: false)))
+        stream = StreamState(connection: id, transport: .httpPolling, kind: .recovery, sentAt: now)
+        schedule(.transport, after: settings.retryDelay)
+    }
+
+    mutating func recoveryAttemptFailed() {
+        guard let rec = recovery else { return }
+        if now - rec.startedAt >= Int64(settings.sessionRecoveryTimeout) {
+            abandonSession(cause: "recovery.timeout", delay: 0)
+            return
+        }
+        let elapsed = Int(clamping: now - rec.attemptAt)
+        schedule(.recovery, after: settings.retryDelay - elapsed)
+    }
+
+    /// `PROG,<p>` after a CONOK. During recovery p ≤ count means "drop count − p"; any other
+    /// mismatch means the session cannot continue.
+    mutating func progReceived(_ p: Int) {
+        guard var session, let s = stream else { return }
+        let count = session.dataCount
+        if s.kind == .recovery ? p > count : p != count {
+            log(.warn, "PROG \(p) does not match \(count) data notifications: new session")
+            abandonSession(cause: "prog.mismatch.\(p).\(count)", delay: settings.retryDelay)
+            return
+        }
+        session.skip = count - p
+        self.session = session
+    }
+}

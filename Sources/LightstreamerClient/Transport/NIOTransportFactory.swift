@@ -1,0 +1,336 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOHTTP1
+import NIOWebSocket
+import NIOSSL
+import TLCP
+
+/// Connections on SwiftNIO: WebSocket (subprotocol `TLCP-2.5.0.lightstreamer.com`) and HTTP/1.1
+/// POSTs whose (possibly streamed, chunked) bodies are split into lines; TLS for wss/https.
+final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
+    static let shared = NIOTransportFactory(group: MultiThreadedEventLoopGroup.singleton)
+
+    let group: EventLoopGroup
+    private let sslContext: NIOSSLContext?
+
+    init(group: EventLoopGroup) {
+        self.group = group
+        sslContext = try? NIOSSLContext(configuration: .makeClientConfiguration())
+    }
+
+    private func bootstrap(_ url: TransportURL) -> ClientBootstrap {
+        ClientBootstrap(group: group)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.seconds(10))
+    }
+
+    private func addTLS(_ channel: Channel, _ url: TransportURL) throws {
+        guard url.secure else { return }
+        guard let sslContext else { throw NIOConnectionError.tlsUnavailable }
+        let handler = try NIOSSLClientHandler(context: sslContext, serverHostname: url.hostIsIPAddress ? nil : url.host)
+        try channel.pipeline.syncOperations.addHandler(handler)
+    }
+
+    func openWebSocket(url text: String, headers: [String: String],
+                       events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+        let connection = NIOConnection(events: events)
+        guard let url = TransportURL(text) else {
+            connection.fail("Bad URL \(text)")
+            return connection
+        }
+        var head = HTTPHeaders()
+        head.add(name: "Host", value: url.hostHeader)
+        head.add(name: "Sec-WebSocket-Protocol", value: TLCPVersion.current.webSocketSubprotocol)
+        for (k, v) in headers { head.add(name: k, value: v) }
+        let requestHead = HTTPRequestHead(version: .http1_1, method: .GET, uri: url.target, headers: head)
+        let future = bootstrap(url).channelInitializer { [weak self] channel in
+            do {
+                try self?.addTLS(channel, url)
+                let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: 1 << 24, automaticErrorHandling: true) { channel, response in
+                    let setCookies = response.headers["Set-Cookie"]
+                    CookieJar.store(setCookieHeaders: setCookies, for: text)
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(WebSocketLineHandler(connection: connection))
+                    }
+                }
+                let config: NIOHTTPClientUpgradeConfiguration = (upgraders: [upgrader], completionHandler: { _ in
+                    connection.upgraded()
+                })
+                try channel.pipeline.syncOperations.addHTTPClientHandlers(leftOverBytesStrategy: .forwardBytes, withClientUpgrade: config)
+                try channel.pipeline.syncOperations.addHandler(UpgradeRequestHandler(head: requestHead, connection: connection))
+                return channel.eventLoop.makeSucceededVoidFuture()
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }.connect(host: url.host, port: url.port)
+        connection.attach(future)
+        return connection
+    }
+
+    func post(url text: String, body: String, headers: [String: String],
+              events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+        let connection = NIOConnection(events: events)
+        guard let url = TransportURL(text) else {
+            connection.fail("Bad URL \(text)")
+            return connection
+        }
+        var head = HTTPHeaders()
+        head.add(name: "Host", value: url.hostHeader)
+        head.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        head.add(name: "Content-Length", value: String(body.utf8.count))
+        for (k, v) in headers { head.add(name: k, value: v) }
+        let requestHead = HTTPRequestHead(version: .http1_1, method: .POST, uri: url.target, headers: head)
+        let future = bootstrap(url).channelInitializer { [weak self] channel in
+            do {
+                try self?.addTLS(channel, url)
+                try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                try channel.pipeline.syncOperations.addHandler(
+                    HTTPLineHandler(head: requestHead, body: body, url: text, connection: connection))
+                return channel.eventLoop.makeSucceededVoidFuture()
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }.connect(host: url.host, port: url.port)
+        connection.attach(future)
+        return connection
+    }
+}
+
+enum NIOConnectionError: Error { case tlsUnavailable }
+
+/// One connection: reports exactly one terminal event (closed or failed) and nothing after a
+/// local close.
+final class NIOConnection: TransportConnection, @unchecked Sendable {
+    private let lock = NSLock()
+    private var channel: Channel?
+    private var finished = false
+    private var closeRequested = false
+    private let events: @Sendable (TransportEvent) -> Void
+
+    init(events: @escaping @Sendable (TransportEvent) -> Void) {
+        self.events = events
+    }
+
+    func attach(_ future: EventLoopFuture<Channel>) {
+        future.whenComplete { result in
+            switch result {
+            case .success(let ch):
+                let close: Bool = self.lock.withLock {
+                    self.channel = ch
+                    return self.closeRequested
+                }
+                if close { ch.close(promise: nil) }
+            case .failure(let error):
+                self.fail("\(error)")
+            }
+        }
+    }
+
+    /// Events from the pipeline.
+    func emit(_ e: TransportEvent) {
+        let pass: Bool = lock.withLock {
+            guard !finished, !closeRequested else { return false }
+            switch e {
+            case .closed, .failed: finished = true
+            default: break
+            }
+            return true
+        }
+        if pass { events(e) }
+    }
+
+    func fail(_ reason: String) { emit(.failed(reason)) }
+    func upgraded() { emit(.opened) }
+
+    func send(_ text: String) {
+        guard let ch = lock.withLock({ channel }) else { return }
+        ch.eventLoop.execute {
+            var buffer = ch.allocator.buffer(capacity: text.utf8.count)
+            buffer.writeString(text)
+            let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: buffer)
+            ch.writeAndFlush(frame, promise: nil)
+        }
+    }
+
+    func close() {
+        let ch: Channel? = lock.withLock {
+            closeRequested = true
+            return channel
+        }
+        ch?.close(promise: nil)
+    }
+}
+
+/// Sends the upgrade GET when the channel becomes active.
+final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    let head: HTTPRequestHead
+    let connection: NIOConnection
+
+    init(head: HTTPRequestHead, connection: NIOConnection) {
+        self.head = head
+        self.connection = connection
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // A response that did not upgrade.
+        if case .head(let h) = unwrapInboundIn(data) {
+            connection.fail("WebSocket upgrade refused: HTTP \(h.status.code)")
+            context.close(promise: nil)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connection.fail("connection closed before the WebSocket upgrade")
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        connection.fail("\(error)")
+        context.close(promise: nil)
+    }
+}
+
+/// WebSocket frames to lines; answers pings and close frames.
+final class WebSocketLineHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    let connection: NIOConnection
+    private var message = ByteBuffer()
+    private var inText = false
+
+    init(connection: NIOConnection) {
+        self.connection = connection
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text:
+            message.clear()
+            inText = true
+            var d = frame.unmaskedData
+            message.writeBuffer(&d)
+            if frame.fin { deliver() }
+        case .continuation:
+            guard inText else { return }
+            var d = frame.unmaskedData
+            message.writeBuffer(&d)
+            if message.readableBytes > 64 << 20 {
+                connection.fail("WebSocket message too long")
+                context.close(promise: nil)
+                return
+            }
+            if frame.fin { deliver() }
+        case .ping:
+            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
+            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+        case .connectionClose:
+            var data = context.channel.allocator.buffer(capacity: 2)
+            data.write(webSocketErrorCode: .normalClosure)
+            let close = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
+            context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in context.close(promise: nil) }
+            connection.emit(.closed)
+        default:
+            _ = frame.data.readableBytes
+            frame.data.clear()
+        }
+    }
+
+    private func deliver() {
+        inText = false
+        let text = message.readString(length: message.readableBytes) ?? ""
+        message.clear()
+        let lines = LineSplitter.lines(ofMessage: text).map(String.init)
+        if !lines.isEmpty { connection.emit(.lines(lines)) }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connection.emit(.closed)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        connection.fail("\(error)")
+        context.close(promise: nil)
+    }
+}
+
+/// Sends one POST and turns its response body into lines.
+final class HTTPLineHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    let head: HTTPRequestHead
+    let body: String
+    let url: String
+    let connection: NIOConnection
+    private var splitter = LineSplitter()
+    private var ok = false
+
+    init(head: HTTPRequestHead, body: String, url: String, connection: NIOConnection) {
+        self.head = head
+        self.body = body
+        self.url = url
+        self.connection = connection
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        var buffer = context.channel.allocator.buffer(capacity: body.utf8.count)
+        buffer.writeString(body)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h):
+            CookieJar.store(setCookieHeaders: h.headers["Set-Cookie"], for: url)
+            if h.status == .ok {
+                ok = true
+            } else {
+                connection.fail("HTTP \(h.status.code)")
+                context.close(promise: nil)
+            }
+        case .body(let buffer):
+            guard ok else { return }
+            do {
+                let lines = try buffer.withUnsafeReadableBytes { try splitter.append($0) }
+                if !lines.isEmpty { connection.emit(.lines(lines)) }
+            } catch {
+                connection.fail("line too long")
+                context.close(promise: nil)
+            }
+        case .end:
+            guard ok else { return }
+            if splitter.pendingByteCount > 0, let last = try? splitter.append([0x0A]), !last.isEmpty {
+                connection.emit(.lines(last))
+            }
+            connection.emit(.closed)
+            context.close(promise: nil)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connection.fail("connection closed")
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        connection.fail("\(error)")
+        context.close(promise: nil)
+    }
+}

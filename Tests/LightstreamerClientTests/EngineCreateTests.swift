@@ -1,0 +1,199 @@
+@testable import LightstreamerClient
+import TLCP
+import Testing
+
+/// tlcp.md 6.3 E1, E3, E8, E9, E10 and the create/bind lifecycle.
+@Suite struct EngineCreateTests {
+    static let cid = "LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg"
+
+    @Test func e1WebSocketCreate() {
+        var h = EngineHarness()
+        h.send(.connect)
+        #expect(h.takeSent() == ["ws.open ws://server/lightstreamer"])
+        #expect(h.status == "CONNECTING")
+        h.send(.webSocketOpened(h.lastWebSocket ?? 0))
+        #expect(h.takeSent() == ["ws#1 wsok", "ws#1 create_session|LS_adapter_set=TEST&\(Self.cid)&LS_send_sync=false&LS_cause=api"])
+        h.receive(1, "WSOK", "CONOK,sid,70000,5000,*")
+        #expect(h.status == "CONNECTED:WS-STREAMING")
+        #expect(h.statuses == ["CONNECTING", "CONNECTED:WS-STREAMING"])
+        #expect(h.timers[.keepalive] == 5000 + 2000)
+        #expect(h.timers[.transport] == nil)
+    }
+
+    @Test func e3HTTPCreateStreamingBindAndControl() {
+        var h = EngineHarness { $0.forcedTransport = .HTTP_STREAMING }
+        h.send(.connect)
+        #expect(h.takeSent() == [
+            "http#1 http://server/lightstreamer/create_session.txt?LS_protocol=TLCP-2.5.0 "
+                + "LS_polling=true&LS_polling_millis=0&LS_idle_millis=0&LS_adapter_set=TEST&\(Self.cid)&LS_cause=api",
+        ])
+        h.receive(1, "CONOK,sid,70000,5000,*")
+        #expect(h.status == "CONNECTED:STREAM-SENSING")
+        h.receive(1, "LOOP,0")
+        #expect(h.takeSent() == [
+            "close#1",
+            "http#2 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+                + "LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=http.loop",
+        ])
+        h.send(.subscribe(key: 7, spec: spec(.distinct, items: ["item"], fields: ["f1", "f2"], snapshot: .no)))
+        #expect(h.takeSent() == [
+            "http#3 http://server/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=sid "
+                + "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=DISTINCT&LS_group=item&LS_schema=f1%20f2&LS_snapshot=false",
+        ])
+        h.receive(3, "REQOK,1")
+        h.send(.connectionClosed(3))
+        h.receive(2, "CONOK,sid,70000,5000,*")
+        #expect(h.status == "CONNECTED:HTTP-STREAMING")
+        h.receive(2, "SUBOK,1,1,2")
+        guard case .subscribed(1, 2, nil, nil)? = h.subscriptionEvents(7).first else {
+            Issue.record("no subscribed event")
+            return
+        }
+        // LOOP at the end of the content length: a new streaming bind at once.
+        _ = h.takeSent()
+        h.receive(2, "LOOP,0")
+        #expect(h.takeSent() == [
+            "close#2",
+            "http#4 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+                + "LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=http.loop",
+        ])
+    }
+
+    @Test func e8ControlLinkMovesTheBind() {
+        var h = EngineHarness()
+        h.send(.connect)
+        h.send(.webSocketOpened(1))
+        h.receive(1, "WSOK", "CONOK,sid,70000,5000,host.com:90")
+        _ = h.takeSent()
+        h.receive(1, "LOOP,0")
+        let sent = h.takeSent()
+        #expect(sent.first == "close#1")
+        #expect(sent.dropFirst().first == "ws.open ws://host.com:90/lightstreamer")
+        let props = h.notifications.compactMap { if case .property(.serverInstanceAddress(let a)) = $0 { return a } else { return nil } }
+        #expect(props == ["http://host.com:90"])
+    }
+
+    @Test func controlLinkForHTTPControls() {
+        var h = EngineHarness { $0.forcedTransport = .HTTP_STREAMING; $0.requestedMaxBandwidth = .unlimited }
+        h.send(.connect)
+        h.receive(1, "CONOK,sid,70000,5000,host.com", "LOOP,0")
+        h.receive(h.lastHTTP, "CONOK,sid,70000,5000,*")
+        _ = h.takeSent()
+        var s = h.engine.settings
+        s.requestedMaxBandwidth = .limited(1)
+        h.send(.settingsChanged(s, property: "requestedMaxBandwidth"))
+        #expect(h.takeSent() == [
+            "http#3 http://host.com/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=sid "
+                + "LS_reqId=1&LS_op=constrain&LS_requested_max_bandwidth=1",
+        ])
+    }
+
+    @Test func serverInstanceAddressIgnored() {
+        var h = EngineHarness { $0.serverInstanceAddressIgnored = true }
+        h.connectWS()
+        h.receive(1, "LOOP,0")
+        #expect(!h.takeSent().contains { $0.contains("host.com") })
+    }
+
+    @Test func e9WebSocketUnavailableFallsBackToHTTPThenPolling() {
+        var h = EngineHarness()
+        h.send(.connect)
+        _ = h.takeSent()
+        h.send(.connectionFailed(1, "refused"))
+        #expect(h.takeSent() == [
+            "close#1",
+            "http#2 http://server/lightstreamer/create_session.txt?LS_protocol=TLCP-2.5.0 "
+                + "LS_polling=true&LS_polling_millis=0&LS_idle_millis=0&LS_adapter_set=TEST&\(Self.cid)&LS_cause=ws.unavailable",
+        ].filter { $0 != "close#1" })
+        h.receive(2, "CONOK,sid,70000,5000,*", "LOOP,0")
+        #expect(h.takeSent().last?.hasSuffix("LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=http.loop") == true)
+        // The streaming bind gets nothing within retryDelay: switch to polling.
+        h.advance(4000)
+        let sent = h.takeSent()
+        #expect(sent.last == "http#4 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+            + "LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=http.streaming.unavailable")
+        h.receive(4, "CONOK,sid,70000,19000,*")
+        #expect(h.status == "CONNECTED:HTTP-POLLING")
+    }
+
+    @Test func e10WebSocketPollingLoop() {
+        var h = EngineHarness { $0.forcedTransport = .WS_POLLING; $0.pollingInterval = 300 }
+        h.send(.connect)
+        h.send(.webSocketOpened(1))
+        #expect(h.takeSent() == [
+            "ws.open ws://server/lightstreamer", "ws#1 wsok",
+            "ws#1 create_session|LS_polling=true&LS_polling_millis=300&LS_idle_millis=19000&LS_adapter_set=TEST&\(Self.cid)&LS_cause=api",
+        ])
+        h.receive(1, "WSOK", "CONOK,sid,70000,15000,*")
+        #expect(h.status == "CONNECTED:WS-POLLING")
+        h.receive(1, "LOOP,300")
+        #expect(h.takeSent().isEmpty)
+        h.advance(299)
+        #expect(h.takeSent().isEmpty)
+        h.advance(1)
+        #expect(h.takeSent() == ["ws#1 bind_session|LS_session=sid&LS_polling=true&LS_polling_millis=300&LS_idle_millis=19000&LS_cause=ws.loop"])
+        // Each poll has an idle timer: idle + retryDelay.
+        #expect(h.timers[.transport] == h.now + 19000 + 4000)
+        h.receive(1, "CONOK,sid,70000,25000,*", "LOOP,600")
+        h.advance(600)
+        #expect(h.takeSent().count == 1)
+    }
+
+    @Test func httpPollingBindsAfterEachLoop() {
+        var h = EngineHarness { $0.forcedTransport = .HTTP_POLLING }
+        h.send(.connect)
+        h.receive(1, "CONOK,sid,70000,5000,*", "LOOP,0")
+        #expect(h.takeSent().last == "http#2 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+            + "LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=http.loop")
+        h.receive(2, "CONOK,sid,70000,19000,*")
+        #expect(h.status == "CONNECTED:HTTP-POLLING")
+        h.receive(2, "LOOP,0")
+        #expect(h.takeSent() == ["close#2", "http#3 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+            + "LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=http.loop"])
+        // A poll that never answers: idle timeout, then recovery.
+        h.advance(23000)
+        #expect(h.status == "DISCONNECTED:TRYING-RECOVERY")
+    }
+
+    @Test func forcedTransportSwitchedLive() {
+        var h = EngineHarness()
+        h.connectWS()
+        _ = h.takeSent()
+        var s = h.engine.settings
+        s.forcedTransport = .HTTP_STREAMING
+        h.send(.settingsChanged(s, property: "forcedTransport"))
+        #expect(h.takeSent() == ["ws#1 control|LS_reqId=1&LS_op=force_rebind&LS_close_socket=true&LS_cause=api"])
+        h.receive(1, "LOOP,0")
+        #expect(h.takeSent().last == "http#2 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+            + "LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=ws.loop")
+        h.receive(2, "CONOK,sid,70000,5000,*")
+        #expect(h.status == "CONNECTED:HTTP-STREAMING")
+    }
+
+    @Test func optionsGoIntoTheCreate() {
+        var h = EngineHarness {
+            $0.keepaliveInterval = 5000
+            $0.reverseHeartbeatInterval = 1000
+            $0.requestedMaxBandwidth = .limited(40)
+            $0.user = "u"
+            $0.password = "p"
+        }
+        h.send(.connect)
+        h.send(.webSocketOpened(1))
+        #expect(h.takeSent().last == "ws#1 create_session|LS_keepalive_millis=5000&LS_inactivity_millis=1000&LS_requested_max_bandwidth=40"
+            + "&LS_adapter_set=TEST&LS_user=u&\(Self.cid)&LS_send_sync=false&LS_cause=api&LS_password=p")
+    }
+
+    @Test func disconnectDestroysTheSession() {
+        var h = EngineHarness()
+        h.connectWS()
+        _ = h.takeSent()
+        h.send(.disconnect)
+        #expect(h.takeSent() == ["ws#1 control|LS_reqId=1&LS_op=destroy&LS_close_socket=true&LS_cause=api", "close#1"])
+        #expect(h.status == "DISCONNECTED")
+        #expect(h.timers.isEmpty)
+        // connect() again starts over.
+        h.send(.connect)
+        #expect(h.takeSent() == ["ws.open ws://server/lightstreamer"])
+    }
+}
