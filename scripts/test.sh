@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what the tests need on a fresh Debian machine, then runs the whole test suite.
+# Usage: scripts/test.sh [extra `swift test` arguments]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+log() { printf '==> %s\n' "$*" >&2; }
+
+# Debian packages: Python's venv for the interop tests (the official Python client).
+need_apt=()
+python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv)
+if ((${#need_apt[@]})) && command -v apt-get >/dev/null; then
+  log "apt-get install ${need_apt[*]}"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+# PyPI: the official Lightstreamer Python client, pinned, in a venv the interop tests use.
+venv="$root/.venv-interop"
+if [ -f Tests/Interop/requirements.txt ]; then
+  if [ ! -x "$venv/bin/python" ] || ! cmp -s Tests/Interop/requirements.txt "$venv/.requirements"; then
+    log "creating $venv"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r Tests/Interop/requirements.txt
+    cp Tests/Interop/requirements.txt "$venv/.requirements"
+  fi
+  export LS_INTEROP_PYTHON="$venv/bin/python"
+fi
+
+log "swift test"
+swift test "$@"
