@@ -1,0 +1,85 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import NIOWebSocket
+import TLCP
+
+/// Builds the pipeline of an accepted connection: optional TLS, HTTP/1.1 with the TLCP HTTP
+/// handler, and the upgrade to WebSocket at `<prefix>/lightstreamer` with TLCP subprotocol
+/// negotiation.
+struct FrontChannelInitializer: Sendable {
+    let manager: SessionManager
+    let urlPrefix: String
+    let sslContext: NIOSSLContext?
+    let logger: Logger
+    let maxFrameSize = 1 << 20
+
+    static let httpHandlerName = "tlcp-http"
+
+    func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
+        channel.eventLoop.makeCompletedFuture {
+            let sync = channel.pipeline.syncOperations
+            if let sslContext {
+                try sync.addHandler(NIOSSLServerHandler(context: sslContext))
+            }
+            let upgrader = NIOWebSocketServerUpgrader(
+                maxFrameSize: maxFrameSize,
+                automaticErrorHandling: true,
+                shouldUpgrade: { [urlPrefix] channel, head in
+                    let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                    guard path == urlPrefix + "/lightstreamer" else {
+                        return channel.eventLoop.makeSucceededFuture(nil)
+                    }
+                    let offered = Self.offeredSubprotocols(head.headers)
+                    var headers = HTTPHeaders()
+                    if offered.isEmpty {
+                        return channel.eventLoop.makeSucceededFuture(headers)
+                    }
+                    guard let version = TLCPVersion.negotiate(webSocketSubprotocols: offered) else {
+                        return channel.eventLoop.makeSucceededFuture(nil)
+                    }
+                    // Echo the offered token that was chosen, exactly as offered.
+                    let chosen = offered.first { TLCPVersion(webSocketSubprotocol: $0) == version } ?? version.webSocketSubprotocol
+                    headers.add(name: "Sec-WebSocket-Protocol", value: chosen)
+                    return channel.eventLoop.makeSucceededFuture(headers)
+                },
+                upgradePipelineHandler: { [manager, logger, maxFrameSize] channel, head in
+                    let offered = Self.offeredSubprotocols(head.headers)
+                    let version = TLCPVersion.negotiate(webSocketSubprotocols: offered) ?? .current
+                    var headerMap: [String: String] = [:]
+                    for (k, v) in head.headers { headerMap[k.lowercased()] = v }
+                    let handler = WebSocketTLCPHandler(manager: manager, version: version,
+                                                       clientIP: channel.remoteAddress?.ipAddress, headers: headerMap,
+                                                       logger: logger)
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024,
+                                                        maxAccumulatedFrameSize: maxFrameSize))
+                        try channel.pipeline.syncOperations.addHandler(handler)
+                    }
+                })
+            try sync.configureHTTPServerPipeline(
+                withPipeliningAssistance: true,
+                withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in
+                    context.pipeline.removeHandler(name: Self.httpHandlerName, promise: nil)
+                }),
+                withErrorHandling: true)
+            try sync.addHandler(HTTPTLCPHandler(manager: manager, urlPrefix: urlPrefix, logger: logger),
+                                name: Self.httpHandlerName)
+        }
+    }
+
+    static func offeredSubprotocols(_ headers: HTTPHeaders) -> [String] {
+        headers[canonicalForm: "Sec-WebSocket-Protocol"].map { String($0).trimmingCharacters() }.filter { !$0.isEmpty }
+    }
+}
+
+extension StringProtocol {
+    func trimmingCharacters() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,247 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import TLCP
+
+/// TLCP over HTTP (section 1.2): `<prefix>/lightstreamer/<request>.txt`, POST (or GET), streams
+/// as chunked responses, control/msg/heartbeat batches answered line by line; and `/metrics`.
+final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let manager: SessionManager
+    let urlPrefix: String
+    let logger: Logger
+    let maxBodyBytes: Int
+
+    private var head: HTTPRequestHead?
+    private var body: ByteBuffer?
+    private var tooLarge = false
+    /// The response in progress.
+    private var response: (id: ConnectionID, writer: HTTPResponseWriter, session: String?)?
+
+    init(manager: SessionManager, urlPrefix: String, logger: Logger, maxBodyBytes: Int = 1 << 20) {
+        self.manager = manager
+        self.urlPrefix = urlPrefix
+        self.logger = logger
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        manager.metrics.update { $0.connectionsOpen += 1 }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        manager.metrics.update { $0.connectionsOpen -= 1 }
+        if let r = response, let session = r.session {
+            manager.connectionClosed(r.id, sessionIds: [session])
+        }
+        response = nil
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // Upgraded to WebSocket: this channel is no longer counted here.
+        manager.metrics.update { $0.connectionsOpen -= 1 }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h):
+            head = h
+            body = context.channel.allocator.buffer(capacity: 0)
+            tooLarge = false
+        case .body(var chunk):
+            if (body?.readableBytes ?? 0) + chunk.readableBytes > maxBodyBytes {
+                tooLarge = true
+            } else {
+                body?.writeBuffer(&chunk)
+            }
+        case .end:
+            guard let h = head else { return }
+            head = nil
+            let b = body ?? context.channel.allocator.buffer(capacity: 0)
+            body = nil
+            if tooLarge {
+                respondPlain(status: .payloadTooLarge, "Request too large\r\n", keepAlive: false, context: context)
+                return
+            }
+            dispatch(h, body: b, context: context)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("HTTP error", metadata: ["error": "\(error)"])
+        context.close(promise: nil)
+    }
+
+    // MARK: - Routing
+
+    private func dispatch(_ head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
+        let uri = Substring(head.uri)
+        let path = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let query = uri.firstIndex(of: "?").map { uri[uri.index(after: $0)...] } ?? ""
+        let keepAlive = head.isKeepAlive
+        if path == "/metrics" {
+            respondPlain(status: .ok, manager.metrics.prometheusText(nowMillis: monotonicMillis()), keepAlive: keepAlive,
+                         contentType: "text/plain; version=0.0.4; charset=utf-8", context: context)
+            return
+        }
+        let base = urlPrefix + "/lightstreamer/"
+        guard path.hasPrefix(base) else {
+            if path == "/" || path == urlPrefix || path == urlPrefix + "/" {
+                respondPlain(status: .ok, "Lightstreamer Swift Server\r\n", keepAlive: keepAlive, context: context)
+            } else {
+                respondPlain(status: .notFound, "Not found\r\n", keepAlive: keepAlive, context: context)
+            }
+            return
+        }
+        let fileName = path.dropFirst(base.count)
+        guard let name = TLCPRequestName(rawValue: String(fileName.hasSuffix(".txt") ? fileName.dropLast(4) : "")),
+              name != .wsok
+        else {
+            respondPlain(status: .notFound, "Not found\r\n", keepAlive: keepAlive, context: context)
+            return
+        }
+        guard head.method == .POST || head.method == .GET else {
+            respondPlain(status: .methodNotAllowed, "Use POST\r\n", keepAlive: keepAlive, context: context)
+            return
+        }
+        manager.metrics.update { $0.requests += 1 }
+        let isStream = name == .createSession || name == .bindSession
+        let batch: ParsedRequestBatch
+        do {
+            batch = try TLCPRequestParser.parseHTTP(fileName: fileName, query: query, body: body.readableBytesView,
+                                                   contentType: head.headers.first(name: "Content-Type"))
+        } catch {
+            let n: TLCPNotification = isStream ? .conerr(code: error.code, message: error.message)
+                : error.requestId.map { .reqerr(requestId: $0, code: error.code, message: error.message) }
+                ?? .error(code: error.code, message: error.message)
+            manager.metrics.update { $0.requestErrors += 1 }
+            respondPlain(status: .ok, n.encodedLine(), keepAlive: keepAlive, context: context)
+            return
+        }
+        let version = batch.version ?? .current
+        guard version.isSupported else {
+            let n: TLCPNotification = isStream ? .conerr(code: 60, message: "Unsupported protocol version")
+                : .error(code: 60, message: "Unsupported protocol version")
+            respondPlain(status: .ok, n.encodedLine(), keepAlive: keepAlive, context: context)
+            return
+        }
+        let kind: HTTPResponseOutbound.Kind = isStream ? .stream : .batch(lines: batch.requests.count)
+        let outbound = startResponse(kind: kind, keepAlive: keepAlive, context: context)
+        let clientIP = context.channel.remoteAddress?.ipAddress
+        if isStream {
+            handleStream(batch, version: version, outbound: outbound, clientIP: clientIP, headers: head.headers, context: context)
+        } else {
+            handleBatch(batch, version: version, outbound: outbound)
+        }
+    }
+
+    private func startResponse(kind: HTTPResponseOutbound.Kind, keepAlive: Bool, context: ChannelHandlerContext) -> HTTPResponseOutbound {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let id = ConnectionIDs.next()
+        let queue = OutboundQueue(eventLoop: context.eventLoop) { ops in
+            let (handler, context) = loopBound.value
+            handler.drainResponse(id, ops, context: context)
+        }
+        let outbound = HTTPResponseOutbound(connectionID: id, queue: queue)
+        response = (outbound.connectionID, HTTPResponseWriter(kind: kind, keepAlive: keepAlive), nil)
+        return outbound
+    }
+
+    private func drainResponse(_ id: ConnectionID, _ ops: [OutboundQueue.Op], context: ChannelHandlerContext) {
+        guard var r = response, r.id == id else { return }
+        let (ended, close) = r.writer.apply(ops) { part in
+            context.write(wrapOutboundOut(part), promise: nil)
+        }
+        response = ended ? nil : r
+        context.flush()
+        if ended && close {
+            context.close(promise: nil)
+        }
+    }
+
+    private func handleStream(_ batch: ParsedRequestBatch, version: TLCPVersion, outbound: HTTPResponseOutbound,
+                              clientIP: String?, headers: HTTPHeaders, context: ChannelHandlerContext) {
+        func refuse(_ code: Int, _ message: String) {
+            manager.metrics.update { $0.requestErrors += 1 }
+            outbound.send(TLCPNotification.conerr(code: code, message: message).encodedLine(version: version))
+            outbound.endStream(closeSocket: false)
+        }
+        switch batch.requests.first {
+        case .failure(let error)?:
+            refuse(error.code, error.message)
+        case .success(.createSession(let create))?:
+            var headerMap: [String: String] = [:]
+            for (k, v) in headers { headerMap[k.lowercased()] = v }
+            let (manager, eventLoop) = (self.manager, context.eventLoop)
+            let loopBound = NIOLoopBound(self, eventLoop: eventLoop)
+            Task {
+                let result = await manager.createSession(create, version: version, connection: outbound, clientIP: clientIP,
+                                                         headers: headerMap, eventLoop: eventLoop)
+                switch result {
+                case .success(let sid):
+                    eventLoop.execute {
+                        let handler = loopBound.value
+                        if handler.response?.id == outbound.connectionID { handler.response?.session = sid }
+                    }
+                case .failure(let refusal):
+                    manager.metrics.update { $0.requestErrors += 1 }
+                    outbound.send(TLCPNotification.conerr(code: refusal.code, message: refusal.message).encodedLine(version: version))
+                    outbound.endStream(closeSocket: false)
+                }
+            }
+        case .success(.bindSession(let bind))?:
+            guard let sid = bind.session else { return refuse(20, "Missing session") }
+            response?.session = sid
+            if !manager.bind(bind, sessionId: sid, version: version, connection: outbound, clientIP: clientIP) {
+                refuse(20, "Session not found")
+            }
+        default:
+            refuse(67, "Malformed request")
+        }
+    }
+
+    private func handleBatch(_ batch: ParsedRequestBatch, version: TLCPVersion, outbound: HTTPResponseOutbound) {
+        for (index, result) in batch.requests.enumerated() {
+            let origin = RequestOrigin.http(outbound.connectionID, index: index)
+            switch result {
+            case .failure(let error):
+                manager.metrics.update { $0.requestErrors += 1 }
+                let n: TLCPNotification = error.requestId.map { .reqerr(requestId: $0, code: error.code, message: error.message) }
+                    ?? .error(code: error.code, message: error.message)
+                outbound.reply(index: index, line: n.encoded(version: version))
+            case .success(.control(let c)):
+                if let sid = c.session, manager.control(c, sessionId: sid, origin: origin, connection: outbound) { continue }
+                manager.metrics.update { $0.requestErrors += 1 }
+                outbound.reply(index: index, line: TLCPNotification.reqerr(requestId: c.requestId, code: 20,
+                                                                          message: "Session not found").encoded(version: version))
+            case .success(.message(let m)):
+                if let sid = m.session, manager.message(m, sessionId: sid, origin: origin, connection: outbound) { continue }
+                manager.metrics.update { $0.requestErrors += 1 }
+                outbound.reply(index: index, line: TLCPNotification.reqerr(requestId: m.requestId, code: 20,
+                                                                          message: "Session not found").encoded(version: version))
+            case .success(.heartbeat(let h)):
+                if let sid = h.session, manager.heartbeat(sessionId: sid, origin: origin, connection: outbound) { continue }
+                outbound.reply(index: index, line: TLCPNotification.reqok(requestId: nil).encoded(version: version))
+            case .success:
+                outbound.reply(index: index, line: TLCPNotification.error(code: 67, message: "Unexpected request").encoded(version: version))
+            }
+        }
+    }
+
+    private func respondPlain(status: HTTPResponseStatus, _ text: String, keepAlive: Bool,
+                              contentType: String = "text/plain; charset=UTF-8", context: ChannelHandlerContext) {
+        let buffer = context.channel.allocator.buffer(string: text)
+        var head = HTTPResponseWriter.head(stream: false, keepAlive: keepAlive, contentLength: buffer.readableBytes)
+        head.status = status
+        head.headers.replaceOrAdd(name: "Content-Type", value: contentType)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [channel = context.channel] _ in
+            if !keepAlive { channel.close(promise: nil) }
+        }
+    }
+}

@@ -1,0 +1,280 @@
+import Logging
+import NIOCore
+import NIOWebSocket
+import TLCP
+
+/// Writes session output on a WS as text frames.
+final class WebSocketOutbound: OutboundConnection {
+    let connectionID: ConnectionID
+    var transport: TransportKind { .webSocket }
+    let queue: OutboundQueue
+
+    init(connectionID: ConnectionID, queue: OutboundQueue) {
+        self.connectionID = connectionID
+        self.queue = queue
+    }
+
+    func send(_ text: String) { queue.push(.text(text)) }
+    func endStream(closeSocket: Bool) { queue.push(.end(closeSocket: closeSocket)) }
+    func reply(index: Int, line: String?) {
+        if let line { queue.push(.text(line + "\r\n")) }
+    }
+}
+
+/// TLCP over one WebSocket (section 1.3): one request per text message, `wsok`, at most one
+/// stream at a time (69), controls without `LS_session` meaning the last session bound here,
+/// and controls that follow a create or bind waiting for its outcome.
+final class WebSocketTLCPHandler: ChannelInboundHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    enum StreamState {
+        case none
+        /// A create or bind is being handled.
+        case pending
+        case bound(String)
+    }
+
+    let manager: SessionManager
+    let version: TLCPVersion
+    let clientIP: String?
+    let headers: [String: String]
+    let logger: Logger
+    let connectionID = ConnectionIDs.next()
+    private var outbound: WebSocketOutbound?
+    private var stream: StreamState = .none
+    private var lastSession: String?
+    /// Requests without `LS_session` that arrived while a create or bind was pending.
+    private var waiting: [TLCPRequest] = []
+    private var closing = false
+
+    init(manager: SessionManager, version: TLCPVersion, clientIP: String?, headers: [String: String], logger: Logger) {
+        self.manager = manager
+        self.version = version
+        self.clientIP = clientIP
+        self.headers = headers
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let queue = OutboundQueue(eventLoop: context.eventLoop) { ops in
+            let (handler, context) = loopBound.value
+            handler.drain(ops, context: context)
+        }
+        outbound = WebSocketOutbound(connectionID: connectionID, queue: queue)
+        manager.metrics.update { $0.connectionsOpen += 1 }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        manager.metrics.update { $0.connectionsOpen -= 1 }
+        var ids: [String] = []
+        if case .bound(let s) = stream { ids.append(s) }
+        if let lastSession { ids.append(lastSession) }
+        stream = .none
+        manager.connectionClosed(connectionID, sessionIds: ids)
+        context.fireChannelInactive()
+    }
+
+    private func drain(_ ops: [OutboundQueue.Op], context: ChannelHandlerContext) {
+        guard context.channel.isActive, !closing else { return }
+        for op in ops {
+            switch op {
+            case .text(let text):
+                writeText(text, context: context)
+            case .reply(_, let line):
+                if let line { writeText(line + "\r\n", context: context) }
+            case .end(let closeSocket):
+                stream = .none
+                if closeSocket { close(context: context) }
+            }
+        }
+        context.flush()
+    }
+
+    private func writeText(_ text: String, context: ChannelHandlerContext) {
+        guard !closing else { return }
+        let buffer = context.channel.allocator.buffer(string: text)
+        context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buffer)), promise: nil)
+    }
+
+    /// Writes a line through the same queue as session output, so that order is kept.
+    private func send(_ line: String, context: ChannelHandlerContext) {
+        outbound?.send(line + "\r\n")
+    }
+
+    private func close(context: ChannelHandlerContext) {
+        guard !closing else { return }
+        closing = true
+        var data = context.channel.allocator.buffer(capacity: 2)
+        data.write(webSocketErrorCode: .normalClosure)
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).whenComplete { [channel = context.channel] _ in
+            channel.close(promise: nil)
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text:
+            var buffer = frame.unmaskedData
+            let text = buffer.readString(length: buffer.readableBytes) ?? ""
+            handleMessage(text, context: context)
+        case .binary:
+            send(TLCPNotification.error(code: 67, message: "Binary frames are not TLCP").encoded(version: version), context: context)
+        case .ping:
+            var payload = frame.unmaskedData
+            let pong = WebSocketFrame(fin: true, opcode: .pong, data: payload.readSlice(length: payload.readableBytes) ?? payload)
+            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+        case .connectionClose:
+            if !closing {
+                closing = true
+                var data = context.channel.allocator.buffer(capacity: 2)
+                data.write(webSocketErrorCode: .normalClosure)
+                context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).whenComplete { [channel = context.channel] _ in
+                    channel.close(promise: nil)
+                }
+            }
+        default:
+            break
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("WS error", metadata: ["error": "\(error)"])
+        context.close(promise: nil)
+    }
+
+    // MARK: - Requests
+
+    private func handleMessage(_ text: String, context: ChannelHandlerContext) {
+        manager.metrics.update { $0.requests += 1 }
+        let batch: ParsedRequestBatch
+        do {
+            batch = try TLCPRequestParser.parseWebSocketMessage(text)
+        } catch {
+            manager.metrics.update { $0.requestErrors += 1 }
+            send(TLCPNotification.error(code: error.code, message: error.message).encoded(version: version), context: context)
+            return
+        }
+        switch batch.name {
+        case .wsok:
+            send(TLCPNotification.wsok.encoded(version: version), context: context)
+        case .createSession, .bindSession:
+            switch batch.requests.first {
+            case .success(let request)?:
+                handleStreamRequest(request, context: context)
+            case .failure(let error)?:
+                refuseStream(error.code, error.message, context: context)
+            case nil:
+                refuseStream(67, "Empty request", context: context)
+            }
+        case .control, .msg, .heartbeat:
+            for result in batch.requests {
+                switch result {
+                case .success(let request):
+                    route(request, context: context)
+                case .failure(let error):
+                    manager.metrics.update { $0.requestErrors += 1 }
+                    let n: TLCPNotification = error.requestId.map { .reqerr(requestId: $0, code: error.code, message: error.message) }
+                        ?? .error(code: error.code, message: error.message)
+                    send(n.encoded(version: version), context: context)
+                }
+            }
+        }
+    }
+
+    private func refuseStream(_ code: Int, _ message: String, context: ChannelHandlerContext) {
+        manager.metrics.update { $0.requestErrors += 1 }
+        send(TLCPNotification.conerr(code: code, message: message).encoded(version: version), context: context)
+    }
+
+    private func handleStreamRequest(_ request: TLCPRequest, context: ChannelHandlerContext) {
+        guard case .none = stream, let outbound else {
+            refuseStream(69, "This WebSocket already carries a stream", context: context)
+            return
+        }
+        switch request {
+        case .createSession(let create):
+            stream = .pending
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let (manager, version, clientIP, headers) = (self.manager, self.version, self.clientIP, self.headers)
+            let eventLoop = context.eventLoop
+            Task {
+                let result = await manager.createSession(create, version: version, connection: outbound, clientIP: clientIP,
+                                                         headers: headers, eventLoop: eventLoop)
+                eventLoop.execute {
+                    let (handler, context) = loopBound.value
+                    handler.streamRequestDone(result, context: context)
+                }
+            }
+        case .bindSession(let bind):
+            guard let sessionId = bind.session ?? lastSession else {
+                refuseStream(20, "No session to bind", context: context)
+                return
+            }
+            stream = .pending
+            if manager.bind(bind, sessionId: sessionId, version: version, connection: outbound, clientIP: clientIP) {
+                streamRequestDone(.success(sessionId), context: context)
+            } else {
+                streamRequestDone(.failure(SessionRefusal(code: 20, message: "Session not found")), context: context)
+            }
+        default:
+            break
+        }
+    }
+
+    private func streamRequestDone(_ result: Result<String, SessionRefusal>, context: ChannelHandlerContext) {
+        switch result {
+        case .success(let sessionId):
+            lastSession = sessionId
+            if case .pending = stream { stream = .bound(sessionId) }
+        case .failure(let refusal):
+            stream = .none
+            refuseStream(refusal.code, refusal.message, context: context)
+        }
+        let queued = waiting
+        waiting = []
+        for request in queued { route(request, context: context) }
+    }
+
+    /// Sends a control, message or heartbeat to its session.
+    private func route(_ request: TLCPRequest, context: ChannelHandlerContext) {
+        guard let outbound else { return }
+        let explicit: String?
+        switch request {
+        case .control(let c): explicit = c.session
+        case .message(let m): explicit = m.session
+        case .heartbeat(let h): explicit = h.session
+        default: return
+        }
+        if explicit == nil, case .pending = stream {
+            waiting.append(request)
+            return
+        }
+        let sessionId = explicit ?? lastSession
+        let origin = RequestOrigin.webSocket(connectionID)
+        var found = false
+        if let sessionId {
+            switch request {
+            case .control(let c): found = manager.control(c, sessionId: sessionId, origin: origin, connection: outbound)
+            case .message(let m): found = manager.message(m, sessionId: sessionId, origin: origin, connection: outbound)
+            case .heartbeat: found = manager.heartbeat(sessionId: sessionId, origin: origin, connection: outbound) || true
+            default: break
+            }
+        }
+        guard !found else { return }
+        switch request {
+        case .control(let c):
+            manager.metrics.update { $0.requestErrors += 1 }
+            send(TLCPNotification.reqerr(requestId: c.requestId, code: 20, message: "Session not found").encoded(version: version),
+                 context: context)
+        case .message(let m):
+            manager.metrics.update { $0.requestErrors += 1 }
+            send(TLCPNotification.reqerr(requestId: m.requestId, code: 20, message: "Session not found").encoded(version: version),
+                 context: context)
+        default:
+            break
+        }
+    }
+}

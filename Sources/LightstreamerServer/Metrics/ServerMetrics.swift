@@ -1,0 +1,85 @@
+import NIOConcurrencyHelpers
+
+/// Counters the server exposes on `/metrics` (Prometheus text format).
+public final class ServerMetrics: Sendable {
+    public struct Snapshot: Sendable, Hashable {
+        public var sessionsActive = 0
+        public var sessionsCreated = 0
+        public var subscriptionsActive = 0
+        public var updatesSent = 0
+        public var bytesSent = 0
+        public var connectionsOpen = 0
+        public var requests = 0
+        public var requestErrors = 0
+    }
+
+    private struct State {
+        var counters = Snapshot()
+        /// (time in ms, updates, bytes) at the previous rate computation.
+        var rateBase: (at: Int64, updates: Int, bytes: Int) = (0, 0, 0)
+        var lastRates: (updates: Double, bytes: Double) = (0, 0)
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    public init() {}
+
+    public var snapshot: Snapshot { state.withLockedValue { $0.counters } }
+
+    func update(_ body: (inout Snapshot) -> Void) {
+        state.withLockedValue { body(&$0.counters) }
+    }
+
+    func sent(bytes: Int, updates: Int) {
+        state.withLockedValue {
+            $0.counters.bytesSent += bytes
+            $0.counters.updatesSent += updates
+        }
+    }
+
+    /// Updates and bytes per second since the previous call (at least one second apart;
+    /// calls closer than that return the last figures).
+    public func rates(nowMillis: Int64) -> (updatesPerSecond: Double, bytesPerSecond: Double) {
+        state.withLockedValue { s -> (updatesPerSecond: Double, bytesPerSecond: Double) in
+            let elapsed = nowMillis - s.rateBase.at
+            if s.rateBase.at == 0 {
+                s.rateBase = (nowMillis, s.counters.updatesSent, s.counters.bytesSent)
+                return (0, 0)
+            }
+            guard elapsed >= 1000 else { return (s.lastRates.updates, s.lastRates.bytes) }
+            let seconds = Double(elapsed) / 1000
+            s.lastRates = (Double(s.counters.updatesSent - s.rateBase.updates) / seconds,
+                           Double(s.counters.bytesSent - s.rateBase.bytes) / seconds)
+            s.rateBase = (nowMillis, s.counters.updatesSent, s.counters.bytesSent)
+            return (s.lastRates.updates, s.lastRates.bytes)
+        }
+    }
+
+    /// The Prometheus text exposition (format 0.0.4).
+    public func prometheusText(nowMillis: Int64) -> String {
+        let c = snapshot
+        let r = rates(nowMillis: nowMillis)
+        var out = ""
+        func metric(_ name: String, _ type: String, _ help: String, _ value: String) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name) \(value)\n"
+        }
+        metric("lightstreamer_sessions_active", "gauge", "Sessions currently alive.", String(c.sessionsActive))
+        metric("lightstreamer_sessions_created_total", "counter", "Sessions created since start.", String(c.sessionsCreated))
+        metric("lightstreamer_subscriptions_active", "gauge", "Subscriptions currently active.", String(c.subscriptionsActive))
+        metric("lightstreamer_updates_sent_total", "counter", "U lines written to clients.", String(c.updatesSent))
+        metric("lightstreamer_bytes_sent_total", "counter", "Bytes of TLCP lines written to clients.", String(c.bytesSent))
+        metric("lightstreamer_updates_per_second", "gauge", "U lines written per second, over the last scrape interval.",
+               format(r.updatesPerSecond))
+        metric("lightstreamer_bytes_per_second", "gauge", "Bytes written per second, over the last scrape interval.",
+               format(r.bytesPerSecond))
+        metric("lightstreamer_connections_open", "gauge", "Open client connections (WS and HTTP).", String(c.connectionsOpen))
+        metric("lightstreamer_requests_total", "counter", "TLCP requests received.", String(c.requests))
+        metric("lightstreamer_request_errors_total", "counter", "TLCP requests refused (CONERR, REQERR, ERROR).",
+               String(c.requestErrors))
+        return out
+    }
+
+    private func format(_ d: Double) -> String {
+        d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
+    }
+}

@@ -1,0 +1,162 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+import ServiceLifecycle
+import TLCP
+
+/// How the server listens and behaves (the network part of the configuration file).
+public struct ServerOptions: Sendable {
+    public var host: String = "127.0.0.1"
+    /// 0 picks a free port (see `LightstreamerServer.port`).
+    public var port: Int = 8080
+    /// Path prefix in front of `/lightstreamer` (e.g. `/ls`), empty for none.
+    public var urlPrefix: String = ""
+    /// PEM files for TLS; nil serves plain HTTP/WS.
+    public var tlsCertificateChainFile: String?
+    public var tlsPrivateKeyFile: String?
+    public var sessions = SessionSettings()
+    /// Event loop threads (0: one per core).
+    public var threads: Int = 0
+
+    public init(host: String = "127.0.0.1", port: Int = 8080) {
+        self.host = host
+        self.port = port
+    }
+
+    var normalizedPrefix: String {
+        var p = urlPrefix
+        while p.hasSuffix("/") { p.removeLast() }
+        if !p.isEmpty, !p.hasPrefix("/") { p = "/" + p }
+        return p
+    }
+}
+
+/// The embeddable TLCP server: `start()` binds, `shutdown()` ends every session and stops;
+/// `run()` does both around a graceful-shutdown wait, as a swift-service-lifecycle `Service`.
+public final class LightstreamerServer: Service, Sendable {
+    public let options: ServerOptions
+    public let metrics: ServerMetrics
+    let manager: SessionManager
+    let engine: any TableEngine
+    let logger: Logger
+
+    private struct State {
+        var group: MultiThreadedEventLoopGroup?
+        var ownsGroup = false
+        var channel: (any Channel)?
+        var stopped = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// A server over an item engine (or any `TableEngine`).
+    public init(options: ServerOptions, engine: any TableEngine, logger: Logger = Logger(label: "lightstreamer.server")) {
+        self.options = options
+        self.engine = engine
+        self.logger = logger
+        self.metrics = ServerMetrics()
+        self.manager = SessionManager(engine: engine, settings: options.sessions, metrics: metrics, logger: logger)
+    }
+
+    /// A server over these adapter sets, with its own item engine.
+    public convenience init(options: ServerOptions, adapterSets: [AdapterSet], logger: Logger = Logger(label: "lightstreamer.server")) {
+        self.init(options: options, engine: ItemEngine(adapterSets: adapterSets, logger: logger), logger: logger)
+    }
+
+    /// The port the server listens on, once started.
+    public var port: Int? { state.withLockedValue { $0.channel?.localAddress?.port } }
+
+    /// Live sessions.
+    public var sessionCount: Int { manager.sessionCount }
+
+    /// Binds the listening socket. Throws if it cannot.
+    public func start() async throws {
+        let sslContext: NIOSSLContext?
+        if let certFile = options.tlsCertificateChainFile, let keyFile = options.tlsPrivateKeyFile {
+            let chain = try NIOSSLCertificate.fromPEMFile(certFile).map { NIOSSLCertificateSource.certificate($0) }
+            let key = try NIOSSLPrivateKey(file: keyFile, format: .pem)
+            sslContext = try NIOSSLContext(configuration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+        } else {
+            sslContext = nil
+        }
+        let threads = options.threads > 0 ? options.threads : System.coreCount
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        let initializer = FrontChannelInitializer(manager: manager, urlPrefix: options.normalizedPrefix, sslContext: sslContext,
+                                                  logger: logger)
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in initializer.initialize(channel) }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.bind(host: options.host, port: options.port).get()
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+        state.withLockedValue {
+            $0.group = group
+            $0.ownsGroup = true
+            $0.channel = channel
+        }
+        logger.info("listening", metadata: ["host": "\(options.host)", "port": "\(channel.localAddress?.port ?? 0)",
+                                             "tls": "\(sslContext != nil)", "prefix": "\(options.normalizedPrefix)"])
+    }
+
+    /// Ends every session (END 32), closes the listening socket and stops the engine.
+    public func shutdown() async {
+        let (channel, group) = state.withLockedValue { s -> ((any Channel)?, MultiThreadedEventLoopGroup?) in
+            guard !s.stopped else { return (nil, nil) }
+            s.stopped = true
+            defer { s.channel = nil; s.group = nil }
+            return (s.channel, s.group)
+        }
+        guard let group else { return }
+        manager.closeAll()
+        try? await channel?.close()
+        // Let the END lines reach the sockets.
+        try? await Task.sleep(for: .milliseconds(100))
+        await engine.shutdownEngine()
+        try? await group.shutdownGracefully()
+        logger.info("stopped")
+    }
+
+    /// Starts (if needed), serves until graceful shutdown or cancellation, then shuts down.
+    public func run() async throws {
+        if port == nil { try await start() }
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                    self.waiters.withLockedValue { w in
+                        if w.done { c.resume() } else { w.list.append(c) }
+                    }
+                }
+            } onGracefulShutdown: {
+                self.releaseWaiters()
+            }
+        } onCancel: {
+            self.releaseWaiters()
+        }
+        await shutdown()
+    }
+
+    private struct Waiters {
+        var list: [CheckedContinuation<Void, Never>] = []
+        var done = false
+    }
+
+    private let waiters = NIOLockedValueBox(Waiters())
+
+    private func releaseWaiters() {
+        let list = waiters.withLockedValue { w -> [CheckedContinuation<Void, Never>] in
+            w.done = true
+            defer { w.list = [] }
+            return w.list
+        }
+        for c in list { c.resume() }
+    }
+}

@@ -1,0 +1,139 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import TLCP
+
+/// All live sessions: creation (authentication through the Metadata Adapter), lookup for
+/// binds, controls, messages and heartbeats, and removal.
+public final class SessionManager: Sendable {
+    let engine: any TableEngine
+    let settings: SessionSettings
+    let metrics: ServerMetrics
+    let logger: Logger
+    private let sessions = NIOLockedValueBox<[String: ServerSession]>([:])
+    private let counter = NIOLockedValueBox<UInt64>(0)
+
+    init(engine: any TableEngine, settings: SessionSettings, metrics: ServerMetrics, logger: Logger) {
+        self.engine = engine
+        self.settings = settings
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    var sessionCount: Int { sessions.withLockedValue { $0.count } }
+
+    func session(_ id: String) -> ServerSession? { sessions.withLockedValue { $0[id] } }
+
+    private func newSessionId() -> String {
+        let n = counter.withLockedValue { c -> UInt64 in c += 1; return c }
+        var rng = SystemRandomNumberGenerator()
+        let random = String(rng.next() & 0xFFFF_FFFF_FFFF, radix: 16)
+        return "S" + random + "M" + String(n, radix: 16)
+    }
+
+    /// Creates a session and binds its first stream on `connection`. On refusal nothing was
+    /// written: the caller answers CONERR with the code.
+    func createSession(_ request: CreateSessionRequest, version: TLCPVersion, connection: any OutboundConnection,
+                       clientIP: String?, headers: [String: String], eventLoop: any EventLoop) async -> Result<String, SessionRefusal> {
+        let setName = request.adapterSet ?? "DEFAULT"
+        guard let adapterSet = engine.adapterSet(named: setName) else {
+            return .failure(SessionRefusal(code: 2, message: "Adapter Set \(setName) not available"))
+        }
+        let metadata = adapterSet.metadata
+        do {
+            try await metadata.notifyUser(user: request.user, password: request.password, headers: headers, clientIP: clientIP)
+        } catch {
+            return .failure(Self.createRefusal(error, version: version))
+        }
+        let id = newSessionId()
+        do {
+            var context = ["REMOTE_IP": clientIP ?? "", "PROTOCOL": version.protocolName]
+            if let cid = request.clientId.split(separator: " ").first { context["CLIENT_ID"] = String(cid) }
+            try metadata.notifyNewSession(user: request.user, sessionId: id, clientContext: context)
+        } catch {
+            return .failure(Self.createRefusal(error, version: version))
+        }
+        if let old = request.oldSession, let previous = session(old), previous.user == request.user {
+            previous.run { m, now in m.serverClose(code: 32, message: "Replaced by a new session", now: now) }
+        }
+        let machine = SessionStateMachine(sessionId: id, version: version, create: request, connection: connection.connectionID,
+                                          transport: connection.transport, clientIP: clientIP,
+                                          allowedMaxBandwidth: metadata.allowedMaxBandwidth(user: request.user),
+                                          settings: settings, now: monotonicMillis())
+        let session = ServerSession(id: id, user: request.user, adapterSet: adapterSet, eventLoop: eventLoop, manager: self,
+                                    machine: machine)
+        sessions.withLockedValue { $0[id] = session }
+        metrics.update {
+            $0.sessionsActive += 1
+            $0.sessionsCreated += 1
+        }
+        logger.info("session created", metadata: ["session": "\(id)", "user": "\(request.user ?? "")",
+                                                  "adapterSet": "\(setName)", "transport": "\(connection.transport)",
+                                                  "protocol": "\(version)"])
+        session.run(registering: connection) { m, now in m.start(now: now) }
+        return .success(id)
+    }
+
+    static func createRefusal(_ error: any Error, version: TLCPVersion) -> SessionRefusal {
+        switch error as? MetadataError {
+        case .access(let code, let message)?:
+            return SessionRefusal(code: code > 0 ? 1 : code, message: message)
+        case .retryLater(let message)?:
+            return version.supports(.extendedCreateErrors) ? SessionRefusal(code: 6, message: message)
+                : SessionRefusal(code: 1, message: message)
+        default:
+            return SessionRefusal(code: 66, message: "Metadata Adapter error")
+        }
+    }
+
+    /// Binds a stream. False when the session does not exist (the caller answers CONERR 20).
+    func bind(_ request: BindSessionRequest, sessionId: String, version: TLCPVersion, connection: any OutboundConnection,
+              clientIP: String?) -> Bool {
+        guard let session = session(sessionId) else { return false }
+        session.run(registering: connection) { m, now in
+            m.bind(request, connection: connection.connectionID, transport: connection.transport, version: version,
+                   clientIP: clientIP, now: now)
+        }
+        return true
+    }
+
+    func control(_ request: ControlRequest, sessionId: String, origin: RequestOrigin, connection: any OutboundConnection) -> Bool {
+        guard let session = session(sessionId) else { return false }
+        session.run(registering: connection) { m, now in m.control(request, origin: origin, now: now) }
+        return true
+    }
+
+    func message(_ request: MessageRequest, sessionId: String, origin: RequestOrigin, connection: any OutboundConnection) -> Bool {
+        guard let session = session(sessionId) else { return false }
+        session.run(registering: connection) { m, now in m.message(request, origin: origin, now: now) }
+        return true
+    }
+
+    func heartbeat(sessionId: String, origin: RequestOrigin, connection: any OutboundConnection) -> Bool {
+        guard let session = session(sessionId) else { return false }
+        session.run(registering: connection) { m, now in m.heartbeat(origin: origin, now: now) }
+        return true
+    }
+
+    func connectionClosed(_ conn: ConnectionID, sessionIds: some Sequence<String>) {
+        for id in Set(sessionIds) {
+            session(id)?.connectionClosed(conn)
+        }
+    }
+
+    func sessionClosed(_ session: ServerSession, reason: SessionCloseReason) {
+        let removed = sessions.withLockedValue { $0.removeValue(forKey: session.id) } != nil
+        guard removed else { return }
+        metrics.update { $0.sessionsActive -= 1 }
+        session.adapterSet.metadata.notifySessionClose(sessionId: session.id)
+        logger.info("session closed", metadata: ["session": "\(session.id)", "reason": "\(reason)"])
+    }
+
+    /// Ends every session with END 32 (server shutdown).
+    func closeAll(code: Int = 32, message: String = "Server shutting down") {
+        let all = sessions.withLockedValue { Array($0.values) }
+        for s in all {
+            s.run { m, now in m.serverClose(code: code, message: message, now: now) }
+        }
+    }
+}

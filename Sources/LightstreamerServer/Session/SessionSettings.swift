@@ -1,0 +1,39 @@
+import TLCP
+
+/// Server-wide session parameters (the `ServerConfiguration` timeouts map onto these).
+public struct SessionSettings: Sendable, Hashable {
+    /// `SERVNAME`.
+    public var serverName: String = "Lightstreamer Swift Server"
+    /// CONOK request-limit: the largest request, in bytes, a client may send.
+    public var requestLimit: Int = 50_000
+    /// CONOK control-link (`*`: the address the stream was opened on).
+    public var controlLink: String = "*"
+    /// Keepalive granted when the client asks none, and its bounds.
+    public var defaultKeepaliveMillis: Int = 5_000
+    public var minKeepaliveMillis: Int = 1_000
+    public var maxKeepaliveMillis: Int = 30_000
+    /// Longest `LS_idle_millis` a poll may wait.
+    public var maxIdleMillis: Int = 30_000
+    /// Longest `LS_polling_millis` honoured (the LOOP delay and the wait between polls).
+    public var maxPollingMillis: Int = 15_000
+    /// Byte budget of an HTTP stream when the client gives none (or a too low one).
+    public var defaultContentLength: Int = 4_000_000
+    public var minContentLength: Int = 1_000
+    /// How long a session stays alive unbound after a clean LOOP (plus the polling gap).
+    public var sessionTimeoutMillis: Int = 10_000
+    /// How long a session whose stream dropped without LOOP waits for a recovery bind.
+    public var sessionRecoveryMillis: Int = 20_000
+    /// How long sent data notifications stay available for `LS_recovery_from`, and how many at most.
+    public var recoveryWindowMillis: Int = 20_000
+    public var recoveryMaxNotifications: Int = 20_000
+    /// Data notifications held for an unbound session before it is closed (END 33... never silently).
+    public var maxPendingNotifications: Int = 200_000
+    /// Interval of SYNC notifications on streams that want them.
+    public var syncIntervalMillis: Int = 30_000
+    /// Delay before a waiting poll answers once data is ready (lets a burst travel together).
+    public var pollCoalesceMillis: Int = 10
+    /// How long a sequence waits for missing message progressives without `LS_max_wait`.
+    public var defaultMessageMaxWaitMillis: Int = 10_000
+
+    public init() {}
+}

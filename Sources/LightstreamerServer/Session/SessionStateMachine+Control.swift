@@ -1,0 +1,244 @@
+import TLCP
+
+/// Control requests (section 2.3) and the subscription events they lead to.
+extension SessionStateMachine {
+    /// A `control` request for this session.
+    public mutating func control(_ request: ControlRequest, origin: RequestOrigin, now: Int64) -> [SessionAction] {
+        lastClientActivity = now
+        guard case .active = phase else {
+            replyError(origin, request.requestId, SessionRefusal(code: 20, message: "Session not found"), now: now)
+            return output.take()
+        }
+        let ack = request.ack == false && version.supports(.ackSuppression) ? false : true
+        let reqId = request.requestId
+        switch request.operation {
+        case .add(let p):
+            guard tables[p.subscriptionId] == nil else {
+                replyError(origin, reqId, SessionRefusal(code: 65, message: "Subscription id \(p.subscriptionId) in use"), now: now)
+                break
+            }
+            tables[p.subscriptionId] = SessionTable(parameters: p, origin: origin, requestId: reqId, ack: ack)
+            output.actions.append(.subscribe(subscriptionId: p.subscriptionId, p))
+
+        case .delete(let id):
+            guard var t = tables[id] else {
+                replyError(origin, reqId, SessionRefusal(code: 19, message: "Subscription \(id) not found"), now: now)
+                break
+            }
+            switch t.state {
+            case .subscribing:
+                t.deleteRequested = true
+                tables[id] = t
+                replyOK(origin, reqId, ack: ack, now: now)
+            case .active:
+                t.state = .unsubscribing
+                tables[id] = t
+                replyOK(origin, reqId, ack: ack, now: now)
+                output.actions.append(.unsubscribe(subscriptionId: id))
+            case .unsubscribing:
+                replyError(origin, reqId, SessionRefusal(code: 19, message: "Subscription \(id) already deleted"), now: now)
+            }
+
+        case .reconf(let id, let frequency):
+            guard var t = tables[id], case .active = t.state else {
+                replyError(origin, reqId, SessionRefusal(code: 19, message: "Subscription \(id) not found"), now: now)
+                break
+            }
+            if t.parameters.maxFrequency == .unfiltered {
+                replyError(origin, reqId, SessionRefusal(code: 13, message: "Subscription \(id) is unfiltered"), now: now)
+                break
+            }
+            guard let frequency, t.pendingReconf == nil else {
+                replyOK(origin, reqId, ack: true, now: now)
+                break
+            }
+            if frequency == .unfiltered {
+                replyError(origin, reqId, SessionRefusal(code: 65, message: "A subscription cannot become unfiltered"), now: now)
+                break
+            }
+            t.pendingReconf = (origin, reqId, true)
+            tables[id] = t
+            output.actions.append(.reconfigure(subscriptionId: id, frequency))
+
+        case .constrain(let bandwidth):
+            requestedBandwidth = bandwidth ?? .unlimited
+            limiter.setLimit(kbps: grantedBandwidthKbps, now: now)
+            replyOK(origin, reqId, ack: true, now: now)
+            if !reduceHeadSession { writeStream(.cons(grantedBandwidth), now: now) }
+            flushData(now: now)
+
+        case .forceRebind(let pollingMillis, let closeSocket):
+            replyOK(origin, reqId, ack: true, now: now)
+            if let b = binding {
+                let delay = min(pollingMillis ?? 0, settings.maxPollingMillis)
+                writeStream(.loop(delayMillis: delay), now: now)
+                output.actions.append(.endStream(b.connection, closeSocket: closeSocket == true))
+                unbind(clean: true, now: now)
+            }
+
+        case .destroy(let code, let message, let closeSocket):
+            let (endCode, endMessage) = destroyCause(code: code, message: message)
+            replyOK(origin, reqId, ack: true, now: now)
+            let end = TLCPNotification.end(code: endCode, message: endMessage).encoded(version: version)
+            if let b = binding {
+                write(end, to: b.connection, now: now)
+                output.actions.append(.endStream(b.connection, closeSocket: b.transport == .http || closeSocket == true))
+                unbind(clean: true, now: now, armTimeout: false)
+            } else if case .webSocket(let conn) = origin {
+                write(end, to: conn, now: now)
+                if closeSocket == true { output.actions.append(.endStream(conn, closeSocket: true)) }
+            }
+            close(reason: .destroyed(code: endCode, message: endMessage), now: now)
+
+        case .mpnRegister, .mpnResetBadge, .mpnActivate, .mpnReconf, .mpnDeactivate:
+            replyError(origin, reqId, SessionRefusal(code: 40, message: "MPN module disabled"), now: now)
+        }
+        return output.take()
+    }
+
+    /// The END code and message of a `destroy` (2.3): positive codes become 0; a code without
+    /// message gives `null`; a message must be short plain ASCII on one line.
+    func destroyCause(code: Int?, message: String?) -> (Int, String) {
+        guard let code else { return (31, "Destroyed by the client") }
+        let endCode = code > 0 ? 0 : code
+        guard let message else { return (endCode, "null") }
+        let plain = message.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+        let tooLongForBudget = message.utf8.count > 35 && binding?.contentLength != nil
+        if !plain || tooLongForBudget { return (endCode, "[Custom message skipped]") }
+        return (endCode, message)
+    }
+
+    // MARK: - Replies
+
+    mutating func replyOK(_ origin: RequestOrigin, _ requestId: String?, ack: Bool, now: Int64) {
+        let line = TLCPNotification.reqok(requestId: requestId).encoded(version: version)
+        switch origin {
+        case .webSocket(let conn):
+            if ack { write(line, to: conn, now: now) }
+        case .http(let conn, let index):
+            output.actions.append(.httpReply(conn, index: index, line: line))
+        case .combo:
+            break
+        }
+    }
+
+    mutating func replyError(_ origin: RequestOrigin, _ requestId: String?, _ refusal: SessionRefusal, now: Int64) {
+        let n: TLCPNotification = requestId.map { .reqerr(requestId: $0, code: refusal.code, message: refusal.message) }
+            ?? .error(code: refusal.code, message: refusal.message)
+        let line = n.encoded(version: version)
+        switch origin {
+        case .webSocket(let conn):
+            write(line, to: conn, now: now)
+        case .http(let conn, let index):
+            output.actions.append(.httpReply(conn, index: index, line: line))
+        case .combo:
+            if pendingCreate != nil, pendingCreate?.failure == nil {
+                pendingCreate?.failure = refusal
+            }
+        }
+    }
+
+    // MARK: - Engine answers
+
+    public mutating func subscribeSucceeded(_ id: Int, grant: SubscriptionGrant, now: Int64) -> [SessionAction] {
+        guard !isClosed else {
+            output.actions.append(.unsubscribe(subscriptionId: id))
+            return output.take()
+        }
+        guard var t = tables[id], case .subscribing = t.state else { return output.take() }
+        t.grant = grant
+        t.rows = Array(repeating: nil, count: grant.itemCount)
+        t.state = .active
+        let early = t.early
+        t.early = []
+        tables[id] = t
+        replyOK(t.origin, t.requestId, ack: t.ack, now: now)
+        if t.parameters.mode == .command, let key = grant.keyPosition, let command = grant.commandPosition {
+            emitData(.subcmd(subscriptionId: id, itemCount: grant.itemCount, fieldCount: grant.fieldCount,
+                             keyPosition: key, commandPosition: command), now: now)
+        } else {
+            emitData(.subok(subscriptionId: id, itemCount: grant.itemCount, fieldCount: grant.fieldCount), now: now)
+        }
+        emitData(.conf(subscriptionId: id, maxFrequency: grant.maxFrequency, filtered: grant.filtered), now: now)
+        for event in early { deliver(id, event, now: now) }
+        if t.deleteRequested, var t2 = tables[id] {
+            t2.state = .unsubscribing
+            tables[id] = t2
+            output.actions.append(.unsubscribe(subscriptionId: id))
+        }
+        if case .combo = t.origin { comboPartDone(now: now) }
+        return output.take()
+    }
+
+    public mutating func subscribeFailed(_ id: Int, _ refusal: SessionRefusal, now: Int64) -> [SessionAction] {
+        guard let t = tables[id], case .subscribing = t.state else { return output.take() }
+        tables[id] = nil
+        if !isClosed { replyError(t.origin, t.requestId, refusal, now: now) }
+        if case .combo = t.origin { comboPartDone(now: now) }
+        return output.take()
+    }
+
+    mutating func comboPartDone(now: Int64) {
+        guard pendingCreate != nil else { return }
+        pendingCreate?.outstanding -= 1
+        completeCreateIfReady(now: now)
+    }
+
+    /// The engine confirmed a delete: no more events will come.
+    public mutating func unsubscribed(_ id: Int, now: Int64) -> [SessionAction] {
+        guard !isClosed, tables[id] != nil else { return output.take() }
+        tables[id] = nil
+        emitData(.unsub(subscriptionId: id), now: now)
+        return output.take()
+    }
+
+    public mutating func reconfigured(_ id: Int, _ result: Result<GrantedFrequency, SessionRefusal>, now: Int64) -> [SessionAction] {
+        guard !isClosed, var t = tables[id], let pending = t.pendingReconf else { return output.take() }
+        t.pendingReconf = nil
+        tables[id] = t
+        switch result {
+        case .success(let granted):
+            t.grant?.maxFrequency = granted
+            tables[id] = t
+            replyOK(pending.origin, pending.requestId, ack: pending.ack, now: now)
+            emitData(.conf(subscriptionId: id, maxFrequency: granted, filtered: t.grant?.filtered ?? true), now: now)
+        case .failure(let refusal):
+            replyError(pending.origin, pending.requestId, refusal, now: now)
+        }
+        return output.take()
+    }
+
+    /// An event of subscription `id` from the item engine.
+    public mutating func tableEvent(_ id: Int, _ event: TableEvent, now: Int64) -> [SessionAction] {
+        guard !isClosed, var t = tables[id] else { return output.take() }
+        if case .subscribing = t.state {
+            t.early.append(event)
+            tables[id] = t
+            return output.take()
+        }
+        deliver(id, event, now: now)
+        return output.take()
+    }
+
+    mutating func deliver(_ id: Int, _ event: TableEvent, now: Int64) {
+        guard let grant = tables[id]?.grant else { return }
+        switch event {
+        case .update(let item, let values, _):
+            guard item >= 1, item <= grant.itemCount, values.count == grant.fieldCount else { return }
+            let previous = tables[id]?.rows[item - 1]
+            let tokens = UpdateCodec.encode(previous: previous, current: values, diffs: diffs)
+            tables[id]?.rows[item - 1] = values
+            emitData(.update(UpdateNotification(subscriptionId: id, item: item, values: tokens)), now: now)
+        case .endOfSnapshot(let item):
+            guard item >= 1, item <= grant.itemCount else { return }
+            emitData(.endOfSnapshot(subscriptionId: id, item: item), now: now)
+        case .clearSnapshot(let item):
+            guard item >= 1, item <= grant.itemCount else { return }
+            tables[id]?.rows[item - 1] = nil
+            emitData(.clearSnapshot(subscriptionId: id, item: item), now: now)
+        case .overflow(let item, let lost):
+            guard item >= 1, item <= grant.itemCount, lost > 0 else { return }
+            emitData(.overflow(subscriptionId: id, item: item, lostCount: lost), now: now)
+        }
+    }
+}
