@@ -1,0 +1,157 @@
+import NIOConcurrencyHelpers
+
+/// A Data Adapter defined by data alone (usually the configuration file): a load-test style
+/// simulator. Each declared item has a behaviour:
+/// - `staticValues`: a snapshot, then nothing;
+/// - `counter`: N updates/s; counter fields go up by `step`, constant fields never change;
+/// - `randomWalk`: N updates/s; each walk field moves by a random amount within `step`,
+///   kept within `min`…`max` and printed with `decimals` digits;
+/// - `commandTable`: a COMMAND item (`key`, `command` fields) with initial rows; optionally N
+///   changes/s that update numeric `updateFields` of a random row and, with `churn`, delete and
+///   re-add rows.
+/// Every item sends a snapshot (its current state, then end-of-snapshot) on subscribe. Values
+/// persist across unsubscribe/subscribe; timers run only while an item is subscribed.
+/// Randomness is seeded, so a run repeats exactly under a `ManualEngineClock`.
+public final class SimulatedDataAdapter: DataAdapter {
+    public enum Behavior: Sendable, Hashable {
+        case staticValues([String: String?])
+        case counter(Counter)
+        case randomWalk(RandomWalk)
+        case commandTable(CommandTable)
+    }
+
+    public struct Counter: Sendable, Hashable {
+        public var updatesPerSecond: Double
+        public var counterFields: [String]
+        public var constantFields: [String: String?]
+        public var start: Int
+        public var step: Int
+
+        public init(updatesPerSecond: Double, counterFields: [String], constantFields: [String: String?] = [:],
+                    start: Int = 0, step: Int = 1) {
+            self.updatesPerSecond = updatesPerSecond
+            self.counterFields = counterFields
+            self.constantFields = constantFields
+            self.start = start
+            self.step = step
+        }
+    }
+
+    public struct WalkField: Sendable, Hashable {
+        public var start: Double
+        public var step: Double
+        public var min: Double
+        public var max: Double
+        public var decimals: Int
+
+        public init(start: Double, step: Double, min: Double, max: Double, decimals: Int = 2) {
+            self.start = start
+            self.step = step
+            self.min = min
+            self.max = max
+            self.decimals = decimals
+        }
+    }
+
+    public struct RandomWalk: Sendable, Hashable {
+        public var updatesPerSecond: Double
+        public var fields: [String: WalkField]
+        public var constantFields: [String: String?]
+
+        public init(updatesPerSecond: Double, fields: [String: WalkField], constantFields: [String: String?] = [:]) {
+            self.updatesPerSecond = updatesPerSecond
+            self.fields = fields
+            self.constantFields = constantFields
+        }
+    }
+
+    public struct CommandTable: Sendable, Hashable {
+        /// Initial rows; each has a `key` (the `command` field is added by the adapter).
+        public var rows: [[String: String?]]
+        /// Changes per second (0: the table never changes).
+        public var updatesPerSecond: Double
+        /// Numeric fields an UPDATE changes.
+        public var updateFields: [String]
+        /// Whether changes also delete rows and add them back.
+        public var churn: Bool
+
+        public init(rows: [[String: String?]], updatesPerSecond: Double = 0, updateFields: [String] = [], churn: Bool = false) {
+            self.rows = rows
+            self.updatesPerSecond = updatesPerSecond
+            self.updateFields = updateFields
+            self.churn = churn
+        }
+    }
+
+    private let behaviors: [String: Behavior]
+    private let seed: UInt64
+    private let ticker: ItemTicker
+    private let listener = NIOLockedValueBox<(any ItemEventListener)?>(nil)
+    private let states = NIOLockedValueBox<[String: SimulatedItemState]>([:])
+
+    /// - Parameter items: item name → behaviour.
+    public init(items: [String: Behavior], clock: any EngineClock = SystemEngineClock(), seed: UInt64 = 1) {
+        self.behaviors = items
+        self.seed = seed
+        self.ticker = ItemTicker(clock: clock)
+    }
+
+    /// The declared item names.
+    public var itemNames: [String] { behaviors.keys.sorted() }
+
+    public func setListener(_ listener: any ItemEventListener) {
+        self.listener.withLockedValue { $0 = listener }
+    }
+
+    public func isSnapshotAvailable(item: String) -> Bool {
+        behaviors[item] != nil
+    }
+
+    public func subscribe(item: String) async throws {
+        guard let behavior = behaviors[item] else {
+            throw DataAdapterError.subscription("Item \(item) is not defined in this adapter")
+        }
+        let snapshot = states.withLockedValue { s -> [[String: String?]] in
+            let state = s[item] ?? SimulatedItemState(behavior: behavior, rng: SeededGenerator(seed: seed, name: item))
+            s[item] = state
+            return state.snapshot(behavior)
+        }
+        if let l = listener.withLockedValue({ $0 }) {
+            for fields in snapshot { l.update(item: item, fields: fields, isSnapshot: true) }
+            l.endOfSnapshot(item: item)
+        }
+        let rate = behavior.updatesPerSecond
+        guard rate > 0 else { return }
+        let period = nanosecondsPerEvent(rate)
+        ticker.start(item, firstDelay: period) { [weak self] in
+            self?.tick(item, behavior: behavior) == true ? period : nil
+        }
+    }
+
+    public func unsubscribe(item: String) async {
+        ticker.stop(item)
+    }
+
+    /// One step of an item; false when the item is gone.
+    private func tick(_ item: String, behavior: Behavior) -> Bool {
+        let event = states.withLockedValue { s -> [String: String?]? in
+            s[item]?.step(behavior)
+        }
+        guard let event else { return false }
+        if let l = listener.withLockedValue({ $0 }), !event.isEmpty {
+            l.update(item: item, fields: event, isSnapshot: false)
+        }
+        return true
+    }
+}
+
+extension SimulatedDataAdapter.Behavior {
+    var updatesPerSecond: Double {
+        switch self {
+        case .staticValues: return 0
+        case .counter(let c): return c.updatesPerSecond
+        case .randomWalk(let w): return w.updatesPerSecond
+        case .commandTable(let t): return t.updatesPerSecond
+        }
+    }
+}
