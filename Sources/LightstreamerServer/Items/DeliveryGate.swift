@@ -26,6 +26,8 @@ struct DeliveryGate: Sendable {
     var interval: UInt64?
     /// Most waiting updates (MERGE/DISTINCT); nil = unlimited.
     var bufferLimit: Int?
+    /// COMMAND: 0-based position of the command field in the rows.
+    var commandIndex: Int? = nil
     var lastDelivery: UInt64?
     var pending = FIFO<Pending>()
     /// Events dropped since the last OV was reported.
@@ -79,6 +81,7 @@ struct DeliveryGate: Sendable {
                 // Keep the waiting entry's command (an ADD stays an ADD) with the newest row.
                 var merged = update
                 merged.op = waiting.op
+                if let c = commandIndex, c < merged.values.count, let op = waiting.op { merged.values[c] = op.rawValue }
                 pending[i] = merged
                 return
             case (.update?, .delete):

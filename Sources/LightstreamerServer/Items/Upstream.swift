@@ -131,7 +131,7 @@ extension ItemEngine {
                 SubscribedItem(
                     key: keyOf(name), generation: generations[name] ?? 0, wantsSnapshot: plan.wantsSnapshot,
                     snapshotLength: plan.snapshotLength,
-                    gate: DeliveryGate(interval: interval, bufferLimit: plan.bufferLimit))
+                    gate: DeliveryGate(interval: interval, bufferLimit: plan.bufferLimit, commandIndex: plan.commandIndex))
             }
             _ = table.sendStarted()
             s.tables[id] = table

@@ -1,1 +1,0 @@
-print("lightstreamer-server: not built yet")
