@@ -47,52 +47,60 @@ public enum FieldDelta: Sendable, Hashable {
 
     /// Parses the third argument of `U` into tokens.
     public static func parseValues(_ text: Substring) throws(TLCPLineError) -> [FieldDelta] {
+        try text.withUTF8Bytes { parseValues($0) }.get()
+    }
+
+    static func parseValues(_ bytes: Bytes) -> Result<[FieldDelta], TLCPLineError> {
         var result: [FieldDelta] = []
-        let utf8 = text.utf8
-        var start = utf8.startIndex
-        var i = start
+        result.reserveCapacity(16)
+        var start = 0
+        var i = 0
+        let n = bytes.count
         while true {
-            if i == utf8.endIndex || utf8[i] == UInt8(ascii: "|") {
-                result.append(try parseToken(Substring(utf8[start..<i])))
-                if i == utf8.endIndex { break }
-                i = utf8.index(after: i)
+            if i == n || bytes[i] == UInt8(ascii: "|") {
+                switch parseToken(bytes.slice(start, i)) {
+                case .success(let token): result.append(token)
+                case .failure(let error): return .failure(error)
+                }
+                if i == n { break }
+                i += 1
                 start = i
             } else {
-                i = utf8.index(after: i)
+                i += 1
             }
         }
-        return result
+        return .success(result)
     }
 
-    static func parseToken(_ token: Substring) throws(TLCPLineError) -> FieldDelta {
-        guard let first = token.utf8.first else { return .unchanged }
+    static func parseToken(_ token: Bytes) -> Result<FieldDelta, TLCPLineError> {
+        guard let first = token.first else { return .success(.unchanged) }
         switch first {
-        case UInt8(ascii: "#") where token.utf8.count == 1: return .null
-        case UInt8(ascii: "$") where token.utf8.count == 1: return .value("")
+        case UInt8(ascii: "#") where token.count == 1: return .success(.null)
+        case UInt8(ascii: "$") where token.count == 1: return .success(.value(""))
         case UInt8(ascii: "^"):
-            // Byte offsets, not Characters: a combining mark would fuse with the marker.
-            let rest = Substring(token.utf8.dropFirst())
-            guard let kind = rest.utf8.first else { throw TLCPLineError("Empty ^ token in update") }
+            guard token.count >= 2 else { return .failure(TLCPLineError("Empty ^ token in update")) }
+            let kind = token[1]
             if kind == UInt8(ascii: "P") {
-                return .jsonPatch(try decode(Substring(rest.utf8.dropFirst())))
+                return decode(token.slice(2, token.count)).map { .jsonPatch($0) }
             }
             if kind == UInt8(ascii: "T") {
-                return .tlcpDiff(try decode(Substring(rest.utf8.dropFirst())))
+                return decode(token.slice(2, token.count)).map { .tlcpDiff($0) }
             }
-            guard let n = Int(decimalDigits: rest), n > 0 else {
-                throw TLCPLineError("Bad token '^\(rest.prefix(20))' in update")
+            var n = 0
+            for b in token.slice(1, token.count) {
+                guard b >= 0x30 && b <= 0x39, n < 1_000_000_000 else {
+                    return .failure(TLCPLineError("Bad token '\(String(validUTF8: token).prefix(20))' in update"))
+                }
+                n = n * 10 + Int(b - 0x30)
             }
-            return .unchangedRun(n)
+            guard n > 0 else { return .failure(TLCPLineError("Bad token '^0' in update")) }
+            return .success(.unchangedRun(n))
         default:
-            return .value(try decode(token))
+            return decode(token).map { .value($0) }
         }
     }
 
-    private static func decode(_ s: Substring) throws(TLCPLineError) -> String {
-        do {
-            return try PercentEncoding.decode(s.utf8, plusAsSpace: false)
-        } catch {
-            throw TLCPLineError("Bad field value in update: \(error)")
-        }
+    private static func decode(_ bytes: Bytes) -> Result<String, TLCPLineError> {
+        PercentEncoding.decode(bytes, plusAsSpace: false).mapError { TLCPLineError("Bad field value in update: \($0)") }
     }
 }

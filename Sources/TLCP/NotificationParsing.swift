@@ -141,25 +141,28 @@ extension TLCPNotification {
     }
 
     static func parseUpdate(_ line: Substring) throws(TLCPLineError) -> UpdateNotification {
-        let utf8 = line.utf8
-        var i = utf8.index(utf8.startIndex, offsetBy: 2)
-        func number() throws(TLCPLineError) -> Int {
-            var v = 0
-            var digits = 0
-            while i != utf8.endIndex, utf8[i] != UInt8(ascii: ",") {
-                let b = utf8[i]
-                guard b >= 0x30 && b <= 0x39, digits < 12 else { throw TLCPLineError("Bad number in update '\(line.prefix(40))'") }
-                v = v * 10 + Int(b - 0x30)
-                digits += 1
-                i = utf8.index(after: i)
+        try line.withUTF8Bytes { bytes -> Result<UpdateNotification, TLCPLineError> in
+            var i = 2 // after "U,"
+            func number() -> Int? {
+                var v = 0
+                let start = i
+                while i < bytes.count, bytes[i] != UInt8(ascii: ",") {
+                    let b = bytes[i]
+                    guard b >= 0x30 && b <= 0x39, i - start < 12 else { return nil }
+                    v = v * 10 + Int(b - 0x30)
+                    i += 1
+                }
+                guard i > start, i < bytes.count else { return nil }
+                i += 1
+                return v
             }
-            guard digits > 0, i != utf8.endIndex else { throw TLCPLineError("Truncated update '\(line.prefix(40))'") }
-            i = utf8.index(after: i)
-            return v
-        }
-        let sub = try number()
-        let item = try number()
-        return UpdateNotification(subscriptionId: sub, item: item, values: try FieldDelta.parseValues(Substring(utf8[i...])))
+            guard let sub = number(), let item = number() else {
+                return .failure(TLCPLineError("Bad update line '\(line.prefix(40))'"))
+            }
+            return FieldDelta.parseValues(bytes.slice(i, bytes.count)).map {
+                UpdateNotification(subscriptionId: sub, item: item, values: $0)
+            }
+        }.get()
     }
 }
 

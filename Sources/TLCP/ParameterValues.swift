@@ -221,6 +221,8 @@ func parseDecimal(_ s: String) -> Double? {
 
 /// Formats a decimal the way the protocol writes it: `40` for whole numbers, `1.5` otherwise.
 func formatDecimal(_ d: Double) -> String {
-    if d.isFinite, d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
+    // A plain conversion (in range thanks to the guard) rather than rounded() or
+    // Int64(exactly:), which call libm: the module must link without it.
+    if d.isFinite, abs(d) < 1e15, Double(Int64(d)) == d { return String(Int64(d)) }
     return String(d)
 }

@@ -103,35 +103,38 @@ public enum PercentEncoding {
     }
 
     static func decode(_ utf8: Substring.UTF8View, plusAsSpace: Bool) throws(DecodeError) -> String {
+        try Substring(utf8).withUTF8Bytes { decode($0, plusAsSpace: plusAsSpace) }.get()
+    }
+
+    /// Decodes `%XX` sequences (and `+` when asked) in bytes that are valid UTF-8 already; the
+    /// result is validated again since escapes may produce anything.
+    static func decode(_ bytes: Bytes, plusAsSpace: Bool) -> Result<String, DecodeError> {
         let plus = UInt8(ascii: "+")
         let percent = UInt8(ascii: "%")
-        // Fast path: nothing to decode.
-        if !utf8.contains(where: { $0 == percent || (plusAsSpace && $0 == plus) }) {
-            return String(Substring(utf8))
+        var needsWork = false
+        for b in bytes where b == percent || (plusAsSpace && b == plus) {
+            needsWork = true
+            break
         }
+        if !needsWork { return .success(String(validUTF8: bytes)) }
         var out: [UInt8] = []
-        out.reserveCapacity(utf8.count)
-        var i = utf8.startIndex
-        var offset = 0
-        while i != utf8.endIndex {
-            let b = utf8[i]
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let b = bytes[i]
             if b == percent {
-                let h = utf8.index(after: i)
-                guard h != utf8.endIndex else { throw .badEscape(offset: offset) }
-                let l = utf8.index(after: h)
-                guard l != utf8.endIndex, let hi = hexValue(utf8[h]), let lo = hexValue(utf8[l]) else {
-                    throw .badEscape(offset: offset)
+                guard i + 2 < n, let hi = hexValue(bytes[i + 1]), let lo = hexValue(bytes[i + 2]) else {
+                    return .failure(.badEscape(offset: i))
                 }
                 out.append(hi << 4 | lo)
-                i = utf8.index(after: l)
-                offset += 3
+                i += 3
             } else {
                 out.append(plusAsSpace && b == plus ? UInt8(ascii: " ") : b)
-                i = utf8.index(after: i)
-                offset += 1
+                i += 1
             }
         }
-        guard let s = String(validating: out, as: UTF8.self) else { throw .invalidUTF8 }
-        return s
+        guard let s = String(validating: out, as: UTF8.self) else { return .failure(.invalidUTF8) }
+        return .success(s)
     }
 }

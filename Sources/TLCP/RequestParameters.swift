@@ -59,31 +59,37 @@ public struct RequestParameters: Sendable, Hashable, CustomStringConvertible {
     /// Parses one parameter line. An empty line gives no parameters. A pair without `=`, or a
     /// value that does not decode, is a malformed request (67).
     public static func parse(line: Substring, plusAsSpace: Bool = true) throws(TLCPRequestError) -> RequestParameters {
+        try line.withUTF8Bytes { parse(bytes: $0, plusAsSpace: plusAsSpace) }.get()
+    }
+
+    // Bytes, not Characters: a separator followed by a combining mark would otherwise hide
+    // inside one Character.
+    static func parse(bytes: Bytes, plusAsSpace: Bool) -> Result<RequestParameters, TLCPRequestError> {
         var result = RequestParameters()
-        if line.isEmpty { return result }
-        // Split on bytes: a separator followed by a combining mark would otherwise hide inside
-        // one Character.
-        for bytes in line.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            let piece = Substring(bytes)
-            guard let eq = bytes.firstIndex(of: UInt8(ascii: "=")) else {
-                throw TLCPRequestError(code: 67, message: "Malformed parameter '\(piece.prefix(40))'")
+        result.pairs.reserveCapacity(12)
+        var start = 0
+        let n = bytes.count
+        while start < n {
+            let end = bytes.firstIndex(of: UInt8(ascii: "&"), from: start, to: n) ?? n
+            defer { start = end + 1 }
+            if end == start { continue }
+            let piece = bytes.slice(start, end)
+            guard let eq = piece.firstIndex(of: UInt8(ascii: "="), from: 0, to: piece.count) else {
+                return .failure(TLCPRequestError(code: 67, message: "Malformed parameter '\(String(validUTF8: piece).prefix(40))'"))
             }
-            let rawName = Substring(bytes[..<eq])
-            let rawValue = Substring(bytes[bytes.index(after: eq)...])
-            guard !rawName.isEmpty else {
-                throw TLCPRequestError(code: 67, message: "Parameter with an empty name")
+            guard eq > 0 else {
+                return .failure(TLCPRequestError(code: 67, message: "Parameter with an empty name"))
             }
-            let name: String
-            let value: String
-            do {
-                name = try PercentEncoding.decodeRequestValue(rawName, plusAsSpace: false)
-                value = try PercentEncoding.decodeRequestValue(rawValue, plusAsSpace: plusAsSpace)
-            } catch {
-                throw TLCPRequestError(code: 67, message: "Bad encoding in parameter \(rawName.prefix(40)): \(error)")
+            let rawName = piece.slice(0, eq)
+            switch (PercentEncoding.decode(rawName, plusAsSpace: false),
+                    PercentEncoding.decode(piece.slice(eq + 1, piece.count), plusAsSpace: plusAsSpace)) {
+            case (.success(let name), .success(let value)):
+                result.pairs.append((name: name, value: value))
+            case (.failure(let e), _), (_, .failure(let e)):
+                return .failure(TLCPRequestError(code: 67, message: "Bad encoding in parameter \(String(validUTF8: rawName).prefix(40)): \(e)"))
             }
-            result.append(name, value)
         }
-        return result
+        return .success(result)
     }
 
     public static func == (lhs: RequestParameters, rhs: RequestParameters) -> Bool {

@@ -112,13 +112,34 @@ public enum TLCPRequestParser {
 
     /// Splits on CR-LF (a lone LF is tolerated too).
     static func splitLines(_ text: Substring) -> [Substring] {
-        // Work on bytes: "\r\n" is a single Character, so splitting Characters on "\n" would miss it.
-        let utf8 = text.utf8
-        var lines = utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line -> Substring in
-            line.last == UInt8(ascii: "\r") ? Substring(line.dropLast()) : Substring(line)
+        // Byte offsets: "\r\n" is a single Character, so splitting Characters on "\n" would miss it.
+        let offsets = text.withUTF8Bytes { bytes -> [(Int, Int)] in
+            var ranges: [(Int, Int)] = []
+            var start = 0
+            let n = bytes.count
+            while true {
+                let end = bytes.firstIndex(of: UInt8(ascii: "\n"), from: start, to: n) ?? n
+                let contentEnd = end > start && bytes[end - 1] == UInt8(ascii: "\r") ? end - 1 : end
+                ranges.append((start, contentEnd))
+                if end == n { break }
+                start = end + 1
+            }
+            if ranges.count > 1, let last = ranges.last, last.0 == last.1 { ranges.removeLast() }
+            return ranges
         }
-        if lines.count > 1, lines.last?.isEmpty == true { lines.removeLast() }
-        return lines
+        let utf8 = text.utf8
+        return offsets.map { lo, hi in
+            Substring(utf8[utf8.index(utf8.startIndex, offsetBy: lo)..<utf8.index(utf8.startIndex, offsetBy: hi)])
+        }
+    }
+
+    /// `defaults` overridden by the line's own parameters.
+    static func merged(_ defaults: RequestParameters, _ line: Substring) throws(TLCPRequestError) -> RequestParameters {
+        let own = try RequestParameters.parse(line: line)
+        if defaults.isEmpty { return own }
+        var params = defaults
+        for (k, v) in own.pairs { params.set(k, v) }
+        return params
     }
 
     static func parseLines(name: TLCPRequestName, lines: [Substring], defaults: RequestParameters, http: Bool) -> [ParsedRequest] {
@@ -130,9 +151,7 @@ public enum TLCPRequestParser {
         }
         return lines.map { line in
             Result { () throws(TLCPRequestError) -> TLCPRequest in
-                var params = defaults
-                for (k, v) in try RequestParameters.parse(line: line).pairs { params.set(k, v) }
-                return try parse(name: name, params: params, http: http)
+                try parse(name: name, params: try merged(defaults, line), http: http)
             }
         }
     }
@@ -150,8 +169,7 @@ public enum TLCPRequestParser {
     }
 
     static func parseCreate(lines: [Substring], defaults: RequestParameters) throws(TLCPRequestError) -> TLCPRequest {
-        var params = defaults
-        for (k, v) in try RequestParameters.parse(line: lines.first ?? "").pairs { params.set(k, v) }
+        let params = try merged(defaults, lines.first ?? "")
         var combo: [ControlOperation] = []
         for line in lines.dropFirst() {
             do {
