@@ -16,7 +16,7 @@ import Testing
         h.receive(1, "WSOK", "CONOK,sid,70000,5000,*")
         #expect(h.status == "CONNECTED:WS-STREAMING")
         #expect(h.statuses == ["CONNECTING", "CONNECTED:WS-STREAMING"])
-        #expect(h.timers[.keepalive] == 5000 + 2000)
+        #expect(h.timers[.keepalive] == Int64(7000))
         #expect(h.timers[.transport] == nil)
     }
 

@@ -3,7 +3,7 @@ import Foundation
 /// Where and as whom a `LightstreamerClient` connects (client-api.md 1.5), plus what the
 /// server told about the session.
 public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var address: String?
     private var adapter: String?
     private var userName: String?
@@ -26,13 +26,9 @@ public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendab
         }
     }
 
-    private func update<T: Equatable>(_ keyPath: ReferenceWritableKeyPath<ConnectionDetails, T>, _ value: T, _ name: String) {
-        let changed: Bool = lock.withLock {
-            guard self[keyPath: keyPath] != value else { return false }
-            self[keyPath: keyPath] = value
-            return true
-        }
-        if changed { core?.optionChanged(name) }
+    /// Sets a value under the lock; fires the property event when it changed.
+    private func update(_ name: String, _ change: () -> Bool) {
+        if lock.withLock(change) { core?.optionChanged(name) }
     }
 
     /// `http[s]://host[:port][/prefix]`. Precondition: well formed, http/https, no query.
@@ -40,24 +36,24 @@ public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendab
         get { lock.withLock { address } }
         set {
             if let newValue { Self.validate(newValue) }
-            update(\.address, newValue, "serverAddress")
+            update("serverAddress") { defer { address = newValue }; return address != newValue }
         }
     }
 
     /// The Adapter Set; nil means `DEFAULT` on the server.
     public var adapterSet: String? {
         get { lock.withLock { adapter } }
-        set { update(\.adapter, newValue, "adapterSet") }
+        set { update("adapterSet") { defer { adapter = newValue }; return adapter != newValue } }
     }
 
     public var user: String? {
         get { lock.withLock { userName } }
-        set { update(\.userName, newValue, "user") }
+        set { update("user") { defer { userName = newValue }; return userName != newValue } }
     }
 
     /// Sets the password (write-only).
     public func setPassword(_ password: String?) {
-        update(\.secret, password, "password")
+        update("password") { defer { secret = password }; return secret != password }
     }
 
     /// The current session id, set by the server.

@@ -7,7 +7,7 @@ import Foundation
 /// on the next bind/poll/create (contentLength, keepaliveInterval, idleTimeout, pollingInterval,
 /// slowingEnabled, serverInstanceAddressIgnored).
 public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var values = EngineSettings()
     private var real: RealMaxBandwidth?
     weak var core: ClientCore?
@@ -17,75 +17,71 @@ public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendab
     /// The engine's view of the options (merged into the details' values by the client).
     var snapshot: EngineSettings { lock.withLock { values } }
 
-    private func set<T: Equatable>(_ keyPath: WritableKeyPath<EngineSettings, T>, _ value: T, _ name: String) {
-        let changed: Bool = lock.withLock {
-            guard values[keyPath: keyPath] != value else { return false }
-            values[keyPath: keyPath] = value
-            return true
-        }
+    /// Applies `change` to the values under the lock; fires the property event when `changed`
+    /// says the value differs.
+    private func update(_ name: String, _ change: (inout EngineSettings) -> Bool) {
+        let changed: Bool = lock.withLock { change(&values) }
         if changed { core?.optionChanged(name) }
     }
-
-    private func get<T>(_ keyPath: KeyPath<EngineSettings, T>) -> T { lock.withLock { values[keyPath: keyPath] } }
 
     /// Bytes of an HTTP streaming response before the server closes it (HTTP-STREAMING only).
     /// Default 50,000,000; must be > 0; used from the next bind.
     public var contentLength: UInt64 {
-        get { get(\.contentLength) }
+        get { lock.withLock { values.contentLength } }
         set {
             precondition(newValue > 0, "contentLength must be greater than zero")
-            set(\.contentLength, newValue, "contentLength")
+            update("contentLength") { v in defer { v.contentLength = newValue }; return v.contentLength != newValue }
         }
     }
 
     /// Upper bound of the random delay before the first reconnection. Default 100 ms; > 0.
     public var firstRetryMaxDelay: Millis {
-        get { get(\.firstRetryMaxDelay) }
+        get { lock.withLock { values.firstRetryMaxDelay } }
         set {
             precondition(newValue > 0, "firstRetryMaxDelay must be greater than zero")
-            set(\.firstRetryMaxDelay, newValue, "firstRetryMaxDelay")
+            update("firstRetryMaxDelay") { v in defer { v.firstRetryMaxDelay = newValue }; return v.firstRetryMaxDelay != newValue }
         }
     }
 
     /// Forced transport, or nil for full Stream-Sense. Changing it while connected switches the
     /// transport of the live session (force_rebind).
     public var forcedTransport: TransportSelection? {
-        get { get(\.forcedTransport) }
-        set { set(\.forcedTransport, newValue, "forcedTransport") }
+        get { lock.withLock { values.forcedTransport } }
+        set { update("forcedTransport") { v in defer { v.forcedTransport = newValue }; return v.forcedTransport != newValue } }
     }
 
     /// Extra HTTP headers for every request (and the WebSocket upgrade). Default nil.
     public var HTTPExtraHeaders: [String: String]? {
-        get { get(\.httpExtraHeaders) }
-        set { set(\.httpExtraHeaders, newValue, "HTTPExtraHeaders") }
+        get { lock.withLock { values.httpExtraHeaders } }
+        set { update("HTTPExtraHeaders") { v in defer { v.httpExtraHeaders = newValue }; return v.httpExtraHeaders != newValue } }
     }
 
     /// How long a poll may wait for data (polling only). Default 19,000 ms; ≥ 0; next poll.
     public var idleTimeout: Millis {
-        get { get(\.idleTimeout) }
+        get { lock.withLock { values.idleTimeout } }
         set {
             precondition(newValue >= 0, "idleTimeout must be greater than or equal to zero")
-            set(\.idleTimeout, newValue, "idleTimeout")
+            update("idleTimeout") { v in defer { v.idleTimeout = newValue }; return v.idleTimeout != newValue }
         }
     }
 
     /// Keepalive interval requested to the server (streaming only). Default 0 (server decides);
     /// ≥ 0; next bind.
     public var keepaliveInterval: Millis {
-        get { get(\.keepaliveInterval) }
+        get { lock.withLock { values.keepaliveInterval } }
         set {
             precondition(newValue >= 0, "keepaliveInterval must be greater than or equal to zero")
-            set(\.keepaliveInterval, newValue, "keepaliveInterval")
+            update("keepaliveInterval") { v in defer { v.keepaliveInterval = newValue }; return v.keepaliveInterval != newValue }
         }
     }
 
     /// Bandwidth limit requested for the session. Default `.unlimited`; `.limited(x)` needs
     /// x > 0. Changed on the fly (constrain) when connected.
     public var requestedMaxBandwidth: RequestedMaxBandwidth {
-        get { get(\.requestedMaxBandwidth) }
+        get { lock.withLock { values.requestedMaxBandwidth } }
         set {
             if case .limited(let v) = newValue { precondition(v > 0, "requestedMaxBandwidth must be greater than zero") }
-            set(\.requestedMaxBandwidth, newValue, "requestedMaxBandwidth")
+            update("requestedMaxBandwidth") { v in defer { v.requestedMaxBandwidth = newValue }; return v.requestedMaxBandwidth != newValue }
         }
     }
 
@@ -96,76 +92,76 @@ public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendab
 
     /// Polling interval. Default 0; ≥ 0; next poll.
     public var pollingInterval: Millis {
-        get { get(\.pollingInterval) }
+        get { lock.withLock { values.pollingInterval } }
         set {
             precondition(newValue >= 0, "pollingInterval must be greater than or equal to zero")
-            set(\.pollingInterval, newValue, "pollingInterval")
+            update("pollingInterval") { v in defer { v.pollingInterval = newValue }; return v.pollingInterval != newValue }
         }
     }
 
     /// Time in STALLED before giving up the connection. Default 3,000 ms; > 0.
     public var reconnectTimeout: Millis {
-        get { get(\.reconnectTimeout) }
+        get { lock.withLock { values.reconnectTimeout } }
         set {
             precondition(newValue > 0, "reconnectTimeout must be greater than zero")
-            set(\.reconnectTimeout, newValue, "reconnectTimeout")
+            update("reconnectTimeout") { v in defer { v.reconnectTimeout = newValue }; return v.reconnectTimeout != newValue }
         }
     }
 
     /// Minimum delay between connection attempts and timeout of unanswered requests.
     /// Default 4,000 ms; > 0.
     public var retryDelay: Millis {
-        get { get(\.retryDelay) }
+        get { lock.withLock { values.retryDelay } }
         set {
             precondition(newValue > 0, "retryDelay must be greater than zero")
-            set(\.retryDelay, newValue, "retryDelay")
+            update("retryDelay") { v in defer { v.retryDelay = newValue }; return v.retryDelay != newValue }
         }
     }
 
     /// Reverse heartbeat interval. Default 0 (off); ≥ 0; obeyed at once.
     public var reverseHeartbeatInterval: Millis {
-        get { get(\.reverseHeartbeatInterval) }
+        get { lock.withLock { values.reverseHeartbeatInterval } }
         set {
             precondition(newValue >= 0, "reverseHeartbeatInterval must be greater than or equal to zero")
-            set(\.reverseHeartbeatInterval, newValue, "reverseHeartbeatInterval")
+            update("reverseHeartbeatInterval") { v in defer { v.reverseHeartbeatInterval = newValue }; return v.reverseHeartbeatInterval != newValue }
         }
     }
 
     /// How long to try recovering a session before creating a new one. Default 15,000 ms;
     /// ≥ 0 (0 disables recovery).
     public var sessionRecoveryTimeout: Millis {
-        get { get(\.sessionRecoveryTimeout) }
+        get { lock.withLock { values.sessionRecoveryTimeout } }
         set {
             precondition(newValue >= 0, "sessionRecoveryTimeout must be greater than or equal to zero")
-            set(\.sessionRecoveryTimeout, newValue, "sessionRecoveryTimeout")
+            update("sessionRecoveryTimeout") { v in defer { v.sessionRecoveryTimeout = newValue }; return v.sessionRecoveryTimeout != newValue }
         }
     }
 
     /// Extra wait after a missing keepalive before STALLED. Default 2,000 ms; > 0.
     public var stalledTimeout: Millis {
-        get { get(\.stalledTimeout) }
+        get { lock.withLock { values.stalledTimeout } }
         set {
             precondition(newValue > 0, "stalledTimeout must be greater than zero")
-            set(\.stalledTimeout, newValue, "stalledTimeout")
+            update("stalledTimeout") { v in defer { v.stalledTimeout = newValue }; return v.stalledTimeout != newValue }
         }
     }
 
     /// Send `HTTPExtraHeaders` only when creating sessions. Default false.
     public var HTTPExtraHeadersOnSessionCreationOnly: Bool {
-        get { get(\.httpExtraHeadersOnSessionCreationOnly) }
-        set { set(\.httpExtraHeadersOnSessionCreationOnly, newValue, "HTTPExtraHeadersOnSessionCreationOnly") }
+        get { lock.withLock { values.httpExtraHeadersOnSessionCreationOnly } }
+        set { update("HTTPExtraHeadersOnSessionCreationOnly") { v in defer { v.httpExtraHeadersOnSessionCreationOnly = newValue }; return v.httpExtraHeadersOnSessionCreationOnly != newValue } }
     }
 
     /// Ignore the server instance address (control link) of CONOK. Default false; next session.
     public var serverInstanceAddressIgnored: Bool {
-        get { get(\.serverInstanceAddressIgnored) }
-        set { set(\.serverInstanceAddressIgnored, newValue, "serverInstanceAddressIgnored") }
+        get { lock.withLock { values.serverInstanceAddressIgnored } }
+        set { update("serverInstanceAddressIgnored") { v in defer { v.serverInstanceAddressIgnored = newValue }; return v.serverInstanceAddressIgnored != newValue } }
     }
 
     /// The slowing algorithm (SYNC-based switch to polling). Default false; next connection.
     public var slowingEnabled: Bool {
-        get { get(\.slowingEnabled) }
-        set { set(\.slowingEnabled, newValue, "slowingEnabled") }
+        get { lock.withLock { values.slowingEnabled } }
+        set { update("slowingEnabled") { v in defer { v.slowingEnabled = newValue }; return v.slowingEnabled != newValue } }
     }
 
     public var description: String {

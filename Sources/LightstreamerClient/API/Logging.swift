@@ -114,7 +114,7 @@ struct SwiftLogLogger: LSLogger {
 /// The library's loggers, by category.
 enum LogManager {
     nonisolated(unsafe) private static var provider: LSLoggerProvider?
-    private static let lock = NSLock()
+    private static let lock = Lock()
     nonisolated(unsafe) private static var cache: [String: LSLogger] = [:]
 
     static func setProvider(_ p: LSLoggerProvider?) {

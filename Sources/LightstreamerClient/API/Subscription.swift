@@ -62,7 +62,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
-    let lock = NSLock()
+    let lock = Lock()
     public let mode: Mode
     private var _items: [String]?
     private var _itemGroup: String?

@@ -22,7 +22,7 @@ final class ClientCore: @unchecked Sendable {
     private let start = DispatchTime.now().uptimeNanoseconds
 
     // state read from any thread
-    private let stateLock = NSLock()
+    private let stateLock = Lock()
     private var statusValue: ClientStatus = .disconnected
     private var clientDelegates: [ClientDelegate] = []
     private var activeSubscriptions: [Subscription] = []
@@ -67,7 +67,7 @@ final class ClientCore: @unchecked Sendable {
     func optionChanged(_ name: String) {
         let s = settings
         post(.settingsChanged(s, property: name))
-        dispatchToDelegates { $0.client($1, didChangeProperty: name) }
+        dispatchToDelegates(.property(name))
     }
 
     func connect() {
@@ -128,12 +128,32 @@ final class ClientCore: @unchecked Sendable {
 
     var delegates: [ClientDelegate] { stateLock.withLock { clientDelegates } }
 
-    private func dispatchToDelegates(_ call: @escaping (ClientDelegate, LightstreamerClient) -> Void) {
+    enum ClientEvent {
+        case status(LightstreamerClient.Status)
+        case serverError(Int, String)
+        case property(String)
+    }
+
+    private func dispatchToDelegates(_ event: ClientEvent) {
         guard let client else { return }
-        let box = UncheckedBox((delegates, client, call))
-        CallbackQueue.queue.async {
-            let (ds, c, f) = box.value
-            for d in ds { f(d, c) }
+        let targets = delegates
+        let box = UncheckedBox(ClientCallback(delegates: targets, client: client, event: event))
+        CallbackQueue.queue.async { box.value.run() }
+    }
+
+    struct ClientCallback {
+        let delegates: [ClientDelegate]
+        let client: LightstreamerClient
+        let event: ClientEvent
+
+        func run() {
+            for d in delegates {
+                switch event {
+                case .status(let s): d.client(client, didChangeStatus: s)
+                case .serverError(let code, let message): d.client(client, didReceiveServerError: code, withMessage: message)
+                case .property(let name): d.client(client, didChangeProperty: name)
+                }
+            }
         }
     }
 
@@ -220,9 +240,9 @@ final class ClientCore: @unchecked Sendable {
         case .status(let s):
             stateLock.withLock { statusValue = s }
             let status = LightstreamerClient.Status(s)
-            dispatchToDelegates { $0.client($1, didChangeStatus: status) }
+            dispatchToDelegates(.status(status))
         case .serverError(let code, let message):
-            dispatchToDelegates { $0.client($1, didReceiveServerError: code, withMessage: message) }
+            dispatchToDelegates(.serverError(code, message))
         case .property(let p):
             let changed: Bool
             if case .realMaxBandwidth(let v) = p {
@@ -233,7 +253,7 @@ final class ClientCore: @unchecked Sendable {
             }
             if changed {
                 let name = p.name
-                dispatchToDelegates { $0.client($1, didChangeProperty: name) }
+                dispatchToDelegates(.property(name))
             }
         case .subscription(let key, let event):
             deliverSubscription(key, event)

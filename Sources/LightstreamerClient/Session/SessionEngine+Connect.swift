@@ -253,11 +253,11 @@ extension SessionEngine {
             webSocket = nil
         }
         switch lost.kind {
-        case .create:
+        case .create where !lost.gotConok:
             createFailed(transport: lost.transport, wasWebSocket: connectionWasWebSocket(lost), cause: cause)
         case .recovery:
             recoveryAttemptFailed()
-        case .bind:
+        case .create, .bind:
             if !lost.gotConok, let next = Self.fallback(after: lost.transport, selection: settings.forcedTransport) {
                 // The transport does not work: Stream-Sense moves on without losing the session.
                 target = next

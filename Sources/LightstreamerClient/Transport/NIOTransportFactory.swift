@@ -103,7 +103,7 @@ enum NIOConnectionError: Error { case tlsUnavailable }
 /// One connection: reports exactly one terminal event (closed or failed) and nothing after a
 /// local close.
 final class NIOConnection: TransportConnection, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var channel: Channel?
     private var finished = false
     private var closeRequested = false

@@ -1,0 +1,183 @@
+import ArgumentParser
+import Foundation
+import LightstreamerClient
+
+/// Waits for the end of a one-shot command: the first `finish` wins.
+final class Completion: @unchecked Sendable {
+    private let lock = NSLock()
+    private let semaphore = DispatchSemaphore(value: 0)
+    private var code: Int32?
+    var connected = false
+
+    func finish(_ c: Int32) {
+        let first: Bool = lock.withLock {
+            guard code == nil else { return false }
+            code = c
+            return true
+        }
+        if first { semaphore.signal() }
+    }
+
+    /// The exit code, or the timeout code (3 when no session was ever established).
+    func wait(seconds: Double?) -> Int32 {
+        let result: DispatchTimeoutResult
+        if let seconds { result = semaphore.wait(timeout: .now() + seconds) } else { semaphore.wait(); result = .success }
+        return lock.withLock {
+            if result == .timedOut, code == nil { code = connected ? ExitStatus.timeout : ExitStatus.noSession }
+            return code ?? ExitStatus.done
+        }
+    }
+}
+
+struct SubscribeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "subscribe", abstract: "Subscribe and print updates.")
+
+    @OptionGroup var connection: ConnectionArguments
+    @Option(help: "MERGE, DISTINCT, COMMAND or RAW.") var mode = "MERGE"
+    @Option(help: "Comma-separated item names.") var items: String?
+    @Option(help: "Item group name.") var group: String?
+    @Option(help: "Comma-separated field names.") var fields: String?
+    @Option(help: "Field schema name.") var schema: String?
+    @Option(name: .customLong("data-adapter")) var dataAdapter: String?
+    @Option(help: "yes, no or a length (DISTINCT).") var snapshot: String?
+    @Option(name: .customLong("max-frequency"), help: "updates/s, unlimited or unfiltered.") var maxFrequency: String?
+    @Option(name: .customLong("buffer-size"), help: "A size or unlimited.") var bufferSize: String?
+    @Option var selector: String?
+    @Option(name: .customLong("second-level-fields")) var secondLevelFields: String?
+    @Option(name: .customLong("second-level-schema")) var secondLevelSchema: String?
+    @Option(name: .customLong("second-level-adapter")) var secondLevelAdapter: String?
+    @Option(help: "Exit after N updates.") var count: Int?
+    @Option(help: "Give up after S seconds.") var timeout: Double?
+    @Flag(help: "Print JSON events instead of a table.") var json = false
+
+    var request: SubscriptionRequest {
+        SubscriptionRequest(mode: mode, items: items.map(split), group: group, fields: fields.map(split), schema: schema,
+                            dataAdapter: dataAdapter, snapshot: snapshot, maxFrequency: maxFrequency, bufferSize: bufferSize,
+                            selector: selector, secondLevelFields: secondLevelFields.map(split),
+                            secondLevelSchema: secondLevelSchema, secondLevelAdapter: secondLevelAdapter)
+    }
+
+    func split(_ s: String) -> [String] { s.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+
+    func validate() throws {
+        do { _ = try request.make() } catch { throw ValidationError(error.message) }
+        if let count, count <= 0 { throw ValidationError("--count must be positive") }
+    }
+
+    func run() throws {
+        let sub: Subscription
+        do { sub = try request.make() } catch { throw ValidationError(error.message) }
+        let client = connection.makeClient()
+        let done = Completion()
+        let clientEvents = ClientEventPrinter()
+        clientEvents.printing = json
+        clientEvents.onStatus = { if $0.rawValue.hasPrefix("CONNECTED") { done.connected = true } }
+        clientEvents.onServerError = { code, message in
+            Output.error("Refused by the server: \(code) \(message)")
+            done.finish(ExitStatus.refused)
+        }
+        client.addDelegate(clientEvents)
+        let printer = SubscriptionEventPrinter(name: "sub", names: sub.fields != nil)
+        printer.printing = json
+        let table = json ? nil : UpdateTable(fields: sub.fields.map { $0 + (sub.commandSecondLevelFields ?? []) })
+        var received = 0
+        printer.onUpdate = { u in
+            table?.print(u)
+            received += 1
+            if let count, received >= count { done.finish(ExitStatus.done) }
+        }
+        printer.onFailure = { code, message in
+            Output.error("Subscription refused: \(code) \(message ?? "")")
+            done.finish(ExitStatus.refused)
+        }
+        sub.addDelegate(printer)
+        client.subscribe(sub)
+        client.connect()
+        let code = done.wait(seconds: timeout)
+        client.disconnect()
+        Thread.sleep(forTimeInterval: 0.05)
+        throw ExitCode(code)
+    }
+}
+
+/// The human-readable output of `subscribe`: one aligned row per update.
+final class UpdateTable: @unchecked Sendable {
+    let fields: [String]?
+    private var headerPrinted = false
+
+    init(fields: [String]?) { self.fields = fields }
+
+    func print(_ u: ItemUpdate) {
+        let positions = u.fieldsByPositions.keys.sorted()
+        if !headerPrinted {
+            headerPrinted = true
+            let names = fields ?? positions.map(String.init)
+            Output.line(pad("item") + names.map(pad).joined())
+        }
+        let values = positions.map { pos -> String in
+            let v = (u.fieldsByPositions[pos] ?? nil) ?? "∅"
+            return u.changedFieldsByPositions[pos] != nil ? v : v
+        }
+        Output.line(pad(u.itemName ?? String(u.itemPos)) + values.map(pad).joined())
+    }
+
+    private func pad(_ s: String) -> String {
+        let w = 14
+        let t = s.count > w - 1 ? String(s.prefix(w - 2)) + "…" : s
+        return t + String(repeating: " ", count: max(1, w - t.count))
+    }
+}
+
+struct SendCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "send", abstract: "Send a message and print its outcome.")
+
+    @OptionGroup var connection: ConnectionArguments
+    @Option(help: "The message text.") var message: String
+    @Option(help: "Sequence name (letters, digits, _).") var sequence: String?
+    @Option(name: .customLong("max-wait-ms"), help: "Server-side timeout for the sequence.") var maxWaitMs: Int = -1
+    @Option(help: "Give up after S seconds.") var timeout: Double = 10
+    @Flag(help: "Print the outcome as a JSON event.") var json = false
+
+    func validate() throws {
+        if let sequence, !sequence.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }) {
+            throw ValidationError("Invalid --sequence '\(sequence)'")
+        }
+    }
+
+    func run() throws {
+        let client = connection.makeClient()
+        let done = Completion()
+        let events = ClientEventPrinter()
+        events.printing = false
+        events.onStatus = { if $0.rawValue.hasPrefix("CONNECTED") { done.connected = true } }
+        events.onServerError = { code, message in
+            Output.error("Refused by the server: \(code) \(message)")
+            done.finish(ExitStatus.refused)
+        }
+        client.addDelegate(events)
+        let printer = MessageEventPrinter(name: "msg")
+        printer.printing = json
+        printer.onOutcome = { kind, code in
+            if !json { Output.line(code.map { "\(kind) \($0)" } ?? kind) }
+            switch kind {
+            case "processed": done.finish(ExitStatus.done)
+            case "denied": done.finish(ExitStatus.refused)
+            default: done.finish(ExitStatus.refused)
+            }
+        }
+        client.connect()
+        client.sendMessage(message, withSequence: sequence, timeout: maxWaitMs, delegate: printer, enqueueWhileDisconnected: true)
+        let code = done.wait(seconds: timeout)
+        client.disconnect()
+        Thread.sleep(forTimeInterval: 0.05)
+        throw ExitCode(code)
+    }
+}
+
+struct CapabilitiesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "capabilities", abstract: "Print the optional features of this build.")
+
+    func run() throws {
+        Output.json(["capabilities": ["second-level", "json-patch", "tlcp-diff", "property-events"]])
+    }
+}
