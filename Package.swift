@@ -71,6 +71,7 @@ let package = Package(
             dependencies: ["TLCP", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "LightstreamerClientTests", dependencies: ["LightstreamerClient", "TLCP"]),
+        .testTarget(name: "ClientEndToEndTests", dependencies: ["LightstreamerClient", "LightstreamerServer"]),
         .testTarget(name: "LightstreamerServerTests", dependencies: ["LightstreamerServer", "TLCP"]),
     ]
 )

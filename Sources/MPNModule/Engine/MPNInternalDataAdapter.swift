@@ -1,0 +1,134 @@
+import LightstreamerServer
+import NIOConcurrencyHelpers
+import TLCP
+
+/// The internal MPN Data Adapter (`MPN_INTERNAL_DATA_ADAPTER` by default) that official clients
+/// subscribe to after `MPNREG` (tlcp.md 3.6), kept live by the `MPNModule`:
+/// - `DEV-<deviceId>` (MERGE): `status`, `status_timestamp`;
+/// - `SUBS-<deviceId>` (COMMAND): `key` = `SUB-<mpnSubscriptionId>`, `command` ADD/DELETE;
+/// - `SUB-<mpnSubscriptionId>` (MERGE): `status status_timestamp notification_format trigger
+///   group schema adapter mode requested_buffer_size requested_max_frequency`.
+///
+/// Add one instance to every adapter set with MPN enabled (under `name`) before building the
+/// `ItemEngine`, then hand it to the `MPNModule`. Snapshots are served from the module's state.
+public final class MPNInternalDataAdapter: DataAdapter {
+    public static let defaultName = "MPN_INTERNAL_DATA_ADAPTER"
+    public static let subscriptionFields = ["status", "status_timestamp", "notification_format", "trigger", "group", "schema",
+                                            "adapter", "mode", "requested_buffer_size", "requested_max_frequency"]
+
+    private struct State {
+        var listeners: [any ItemEventListener] = []
+        var subscribed: [String: Int] = [:]
+        var devices: [String: [String: String?]] = [:]
+        /// deviceId → subscription ids, in activation order.
+        var deviceSubscriptions: [String: [String]] = [:]
+        var subscriptions: [String: [String: String?]] = [:]
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    public init() {}
+
+    // MARK: DataAdapter
+
+    public func setListener(_ listener: any ItemEventListener) {
+        state.withLockedValue { $0.listeners.append(listener) }
+    }
+
+    public func subscribe(item: String) async throws {
+        state.withLockedValue { s in
+            s.subscribed[item, default: 0] += 1
+            for listener in s.listeners {
+                for (fields, _) in Self.snapshot(of: item, in: s) { listener.update(item: item, fields: fields, isSnapshot: true) }
+                listener.endOfSnapshot(item: item)
+            }
+        }
+    }
+
+    public func unsubscribe(item: String) async {
+        state.withLockedValue { s in
+            if let n = s.subscribed[item], n > 1 { s.subscribed[item] = n - 1 } else { s.subscribed.removeValue(forKey: item) }
+        }
+    }
+
+    public func isSnapshotAvailable(item: String) -> Bool { true }
+
+    private static func snapshot(of item: String, in s: State) -> [([String: String?], Void)] {
+        if item.hasPrefix("DEV-"), let fields = s.devices[String(item.dropFirst(4))] { return [(fields, ())] }
+        if item.hasPrefix("SUBS-") {
+            return (s.deviceSubscriptions[String(item.dropFirst(5))] ?? []).map { (["key": "SUB-" + $0, "command": "ADD"], ()) }
+        }
+        if item.hasPrefix("SUB-"), let fields = s.subscriptions[String(item.dropFirst(4))] { return [(fields, ())] }
+        return []
+    }
+
+    // MARK: Publishing (called by the module)
+
+    private func emit(_ s: State, _ item: String, _ fields: [String: String?]) {
+        guard s.subscribed[item] != nil else { return }
+        for listener in s.listeners { listener.update(item: item, fields: fields, isSnapshot: false) }
+    }
+
+    func publish(device d: MPNDeviceRecord) {
+        let fields: [String: String?] = ["status": d.status.rawValue, "status_timestamp": String(d.statusTimestamp)]
+        state.withLockedValue { s in
+            s.devices[d.id] = fields
+            if s.deviceSubscriptions[d.id] == nil { s.deviceSubscriptions[d.id] = [] }
+            emit(s, "DEV-" + d.id, fields)
+        }
+    }
+
+    static func fields(of r: MPNSubscriptionRecord) -> [String: String?] {
+        [
+            "status": r.status.rawValue,
+            "status_timestamp": String(r.statusTimestamp),
+            "notification_format": r.notificationFormat,
+            "trigger": r.trigger,
+            "group": r.group,
+            "schema": r.schema,
+            "adapter": r.dataAdapter,
+            "mode": r.mode.rawValue,
+            "requested_buffer_size": r.bufferSize?.wireValue,
+            "requested_max_frequency": r.maxFrequency?.wireValue,
+        ]
+    }
+
+    func publish(subscription r: MPNSubscriptionRecord) {
+        let fields = Self.fields(of: r)
+        state.withLockedValue { s in
+            let isNew = s.subscriptions[r.id] == nil
+            s.subscriptions[r.id] = fields
+            if !(s.deviceSubscriptions[r.deviceId] ?? []).contains(r.id) {
+                s.deviceSubscriptions[r.deviceId, default: []].append(r.id)
+            }
+            emit(s, "SUB-" + r.id, fields)
+            if isNew { emit(s, "SUBS-" + r.deviceId, ["key": "SUB-" + r.id, "command": "ADD"]) }
+        }
+    }
+
+    func remove(subscriptionId id: String, deviceId: String) {
+        state.withLockedValue { s in
+            s.subscriptions.removeValue(forKey: id)
+            s.deviceSubscriptions[deviceId]?.removeAll { $0 == id }
+            emit(s, "SUBS-" + deviceId, ["key": "SUB-" + id, "command": "DELETE"])
+        }
+    }
+
+    func remove(deviceId: String) {
+        state.withLockedValue { s in
+            for id in s.deviceSubscriptions[deviceId] ?? [] {
+                s.subscriptions.removeValue(forKey: id)
+                emit(s, "SUBS-" + deviceId, ["key": "SUB-" + id, "command": "DELETE"])
+            }
+            s.deviceSubscriptions.removeValue(forKey: deviceId)
+            s.devices.removeValue(forKey: deviceId)
+        }
+    }
+
+    /// Moves the subscriptions listed under one device to another (token change merge).
+    func move(from old: String, to new: String, records: [MPNSubscriptionRecord]) {
+        remove(deviceId: old)
+        for r in records { publish(subscription: r) }
+        _ = new
+    }
+}

@@ -1,0 +1,183 @@
+import LightstreamerServer
+import Logging
+import NIOConcurrencyHelpers
+import TLCP
+
+/// One MPN subscription as the engine runs it.
+struct RunningSubscription: Sendable {
+    var record: MPNSubscriptionRecord
+    var format: NotificationFormat
+    var trigger: CompiledTrigger?
+    var handle: TableHandle?
+    /// Events of older item subscriptions (before a reconf) carry an older generation.
+    var generation: UInt64 = 0
+}
+
+extension MPNModule {
+    enum Event: Sendable {
+        case update(subscriptionId: String, generation: UInt64, item: Int, values: [String?], isSnapshot: Bool)
+        case pacingTimer(deviceId: String)
+        case sent(deviceId: String, notification: PendingNotification, result: MPNDeliveryResult)
+        case retryTriggered(deviceId: String, notification: PendingNotification)
+        case collect
+    }
+
+    /// Feeds an event to the consumer task (from sinks, timers and send tasks).
+    nonisolated func post(_ event: Event) {
+        outstanding.withLockedValue { $0 += 1 }
+        if case .terminated = eventSink.yield(event) { outstanding.withLockedValue { $0 -= 1 } }
+    }
+
+    func handle(_ event: Event) async {
+        defer { outstanding.withLockedValue { $0 -= 1 } }
+        switch event {
+        case .update(let id, let generation, let item, let values, let isSnapshot):
+            await handleUpdate(id, generation: generation, item: item, values: values, isSnapshot: isSnapshot)
+        case .pacingTimer(let deviceId):
+            queues[deviceId]?.timer = nil
+            await pump(deviceId)
+        case .sent(let deviceId, let notification, let result):
+            await handleResult(deviceId, notification, result)
+        case .retryTriggered(let deviceId, let notification):
+            await send(notification, deviceId: deviceId)
+        case .collect:
+            collectorTimer = nil
+            await collectInactiveDevices()
+            scheduleCollector()
+        }
+    }
+
+    // MARK: - Subscriptions and item tables
+
+    func prepare(_ r: MPNSubscriptionRecord) throws(MPNError) -> RunningSubscription {
+        let platform = devices[r.deviceId]?.platform ?? .apple
+        let format = try NotificationFormat(r.notificationFormat, fields: r.fields, platform: platform, limits: configuration.limits)
+        let trigger = try r.trigger.map { (t: String) throws(MPNError) in try CompiledTrigger(t, fields: r.fields) }
+        return RunningSubscription(record: r, format: format, trigger: trigger)
+    }
+
+    /// Installs a new or changed subscription: publishes it and (re)starts its items.
+    func install(_ record: MPNSubscriptionRecord, format: NotificationFormat, trigger: CompiledTrigger?) async {
+        await stopTable(record.id)
+        running[record.id] = RunningSubscription(record: record, format: format, trigger: trigger)
+        queues[record.deviceId]?.pending.removeAll { $0.subscriptionId == record.id }
+        internalAdapter.publish(subscription: record)
+        if record.status == .active, devices[record.deviceId]?.status == .active { await startTable(record.id) }
+    }
+
+    func startTable(_ id: String) async {
+        guard var r = running[id], r.handle == nil else { return }
+        nextGeneration += 1
+        r.generation = nextGeneration
+        running[id] = r
+        let rec = r.record
+        let spec = TableSpec(adapterSet: rec.adapterSet, dataAdapter: rec.dataAdapter, mode: rec.mode, items: rec.items,
+                             fields: rec.fields, snapshot: rec.mode == .merge ? .yes : .no,
+                             maxFrequency: rec.maxFrequency ?? .unlimited, bufferSize: rec.bufferSize)
+        let sink = MPNTableSink(subscriptionId: id, generation: r.generation, module: self)
+        do {
+            let handle = try await itemEngine.subscribe(spec, sink: sink)
+            if running[id]?.generation == r.generation {
+                running[id]?.handle = handle
+            } else {
+                await itemEngine.unsubscribe(handle)
+            }
+        } catch {
+            logger.error("MPN subscription cannot subscribe its items", metadata: ["id": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    func stopTable(_ id: String) async {
+        guard let handle = running[id]?.handle else { return }
+        running[id]?.handle = nil
+        running[id]?.generation = 0
+        await itemEngine.unsubscribe(handle)
+    }
+
+    // MARK: - Updates and triggers
+
+    func handleUpdate(_ id: String, generation: UInt64, item: Int, values: [String?], isSnapshot: Bool) async {
+        guard let r = running[id], r.generation == generation, r.record.status == .active,
+              devices[r.record.deviceId]?.status == .active else { return }
+        if let trigger = r.trigger {
+            guard trigger.evaluate(values) else { return }
+            let now = nowMillis
+            let won: Bool
+            do { won = try await store.markTriggered(id: id, now: now) } catch {
+                logger.error("MPN trigger cannot be persisted; will fire on a later update", metadata: ["id": "\(id)", "error": "\(error)"])
+                return
+            }
+            guard won, running[id] != nil else { return }
+            running[id]?.record.status = .triggered
+            running[id]?.record.statusTimestamp = now
+            running[id]?.record.lastTriggerTime = now
+            statistics.triggered += 1
+            if let rec = running[id]?.record { internalAdapter.publish(subscription: rec) }
+            await stopTable(id)
+            await send(PendingNotification(subscriptionId: id, item: item, values: values, triggered: true), deviceId: r.record.deviceId)
+            return
+        }
+        guard !isSnapshot else { return }
+        enqueue(PendingNotification(subscriptionId: id, item: item, values: values, triggered: false),
+                deviceId: r.record.deviceId, mode: r.record.mode)
+        await pump(r.record.deviceId)
+    }
+
+    // MARK: - Devices
+
+    func suspend(_ deviceId: String, reason: String) async {
+        let now = nowMillis
+        guard let d = try? await store.setDeviceStatus(id: deviceId, status: .suspended, now: now) else { return }
+        logger.notice("MPN device suspended by the provider", metadata: ["device": "\(deviceId)", "reason": "\(reason)"])
+        let wasActive = devices[deviceId]?.status == .active
+        devices[deviceId] = d
+        if wasActive { statistics.suspendedDevices += 1 }
+        internalAdapter.publish(device: d)
+        queues.removeValue(forKey: deviceId)?.timer?.cancel()
+        for (id, r) in running where r.record.deviceId == deviceId { await stopTable(id) }
+    }
+
+    /// Deletes devices inactive for `inactivity.deviceInactivityTimeoutMinutes` (SUSPENDED, or
+    /// without ACTIVE subscriptions). Runs every `collectorPeriodMinutes`; callable directly.
+    @discardableResult
+    public func collectInactiveDevices() async -> [String] {
+        let cutoff = nowMillis - Int64(configuration.inactivity.deviceInactivityTimeoutMinutes) * 60_000
+        guard let ids = try? await store.collectInactiveDevices(lastAccessBefore: cutoff) else { return [] }
+        for deviceId in ids {
+            for (id, r) in running where r.record.deviceId == deviceId {
+                await stopTable(id)
+                running.removeValue(forKey: id)
+            }
+            devices.removeValue(forKey: deviceId)
+            queues.removeValue(forKey: deviceId)?.timer?.cancel()
+            internalAdapter.remove(deviceId: deviceId)
+        }
+        return ids
+    }
+
+    func scheduleCollector() {
+        let minutes = UInt64(max(1, configuration.inactivity.collectorPeriodMinutes))
+        collectorTimer = clock.schedule(afterNanoseconds: minutes * 60 * 1_000_000_000) { [weak self] in
+            self?.post(.collect)
+        }
+    }
+}
+
+/// Receives one MPN subscription's item events from the `ItemEngine`.
+final class MPNTableSink: TableSink {
+    let subscriptionId: String
+    let generation: UInt64
+    weak let module: MPNModule?
+
+    init(subscriptionId: String, generation: UInt64, module: MPNModule) {
+        self.subscriptionId = subscriptionId
+        self.generation = generation
+        self.module = module
+    }
+
+    func deliver(_ event: TableEvent) {
+        guard case .update(let item, let values, let isSnapshot) = event else { return }
+        module?.post(.update(subscriptionId: subscriptionId, generation: generation, item: item, values: values,
+                             isSnapshot: isSnapshot))
+    }
+}

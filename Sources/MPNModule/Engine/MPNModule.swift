@@ -1,0 +1,287 @@
+import LightstreamerServer
+import Logging
+import NIOConcurrencyHelpers
+import TLCP
+
+/// # The MPN Module facade
+///
+/// The server-side engine of Mobile Push Notifications, used by server sessions for the five
+/// MPN control operations and running on its own afterwards:
+///
+/// ```swift
+/// let internal = MPNInternalDataAdapter()          // add to each MPN adapter set as
+///                                                   // config.internalDataAdapterName, then
+/// let engine = ItemEngine(adapterSets: sets)        // build the item engine
+/// let store = try await MPNModule.openStore(config.store)
+/// let mpn = MPNModule(configuration: config, store: store,
+///                     providers: MPNProviderRegistry(configuration: config),
+///                     itemEngine: engine, internalAdapter: internal)
+/// try await mpn.start()                             // reload devices/subscriptions, subscribe items
+/// // per request (context = adapter set, user, session id):
+/// let reg = try await mpn.register(params, context: ctx)      // → MPNREG,<reg.deviceId>,<reg.adapterName>
+/// let id  = try await mpn.activate(params, context: ctx)      // → MPNOK,<LS_subId>,<id>
+/// let id2 = try await mpn.reconfigure(params, context: ctx)   // → MPNCONF,<id2>
+/// let ids = try await mpn.deactivate(deviceId: d, target: t, context: ctx) // → one MPNDEL,<id> each
+/// try await mpn.resetBadge(deviceId: d, context: ctx)         // → MPNZERO,<d>
+/// await mpn.shutdown()
+/// ```
+///
+/// Every operation throws `MPNError` with the code of mpn-server.md 1.8 (40 disabled, 41 store,
+/// 43 unknown app, 44 trigger, 45 device, 46 subscription, 47 argument, 48 suspended, 49 size,
+/// 50 no items/fields, 51 payload, 52/53 format, 56 pn_reconf mismatch, 17/21/23/24 from the
+/// item engine and Metadata Adapter, ≤0/66 from `MPNMetadataHooks`). A returned operation is
+/// committed to the store: the session may acknowledge it at once. The session itself checks
+/// that the device was registered in that session before the other operations.
+///
+/// Runtime: each ACTIVE subscription of an ACTIVE device subscribes its items through the
+/// `ItemEngine` (MERGE with snapshot, DISTINCT without), independent of sessions. A subscription
+/// with a trigger evaluates it on every update (snapshot included) until it is true, then is
+/// marked TRIGGERED in the store (compare-and-set) and sends exactly one notification. One
+/// without a trigger sends a notification per real-time update (snapshots do not notify),
+/// paced per device (`pacing.minSendDelayMillis`, trigger notifications exempt), with MERGE
+/// conflation of waiting notifications (latest values win) and retries with exponential
+/// backoff. A provider that reports a dead token suspends the device (48 on activation; DEV
+/// item updated); a token change or a new registration resumes it. Devices SUSPENDED or without
+/// ACTIVE subscriptions are deleted after `inactivity.deviceInactivityTimeoutMinutes`.
+/// The internal items `DEV-`, `SUBS-`, `SUB-` are served live by `MPNInternalDataAdapter`.
+public actor MPNModule {
+    public struct Registration: Sendable, Hashable {
+        public var deviceId: String
+        /// The internal MPN Data Adapter name (second argument of MPNREG).
+        public var adapterName: String
+    }
+
+    /// Counters (tests, benchmarks, monitoring).
+    public struct Statistics: Sendable, Hashable {
+        public var delivered = 0
+        public var triggered = 0
+        public var retried = 0
+        public var dropped = 0
+        public var suspendedDevices = 0
+    }
+
+    let configuration: MPNConfiguration
+    let store: any MPNStore
+    let providers: MPNProviderRegistry
+    let itemEngine: ItemEngine
+    let internalAdapter: MPNInternalDataAdapter
+    let clock: any EngineClock
+    let wallClock: any MPNWallClock
+    let logger: Logger
+
+    // Runtime state (actor-isolated).
+    var devices: [String: MPNDeviceRecord] = [:]
+    var running: [String: RunningSubscription] = [:]
+    var queues: [String: DeviceQueue] = [:]
+    var statistics = Statistics()
+    var nextGeneration: UInt64 = 0
+    var started = false
+    var collectorTimer: (any EngineTimer)?
+
+    let events: AsyncStream<Event>
+    let eventSink: AsyncStream<Event>.Continuation
+    let outstanding = NIOLockedValueBox(0)
+    var consumer: Task<Void, Never>?
+
+    public init(configuration: MPNConfiguration, store: any MPNStore, providers: MPNProviderRegistry, itemEngine: ItemEngine,
+                internalAdapter: MPNInternalDataAdapter, clock: any EngineClock = SystemEngineClock(),
+                wallClock: any MPNWallClock = SystemWallClock(), logger: Logger = Logger(label: "lightstreamer.mpn")) {
+        self.configuration = configuration
+        self.store = store
+        self.providers = providers
+        self.itemEngine = itemEngine
+        self.internalAdapter = internalAdapter
+        self.clock = clock
+        self.wallClock = wallClock
+        self.logger = logger
+        (events, eventSink) = AsyncStream.makeStream(of: Event.self)
+    }
+
+    /// Opens the configured store (PostgreSQL when a URL is given, else the SQLite file).
+    public static func openStore(_ config: MPNConfiguration.Store) async throws -> any MPNStore {
+        if let url = config.postgresURL { return try await PostgresMPNStore.open(url: url, schema: config.postgresSchema) }
+        return try SQLiteMPNStore(path: config.sqlitePath ?? "mpn.sqlite")
+    }
+
+    /// Loads devices and subscriptions, publishes them on the internal items and subscribes the
+    /// items of every ACTIVE subscription of every ACTIVE device.
+    public func start() async throws {
+        guard !started else { return }
+        started = true
+        consumer = Task { [events] in
+            for await event in events { await self.handle(event) }
+        }
+        for d in try await store.allDevices() {
+            devices[d.id] = d
+            internalAdapter.publish(device: d)
+        }
+        for r in try await store.allSubscriptions(status: nil) {
+            internalAdapter.publish(subscription: r)
+            guard let prepared = try? prepare(r) else {
+                logger.error("Stored MPN subscription no longer compiles", metadata: ["id": "\(r.id)"])
+                continue
+            }
+            running[r.id] = prepared
+            if r.status == .active, devices[r.deviceId]?.status == .active { await startTable(r.id) }
+        }
+        scheduleCollector()
+    }
+
+    /// Stops every item subscription, timer and provider.
+    public func shutdown() async {
+        collectorTimer?.cancel()
+        for id in Array(running.keys) { await stopTable(id) }
+        for (_, q) in queues { q.timer?.cancel() }
+        queues.removeAll()
+        eventSink.finish()
+        consumer?.cancel()
+        await providers.shutdown()
+        started = false
+    }
+
+    public var currentStatistics: Statistics { statistics }
+
+    /// Waits until every queued event, send and timer due by now has been handled (tests).
+    public func settle(maxRounds: Int = 10_000) async {
+        for _ in 0..<maxRounds {
+            if outstanding.withLockedValue({ $0 }) == 0 { return }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    var nowMillis: MPNTimestamp { wallClock.nowMillis() }
+
+    // MARK: - Operations
+
+    func checkEnabled(_ context: MPNRequestContext) throws(MPNError) {
+        guard configuration.isEnabled(for: context.adapterSet) else { throw .disabled }
+    }
+
+    func storeCall<T>(_ body: () async throws -> T) async throws(MPNError) -> T {
+        do { return try await body() } catch let e as MPNError { throw e } catch {
+            logger.error("MPN store failure", metadata: ["error": "\(error)"])
+            throw .internalResource("\(error)")
+        }
+    }
+
+    func hooks(_ context: MPNRequestContext) -> (any MPNMetadataHooks)? {
+        itemEngine.adapterSet(named: context.adapterSet)?.metadata as? any MPNMetadataHooks
+    }
+
+    /// The device of an operation: 45 when unknown.
+    func requireDevice(_ id: String, _ context: MPNRequestContext) async throws(MPNError) -> MPNDeviceRecord {
+        guard let d = try await storeCall({ try await store.device(id: id) }) else { throw .unknownDevice }
+        devices[d.id] = d
+        if let hooks = hooks(context) {
+            let info = MPNDeviceInfo(platform: d.platform, applicationId: d.applicationId, deviceToken: d.deviceToken)
+            try await MPNHookCall.run { try await hooks.notifyMpnDeviceAccess(user: context.user, sessionId: context.sessionId, device: info) }
+        }
+        return d
+    }
+
+    /// `register`: finds or creates the device (token change with `PN_newDeviceToken`).
+    public func register(_ p: MPNRegisterParameters, context: MPNRequestContext) async throws(MPNError) -> Registration {
+        try checkEnabled(context)
+        try configuration.limits.checkDevice(applicationId: p.applicationId, token: p.deviceToken)
+        if let n = p.newDeviceToken { try MPNLimits.check(n, max: configuration.limits.deviceToken, "device token") }
+        guard !p.deviceToken.isEmpty, !p.applicationId.isEmpty else { throw MPNError(code: 65, message: "Empty token or application id") }
+        guard providers.knows(p.platform, p.applicationId) else { throw .unknownApplication(p.applicationId) }
+        let info = MPNDeviceInfo(platform: p.platform, applicationId: p.applicationId, deviceToken: p.deviceToken)
+        if let hooks = hooks(context) {
+            try await MPNHookCall.run { try await hooks.notifyMpnDeviceAccess(user: context.user, sessionId: context.sessionId, device: info) }
+            if let new = p.newDeviceToken, new != p.deviceToken {
+                try await MPNHookCall.run {
+                    try await hooks.notifyMpnDeviceTokenChange(user: context.user, sessionId: context.sessionId, device: info, newDeviceToken: new)
+                }
+            }
+        }
+        let now = nowMillis
+        var device: MPNDeviceRecord
+        if let new = p.newDeviceToken, new != p.deviceToken {
+            let (d, removed) = try await storeCall {
+                try await store.changeDeviceToken(platform: p.platform, applicationId: p.applicationId, oldToken: p.deviceToken,
+                                                  newToken: new, now: now)
+            }
+            device = d
+            if let removed {
+                for (id, r) in running where r.record.deviceId == removed {
+                    await stopTable(id)
+                    running[id]?.record.deviceId = d.id
+                }
+                devices.removeValue(forKey: removed)
+                queues.removeValue(forKey: removed)?.timer?.cancel()
+                internalAdapter.move(from: removed, to: d.id, records: running.values.map(\.record).filter { $0.deviceId == d.id })
+            }
+        } else {
+            device = try await storeCall {
+                try await store.registerDevice(platform: p.platform, applicationId: p.applicationId, token: p.deviceToken, now: now).device
+            }
+            if device.status == .suspended, let resumed = try await storeCall({
+                try await store.setDeviceStatus(id: device.id, status: .active, now: now)
+            }) {
+                device = resumed
+            }
+        }
+        let wasActive = devices[device.id]?.status == .active
+        devices[device.id] = device
+        internalAdapter.publish(device: device)
+        if !wasActive || p.newDeviceToken != nil {
+            for (id, r) in running where r.record.deviceId == device.id && r.record.status == .active && r.handle == nil {
+                await startTable(id)
+            }
+        }
+        return Registration(deviceId: device.id, adapterName: configuration.internalDataAdapterName)
+    }
+
+    /// `reset_badge`: the AUTO badge counter back to 0.
+    public func resetBadge(deviceId: String, context: MPNRequestContext) async throws(MPNError) {
+        try checkEnabled(context)
+        let d = try await requireDevice(deviceId, context)
+        guard try await storeCall({ try await store.resetBadge(deviceId: d.id) }) else { throw .unknownDevice }
+        devices[d.id]?.badge = 0
+    }
+
+    /// `deactivate`: removes one subscription, those with a status, or all of the device's.
+    /// Returns the removed ids (one MPNDEL each; possibly none).
+    public func deactivate(deviceId: String, target: MPNDeactivateTarget, context: MPNRequestContext) async throws(MPNError) -> [String] {
+        try checkEnabled(context)
+        let d = try await requireDevice(deviceId, context)
+        let now = nowMillis
+        _ = try? await store.touchDevice(id: d.id, now: now)
+        var removed: [String]
+        switch target {
+        case .subscription(let id):
+            guard let r = try await storeCall({ try await store.subscription(id: id) }), r.deviceId == d.id else {
+                throw .unknownSubscription
+            }
+            guard try await storeCall({ try await store.deleteSubscription(id: r.id) }) else { throw .unknownSubscription }
+            removed = [r.id]
+        case .status(let s):
+            let status: MPNSubscriptionStatus = s == .active ? .active : .triggered
+            removed = try await storeCall { try await store.deleteSubscriptions(deviceId: d.id, status: status) }
+        case .all:
+            removed = try await storeCall { try await store.deleteSubscriptions(deviceId: d.id, status: nil) }
+        }
+        for id in removed {
+            await stopTable(id)
+            running.removeValue(forKey: id)
+            queues[d.id]?.pending.removeAll { $0.subscriptionId == id }
+            internalAdapter.remove(subscriptionId: id, deviceId: d.id)
+        }
+        return removed
+    }
+}
+
+/// Who asks for an MPN operation.
+public struct MPNRequestContext: Sendable, Hashable {
+    /// The session's adapter set (`LS_adapter_set`).
+    public var adapterSet: String
+    public var user: String?
+    public var sessionId: String
+
+    public init(adapterSet: String, user: String? = nil, sessionId: String) {
+        self.adapterSet = adapterSet
+        self.user = user
+        self.sessionId = sessionId
+    }
+}

@@ -1,0 +1,68 @@
+import TLCP
+
+/// One push notification ready for a provider.
+public struct MPNNotification: Sendable, Hashable {
+    public var platform: MPNPlatform
+    public var applicationId: String
+    public var deviceToken: String
+    public var deviceId: String
+    public var subscriptionId: String
+    /// The rendered notification format (provider-native JSON).
+    public var payload: JSONValue
+    /// Sent because the subscription's trigger fired.
+    public var triggered: Bool
+    /// APNs `apns-collapse-id` (≤ 64 bytes), if any.
+    public var collapseId: String?
+
+    public init(platform: MPNPlatform, applicationId: String, deviceToken: String, deviceId: String,
+                subscriptionId: String, payload: JSONValue, triggered: Bool = false, collapseId: String? = nil) {
+        self.platform = platform
+        self.applicationId = applicationId
+        self.deviceToken = deviceToken
+        self.deviceId = deviceId
+        self.subscriptionId = subscriptionId
+        self.payload = payload
+        self.triggered = triggered
+        self.collapseId = collapseId
+    }
+}
+
+/// What a provider made of one notification, classified for the engine.
+public enum MPNDeliveryResult: Sendable, Hashable {
+    case delivered
+    /// The token is dead (APNs 410/BadDeviceToken/Unregistered, FCM 404/UNREGISTERED): the
+    /// device becomes SUSPENDED.
+    case deviceInvalid(reason: String)
+    /// Transient (429, 5xx, network, expired provider token): retry later, after `after` when
+    /// the provider said so (Retry-After).
+    case retry(after: Duration?, reason: String)
+    /// The provider refused this notification for good (bad payload): drop it.
+    case rejected(reason: String)
+    /// The provider refused our credentials: logged as an alarm; retried later.
+    case authenticationFailed(reason: String)
+}
+
+/// A push service for one application (APNs, FCM or the `log` test sink).
+public protocol MPNProvider: Sendable {
+    func send(_ notification: MPNNotification) async -> MPNDeliveryResult
+    func shutdown() async
+}
+
+extension MPNProvider {
+    public func shutdown() async {}
+}
+
+/// Reads the `reason` / FCM `errorCode` of an error body.
+enum ProviderErrorBody {
+    static func json(_ text: String) -> JSONValue? { try? JSONValue.parse(text) }
+
+    static func member(_ value: JSONValue?, _ key: String) -> JSONValue? {
+        guard case .object(let members)? = value else { return nil }
+        return members.first { $0.key == key }?.value
+    }
+
+    static func string(_ value: JSONValue?) -> String? {
+        if case .string(let s)? = value { return s }
+        return nil
+    }
+}

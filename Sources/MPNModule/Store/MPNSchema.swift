@@ -1,0 +1,59 @@
+/// The MPN tables, the same for SQLite and PostgreSQL. Column widths are the documented size
+/// limits (mpn-server.md 1.2), enforced at the edge with code 49 before anything is stored.
+enum MPNSchema {
+    /// Migrations in order; each is a list of statements. Never edit a shipped one: append.
+    static let migrations: [(name: String, statements: [String])] = [
+        ("v1-devices-subscriptions", [
+            """
+            CREATE TABLE mpn_devices (
+                device_id VARCHAR(36) PRIMARY KEY,
+                platform VARCHAR(16) NOT NULL,
+                application_id VARCHAR(128) NOT NULL,
+                device_token VARCHAR(256) NOT NULL,
+                status VARCHAR(16) NOT NULL,
+                status_timestamp BIGINT NOT NULL,
+                last_access BIGINT NOT NULL,
+                badge INTEGER NOT NULL DEFAULT 0,
+                created_at BIGINT NOT NULL,
+                UNIQUE (platform, application_id, device_token)
+            )
+            """,
+            "CREATE INDEX mpn_devices_last_access ON mpn_devices (last_access)",
+            """
+            CREATE TABLE mpn_subscriptions (
+                subscription_id VARCHAR(36) PRIMARY KEY,
+                device_id VARCHAR(36) NOT NULL REFERENCES mpn_devices (device_id) ON DELETE CASCADE,
+                adapter_set VARCHAR(32) NOT NULL,
+                data_adapter VARCHAR(32) NOT NULL,
+                item_group VARCHAR(255) NOT NULL,
+                field_schema VARCHAR(255) NOT NULL,
+                items TEXT NOT NULL,
+                fields TEXT NOT NULL,
+                mode VARCHAR(16) NOT NULL,
+                notification_format TEXT NOT NULL,
+                trigger_expression VARCHAR(255),
+                buffer_size VARCHAR(16),
+                max_frequency VARCHAR(32),
+                status VARCHAR(16) NOT NULL,
+                status_timestamp BIGINT NOT NULL,
+                created_at BIGINT NOT NULL,
+                last_trigger_time BIGINT
+            )
+            """,
+            "CREATE INDEX mpn_subscriptions_device_status ON mpn_subscriptions (device_id, status)",
+            """
+            CREATE INDEX mpn_subscriptions_coalescing ON mpn_subscriptions
+                (device_id, adapter_set, data_adapter, item_group, field_schema)
+            """,
+        ]),
+    ]
+
+    static let deviceColumns = """
+        device_id, platform, application_id, device_token, status, status_timestamp, last_access, badge, created_at
+        """
+    static let subscriptionColumns = """
+        subscription_id, device_id, adapter_set, data_adapter, item_group, field_schema, items, fields, mode, \
+        notification_format, trigger_expression, buffer_size, max_frequency, status, status_timestamp, created_at, \
+        last_trigger_time
+        """
+}
