@@ -27,13 +27,32 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.maxBodyBytes = maxBodyBytes
     }
 
+    /// Whether this connection is counted in `connectionsOpen` (until it closes or upgrades).
+    private var counted = false
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { countOpen() }
+    }
+
     func channelActive(context: ChannelHandlerContext) {
-        manager.metrics.update { $0.connectionsOpen += 1 }
+        countOpen()
         context.fireChannelActive()
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    private func countOpen() {
+        guard !counted else { return }
+        counted = true
+        manager.metrics.update { $0.connectionsOpen += 1 }
+    }
+
+    private func countClosed() {
+        guard counted else { return }
+        counted = false
         manager.metrics.update { $0.connectionsOpen -= 1 }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        countClosed()
         if let r = response, let session = r.session {
             manager.connectionClosed(r.id, sessionIds: [session])
         }
@@ -42,8 +61,8 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        // Upgraded to WebSocket: this channel is no longer counted here.
-        manager.metrics.update { $0.connectionsOpen -= 1 }
+        // Closed, or upgraded to WebSocket (the WS handler counts it from then on).
+        countClosed()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

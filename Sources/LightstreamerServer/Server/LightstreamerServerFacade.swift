@@ -17,6 +17,8 @@ public struct ServerOptions: Sendable {
     public var tlsCertificateChainFile: String?
     public var tlsPrivateKeyFile: String?
     public var sessions = SessionSettings()
+    /// Other names under which an adapter set is served (`["DEFAULT": "DEMO"]`).
+    public var adapterSetAliases: [String: String] = [:]
     /// Event loop threads (0: one per core).
     public var threads: Int = 0
 
@@ -57,7 +59,8 @@ public final class LightstreamerServer: Service, Sendable {
         self.engine = engine
         self.logger = logger
         self.metrics = ServerMetrics()
-        self.manager = SessionManager(engine: engine, settings: options.sessions, metrics: metrics, logger: logger)
+        self.manager = SessionManager(engine: engine, settings: options.sessions, metrics: metrics, logger: logger,
+                                      aliases: options.adapterSetAliases)
     }
 
     /// A server over these adapter sets, with its own item engine.

@@ -13,7 +13,11 @@ public final class SessionManager: Sendable {
     private let sessions = NIOLockedValueBox<[String: ServerSession]>([:])
     private let counter = NIOLockedValueBox<UInt64>(0)
 
-    init(engine: any TableEngine, settings: SessionSettings, metrics: ServerMetrics, logger: Logger) {
+    let aliases: [String: String]
+
+    init(engine: any TableEngine, settings: SessionSettings, metrics: ServerMetrics, logger: Logger,
+         aliases: [String: String] = [:]) {
+        self.aliases = aliases
         self.engine = engine
         self.settings = settings
         self.metrics = metrics
@@ -35,7 +39,8 @@ public final class SessionManager: Sendable {
     /// written: the caller answers CONERR with the code.
     func createSession(_ request: CreateSessionRequest, version: TLCPVersion, connection: any OutboundConnection,
                        clientIP: String?, headers: [String: String], eventLoop: any EventLoop) async -> Result<String, SessionRefusal> {
-        let setName = request.adapterSet ?? "DEFAULT"
+        let requested = request.adapterSet ?? "DEFAULT"
+        let setName = engine.adapterSet(named: requested) != nil ? requested : aliases[requested] ?? requested
         guard let adapterSet = engine.adapterSet(named: setName) else {
             return .failure(SessionRefusal(code: 2, message: "Adapter Set \(setName) not available"))
         }

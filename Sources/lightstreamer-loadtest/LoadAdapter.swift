@@ -1,0 +1,51 @@
+import Foundation
+import LightstreamerServer
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// A Data Adapter for load tests: items `load0`…`loadN-1`, each with the one field `ts`
+/// (the monotonic time in nanoseconds at which the update was produced), all updated `rate`
+/// times per second by one timer.
+final class LoadDataAdapter: DataAdapter {
+    let itemCount: Int
+    let rate: Double
+    private let listener = NIOLockedValueBox<(any ItemEventListener)?>(nil)
+    private let subscribed = NIOLockedValueBox<Set<String>>([])
+    private let task = NIOLockedValueBox<RepeatedTask?>(nil)
+
+    init(itemCount: Int, rate: Double) {
+        self.itemCount = itemCount
+        self.rate = rate
+    }
+
+    func start(on loop: any EventLoop) {
+        let interval = TimeAmount.nanoseconds(Int64(1_000_000_000 / rate))
+        let t = loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [self] _ in tick() }
+        task.withLockedValue { $0 = t }
+    }
+
+    func stop() { task.withLockedValue { $0?.cancel() } }
+
+    private func tick() {
+        guard let l = listener.withLockedValue({ $0 }) else { return }
+        let items = subscribed.withLockedValue { $0 }
+        for item in items {
+            let ts = String(NIODeadline.now().uptimeNanoseconds)
+            l.update(item: item, fields: ["ts": ts], isSnapshot: false)
+        }
+    }
+
+    func setListener(_ listener: any ItemEventListener) { self.listener.withLockedValue { $0 = listener } }
+    func subscribe(item: String) async throws { _ = subscribed.withLockedValue { $0.insert(item) } }
+    func unsubscribe(item: String) async { _ = subscribed.withLockedValue { $0.remove(item) } }
+    func isSnapshotAvailable(item: String) -> Bool { false }
+}
+
+/// Resident memory of this process, in bytes (Linux `/proc/self/statm`).
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let parts = text.split(separator: " ")
+    guard parts.count > 1, let pages = Int(parts[1]) else { return 0 }
+    return pages * 4096
+}

@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import LightstreamerServer
+import Logging
+import NIOCore
+import NIOPosix
+
+/// `lightstreamer-loadtest`: starts the server in this process with a synthetic adapter set
+/// and drives it over loopback WebSockets. Reports delivered updates/s, p50/p99 latency, and
+/// memory per idle session.
+@main
+struct LoadTestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lightstreamer-loadtest",
+        abstract: "Loopback load test of the Lightstreamer Swift server (WS sessions, MERGE updates).")
+
+    @Option(help: "WS sessions to open.") var sessions = 1_000
+    @Option(help: "Items each session subscribes to.") var itemsPerSession = 10
+    @Option(help: "Distinct items in the adapter (sessions share them).") var items = 100
+    @Option(help: "Updates per second of each item.") var rate = 10.0
+    @Option(help: "Seconds to measure, after the warm-up.") var seconds = 10.0
+    @Option(help: "Warm-up seconds once every session is subscribed.") var warmup = 3.0
+    @Option(help: "Server event-loop threads.") var serverThreads = 1
+    @Option(help: "Client event-loop threads.") var clientThreads = 1
+    @Option(help: "Also measure memory per idle session with this many sessions (0: skip).") var idleSessions = 0
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in
+            var h = StreamLogHandler.standardError(label: label)
+            h.logLevel = .warning
+            return h
+        }
+        let adapter = LoadDataAdapter(itemCount: items, rate: rate)
+        let set = AdapterSet(name: "LOAD", dataAdapters: ["DEFAULT": adapter])
+        var options = ServerOptions(host: "127.0.0.1", port: 0)
+        options.threads = serverThreads
+        options.sessions.sessionTimeoutMillis = 600_000
+        options.sessions.sessionRecoveryMillis = 600_000
+        options.sessions.recoveryWindowMillis = 2_000
+        let server = LightstreamerServer(options: options, adapterSets: [set])
+        try await server.start()
+        let port = server.port ?? 0
+        let clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: clientThreads)
+        let timerGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        adapter.start(on: timerGroup.next())
+
+        if idleSessions > 0 {
+            try await measureIdle(port: port, group: clientGroup, server: server)
+        }
+        if sessions > 0 {
+            try await measureLoad(port: port, group: clientGroup)
+        }
+        adapter.stop()
+        await server.shutdown()
+        try await clientGroup.shutdownGracefully()
+        try await timerGroup.shutdownGracefully()
+    }
+
+    func open(_ count: Int, port: Int, group: any EventLoopGroup, stats: LoadStats, subscribe: Bool,
+              offset: Int = 0) async throws -> [any Channel] {
+        var channels: [any Channel] = []
+        var batch: [EventLoopFuture<any Channel>] = []
+        for i in 0..<count {
+            let first = ((i + offset) * itemsPerSession) % max(items, 1)
+            let names = (0..<itemsPerSession).map { "load\((first + $0) % items)" }
+            let f = ClientBootstrap(group: group)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelInitializer { ch in
+                    ch.eventLoop.makeCompletedFuture {
+                        try ch.pipeline.syncOperations.addHandler(LoadClientHandler(items: names, stats: stats, subscribe: subscribe))
+                    }
+                }
+                .connect(host: "127.0.0.1", port: port)
+            batch.append(f)
+            if batch.count == 200 {
+                for f in batch { channels.append(try await f.get()) }
+                batch = []
+            }
+        }
+        for f in batch { channels.append(try await f.get()) }
+        // Wait until every session answered (SUBOK, or CONOK without subscription).
+        let deadline = ContinuousClock.now + .seconds(120)
+        while stats.state.withLockedValue({ $0.subscribed + $0.errors }) < count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return channels
+    }
+
+    func measureIdle(port: Int, group: any EventLoopGroup, server: LightstreamerServer) async throws {
+        let stats = LoadStats()
+        try await Task.sleep(for: .milliseconds(500))
+        let before = residentBytes()
+        let channels = try await open(idleSessions, port: port, group: group, stats: stats, subscribe: false)
+        try await Task.sleep(for: .seconds(1))
+        let after = residentBytes()
+        let per = Double(after - before) / Double(max(idleSessions, 1))
+        print(String(format: "idle: %d WS sessions (server and client in one process): %.1f KiB per session (RSS %.1f -> %.1f MiB), %d sessions live",
+                     idleSessions, per / 1024, Double(before) / 1_048_576, Double(after) / 1_048_576, server.sessionCount))
+        for c in channels { try? await c.close() }
+        try await Task.sleep(for: .seconds(1))
+    }
+
+    func measureLoad(port: Int, group: any EventLoopGroup) async throws {
+        let stats = LoadStats()
+        let expected = Double(sessions * itemsPerSession) * rate
+        stats.state.withLockedValue { $0.sampleEvery = max(1, Int(expected * seconds / 2_000_000)) }
+        let start = ContinuousClock.now
+        let channels = try await open(sessions, port: port, group: group, stats: stats, subscribe: true, offset: 0)
+        let ready = stats.state.withLockedValue { ($0.subscribed, $0.errors) }
+        print("load: \(ready.0) of \(sessions) sessions subscribed (\(ready.1) errors) in \(ContinuousClock.now - start)")
+        try await Task.sleep(for: .milliseconds(Int(warmup * 1000)))
+        stats.state.withLockedValue { $0.recording = true }
+        let measureStart = ContinuousClock.now
+        try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+        let (updates, latencies) = stats.state.withLockedValue { s -> (Int, [Int]) in
+            s.recording = false
+            return (s.updates, s.latenciesMicros)
+        }
+        let elapsed = Double((ContinuousClock.now - measureStart).components.attoseconds) / 1e18
+            + Double((ContinuousClock.now - measureStart).components.seconds)
+        let sorted = latencies.sorted()
+        func pct(_ p: Double) -> Double {
+            sorted.isEmpty ? .nan : Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1000
+        }
+        print(String(format: "load: %d sessions x %d items x %.0f/s: expected %.0f updates/s, delivered %.0f updates/s (%.1f%%); latency p50 %.1f ms, p99 %.1f ms (%d samples)",
+                     sessions, itemsPerSession, rate, expected, Double(updates) / elapsed, 100 * Double(updates) / elapsed / expected,
+                     pct(0.5), pct(0.99), sorted.count))
+        for c in channels { try? await c.close() }
+    }
+}

@@ -1,0 +1,370 @@
+@testable import LightstreamerServer
+import TLCP
+import Testing
+
+/// Scripted exchanges against the session state machine: no sockets, a fake clock.
+@Suite struct SessionStateMachineTests {
+    @Test func wsCreateSendsConokThenHead() {
+        var s = SessionScript()
+        let lines = s.take()
+        #expect(lines.first == "CONOK,S1,50000,5000,*")
+        #expect(Array(lines.dropFirst()) == ["SERVNAME,Lightstreamer Swift Server", "CLIENTIP,127.0.0.1", "CONS,unlimited"])
+        #expect(s.armed[.keepalive] == 6_000)
+        #expect(s.armed[.sync] != nil)
+    }
+
+    @Test func reduceHeadOnCreateDropsServnameClientipAndCons() {
+        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(reduceHead: true)))
+        #expect(s.take() == ["CONOK,S1,50000,5000,*"])
+        s.control(.constrain(maxBandwidth: .kbps(10)))
+        #expect(s.take() == ["REQOK,1"])
+    }
+
+    @Test func subscribeWithAckFalseSendsNoReqokAndEncodesUnchangedFields() {
+        var s = SessionScript()
+        _ = s.take()
+        s.subscribe(1, fields: 3, ack: false)
+        #expect(s.take() == ["SUBOK,1,1,3", "CONF,1,unlimited,filtered"])
+        s.update(1, ["a", "b", "c"], snapshot: true)
+        s.update(1, ["a", "B", "c"])
+        s.update(1, [nil, "B", ""])
+        #expect(s.take() == ["U,1,1,a|b|c", "U,1,1,|B|", "U,1,1,#||$"])
+        #expect(s.machine.dataNotificationCount == 5)
+    }
+
+    @Test func subscribeAckedAndRefused() {
+        var s = SessionScript()
+        _ = s.take()
+        s.control(.add(SubscribeParameters(subscriptionId: 1, mode: .merge, group: "g", schema: "s")), id: "7")
+        #expect(s.take().isEmpty)
+        s.record(s.machine.subscribeFailed(1, SessionRefusal(code: 21, message: "bad, group"), now: s.now))
+        #expect(s.take() == ["REQERR,7,21,bad%2C group"])
+        // An error is sent even with LS_ack=false.
+        s.control(.add(SubscribeParameters(subscriptionId: 2, mode: .merge, group: "g", schema: "s")), id: "8", ack: false)
+        s.record(s.machine.subscribeFailed(2, SessionRefusal(code: -3, message: "no"), now: s.now))
+        #expect(s.take() == ["REQERR,8,-3,no"])
+    }
+
+    @Test func eventsBeforeTheSubscriptionIsConfirmedWaitForSubok() {
+        var s = SessionScript()
+        _ = s.take()
+        s.control(.add(SubscribeParameters(subscriptionId: 1, mode: .distinct, group: "g", schema: "s")), ack: false)
+        s.update(1, ["x"], snapshot: true)
+        s.record(s.machine.tableEvent(1, .endOfSnapshot(item: 1), now: s.now))
+        #expect(s.take().isEmpty)
+        s.record(s.machine.subscribeSucceeded(1, grant: SubscriptionGrant(itemCount: 1, fieldCount: 1), now: s.now))
+        #expect(s.take() == ["SUBOK,1,1,1", "CONF,1,unlimited,filtered", "U,1,1,x", "EOS,1,1"])
+    }
+
+    @Test func commandSubscriptionAnswersSubcmd() {
+        var s = SessionScript()
+        _ = s.take()
+        s.subscribe(3, mode: .command, fields: 4, ack: false, key: 1, command: 2)
+        #expect(s.take().first == "SUBCMD,3,1,4,1,2")
+    }
+
+    @Test func deleteAnswersReqokThenUnsubAfterTheEngine() {
+        var s = SessionScript()
+        _ = s.take()
+        s.subscribe(1, ack: false)
+        _ = s.take()
+        s.control(.delete(subscriptionId: 1), id: "2")
+        #expect(s.take() == ["REQOK,2"])
+        #expect(s.actions.contains(.unsubscribe(subscriptionId: 1)))
+        s.update(1, ["late", "x"])
+        s.record(s.machine.unsubscribed(1, now: s.now))
+        #expect(s.take() == ["U,1,1,late|x", "UNSUB,1"])
+        s.control(.delete(subscriptionId: 1), id: "3")
+        #expect(s.take() == ["REQERR,3,19,Subscription 1 not found"])
+    }
+
+    @Test func httpPollingCreateAnswersConokAndLoop() {
+        let conn = ConnectionID(9)
+        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(polling: true, pollingMillis: 0, idleMillis: 0)),
+                              transport: .http, connection: conn)
+        let lines = s.take(conn)
+        #expect(lines.first == "CONOK,S1,50000,0,*")
+        #expect(lines.last == "LOOP,0")
+        #expect(s.ended[conn] == false)
+        #expect(!s.machine.isBound)
+        #expect(s.armed[.unboundTimeout] != nil)
+        #expect(s.armed[.keepalive] == nil)
+    }
+
+    @Test func pollWaitsForDataThenEndsWithLoop() {
+        let create = ConnectionID(9)
+        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(polling: true, idleMillis: 0)),
+                              transport: .http, connection: create)
+        _ = s.take(create)
+        let poll = ConnectionID(10)
+        s.bind(StreamParameters(polling: true, pollingMillis: 100, idleMillis: 19_000), on: poll)
+        #expect(s.take(poll) == ["CONOK,S1,50000,19000,*", "SERVNAME,Lightstreamer Swift Server", "CLIENTIP,127.0.0.1",
+                                 "CONS,unlimited"])
+        #expect(s.armed[.pollIdle] == s.now + 19_000)
+        s.subscribe(1, fields: 1)
+        let lines = s.take(poll)
+        #expect(lines == ["SUBOK,1,1,1", "LOOP,100"])
+        #expect(s.httpReplies.isEmpty)
+        // The next poll gets CONF, which was held while unbound.
+        let poll2 = ConnectionID(11)
+        s.bind(StreamParameters(polling: true, pollingMillis: 100, idleMillis: 19_000), on: poll2)
+        #expect(s.take(poll2).suffix(2) == ["CONF,1,unlimited,filtered", "LOOP,100"])
+        // An empty poll answers after the idle time.
+        let poll3 = ConnectionID(12)
+        s.bind(StreamParameters(polling: true, pollingMillis: 0, idleMillis: 500), on: poll3)
+        _ = s.take(poll3)
+        s.advance(499)
+        #expect(s.take(poll3).isEmpty)
+        s.advance(1)
+        #expect(s.take(poll3) == ["LOOP,0"])
+        // No PROBE or SYNC on polls.
+        #expect(!s.actions.contains(.armTimer(.sync, atMillis: s.now)))
+    }
+
+    @Test func streamingBindLoopsWhenTheContentLengthRunsOut() {
+        let create = ConnectionID(9)
+        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(polling: true)), transport: .http, connection: create)
+        let stream = ConnectionID(10)
+        s.bind(StreamParameters(contentLength: 1_000, sendSync: false), on: stream)
+        _ = s.take(stream)
+        s.subscribe(1, fields: 1)
+        var count = 0
+        while s.machine.isBound, count < 1_000 {
+            s.update(1, ["value-\(count)"])
+            count += 1
+        }
+        let lines = s.take(stream)
+        #expect(lines.last == "LOOP,0")
+        #expect(s.ended[stream] == false)
+        #expect(lines.joined(separator: "\r\n").utf8.count <= 1_000)
+        // A rebind continues where the stream stopped: nothing lost, nothing repeated.
+        let next = ConnectionID(11)
+        s.bind(StreamParameters(contentLength: 100_000, sendSync: false), on: next)
+        let updates = s.take(next).filter { $0.hasPrefix("U,") }
+        #expect(updates.count == 1)
+        #expect(updates.first == "U,1,1,value-\(count - 1)")
+    }
+
+    @Test func keepaliveProbesOnlyAfterSilence() {
+        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(keepaliveMillis: 2_000, sendSync: false)))
+        _ = s.take()
+        s.advance(1_500)
+        s.subscribe(1, fields: 1, ack: false)
+        s.advance(600)
+        #expect(s.take() == ["SUBOK,1,1,1", "CONF,1,unlimited,filtered"])
+        s.advance(1_500)
+        #expect(s.take() == ["PROBE"])
+        s.advance(2_000)
+        #expect(s.take() == ["PROBE"])
+    }
+
+    @Test func keepaliveIsClamped() {
+        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(keepaliveMillis: 10)))
+        #expect(s.take().first == "CONOK,S1,50000,1000,*")
+    }
+
+    @Test func syncIsSentUnlessTurnedOff() {
+        var s = SessionScript()
+        _ = s.take()
+        s.advance(30_000)
+        #expect(s.take().contains("SYNC,30"))
+        var off = SessionScript(create: CreateSessionRequest(stream: StreamParameters(sendSync: false)))
+        _ = off.take()
+        off.advance(60_000)
+        #expect(!off.take().contains { $0.hasPrefix("SYNC") })
+    }
+
+    @Test func recoveryReplaysFromTheRequestedProgressive() {
+        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(sendSync: false)))
+        _ = s.take()
+        s.subscribe(1, fields: 1, ack: false)
+        for i in 1...5 { s.update(1, ["v\(i)"]) }
+        // SUBOK, CONF, 5 U = 7 data notifications; the client got only 4 before the drop.
+        _ = s.take()
+        s.record(s.machine.connectionClosed(SessionScript.stream, now: s.now))
+        #expect(!s.machine.isBound)
+        s.update(1, ["v6"])
+        let recovery = ConnectionID(20)
+        s.bind(StreamParameters(polling: true, pollingMillis: 0, idleMillis: 0), recoveryFrom: 4, on: recovery)
+        let lines = s.take(recovery)
+        #expect(lines.first?.hasPrefix("CONOK,S1") == true)
+        #expect(lines.contains("PROG,4"))
+        #expect(lines.filter { $0.hasPrefix("U,") } == ["U,1,1,v3", "U,1,1,v4", "U,1,1,v5", "U,1,1,v6"])
+        #expect(lines.last == "LOOP,0")
+        let prog = lines.firstIndex(of: "PROG,4") ?? 99
+        let firstU = lines.firstIndex { $0.hasPrefix("U,") } ?? -1
+        #expect(prog < firstU)
+    }
+
+    @Test func recoveryFailsWithConerr4WhenTheDataIsGone() {
+        var settings = SessionScript.settings
+        settings.recoveryWindowMillis = 1_000
+        settings.recoveryMaxNotifications = 2
+        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(sendSync: false)), settings: settings)
+        s.subscribe(1, fields: 1, ack: false)
+        for i in 1...5 { s.update(1, ["v\(i)"]) }
+        s.now += 5_000
+        s.update(1, ["v6"])
+        s.record(s.machine.connectionClosed(SessionScript.stream, now: s.now))
+        let recovery = ConnectionID(20)
+        s.bind(StreamParameters(polling: true), recoveryFrom: 1, on: recovery)
+        #expect(s.take(recovery) == ["CONERR,4,Recovery not possible from 1"])
+        // Asking for more than was ever sent fails too.
+        s.bind(StreamParameters(polling: true), recoveryFrom: 100, on: ConnectionID(21))
+        #expect(s.take(ConnectionID(21)).first?.hasPrefix("CONERR,4") == true)
+    }
+
+    @Test func unboundSessionTimesOut() {
+        var s = SessionScript()
+        s.record(s.machine.connectionClosed(SessionScript.stream, now: s.now))
+        s.advance(Int64(SessionScript.settings.sessionRecoveryMillis) - 1)
+        #expect(!s.machine.isClosed)
+        s.advance(1)
+        #expect(s.machine.isClosed)
+        #expect(s.actions.contains(.sessionClosed(.timedOut)))
+    }
+
+    @Test func destroyEndsWithCustomCodes() {
+        var s = SessionScript()
+        _ = s.take()
+        s.subscribe(1, ack: false)
+        _ = s.take()
+        s.control(.destroy(causeCode: 5, causeMessage: "bye", closeSocket: true), id: "9")
+        #expect(s.take() == ["REQOK,9", "END,0,bye"])
+        #expect(s.ended[SessionScript.stream] == true)
+        #expect(s.machine.isClosed)
+        #expect(s.actions.contains(.unsubscribe(subscriptionId: 1)))
+
+        var t = SessionScript()
+        _ = t.take()
+        t.control(.destroy(causeCode: -7, causeMessage: nil, closeSocket: nil))
+        #expect(t.take() == ["REQOK,1", "END,-7,null"])
+        var u = SessionScript()
+        _ = u.take()
+        u.control(.destroy(causeCode: nil, causeMessage: nil, closeSocket: nil))
+        #expect(u.take().last?.hasPrefix("END,31,") == true)
+        var v = SessionScript()
+        _ = v.take()
+        v.control(.destroy(causeCode: -1, causeMessage: "line\nbreak", closeSocket: nil))
+        #expect(v.take().last == "END,-1,[Custom message skipped]")
+    }
+
+    @Test func comboFailureAnswersConerr64() {
+        let conn = ConnectionID(5)
+        let add = ControlOperation.add(SubscribeParameters(subscriptionId: 1, mode: .merge, group: "g", schema: "s"))
+        var s = SessionScript(create: CreateSessionRequest(comboOperations: [add]), connection: conn)
+        #expect(s.take(conn).isEmpty)
+        s.record(s.machine.subscribeFailed(1, SessionRefusal(code: 21, message: "bad"), now: s.now))
+        #expect(s.take(conn) == ["CONERR,64,bad"])
+        #expect(s.machine.isClosed)
+
+        var ok = SessionScript(create: CreateSessionRequest(comboOperations: [add]), connection: conn)
+        ok.record(ok.machine.subscribeSucceeded(1, grant: SubscriptionGrant(itemCount: 1, fieldCount: 1), now: ok.now))
+        let lines = ok.take(conn)
+        #expect(lines.first == "CONOK,S1,50000,5000,*")
+        #expect(lines.suffix(2) == ["SUBOK,1,1,1", "CONF,1,unlimited,filtered"])
+    }
+
+    @Test func forceRebindLoops() {
+        var s = SessionScript()
+        _ = s.take()
+        s.control(.forceRebind(pollingMillis: 200, closeSocket: true), id: "4")
+        #expect(s.take() == ["REQOK,4", "LOOP,200"])
+        #expect(s.ended[SessionScript.stream] == true)
+        #expect(!s.machine.isBound)
+    }
+
+    @Test func constrainSendsConsAndLimitsTheBandwidth() {
+        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(sendSync: false)))
+        _ = s.take()
+        s.subscribe(1, fields: 1, ack: false)
+        s.control(.constrain(maxBandwidth: .kbps(0.8)), id: "5")  // 100 bytes/s
+        #expect(s.take().suffix(2) == ["REQOK,5", "CONS,0.8"])
+        let value = String(repeating: "x", count: 40)
+        for _ in 0..<5 { s.update(1, [value + "\(s.now)"]); s.now += 1 }
+        let first = s.take().count
+        #expect(first < 5)
+        #expect(s.armed[.bandwidth] != nil)
+        s.advance(3_000)
+        #expect(first + s.take().count == 5)
+    }
+
+    @Test func bandwidthIsCappedByTheMetadataAdapter() {
+        var s = SessionScript(allowedMaxBandwidth: 20)
+        #expect(s.take().contains("CONS,20"))
+        s.control(.constrain(maxBandwidth: .kbps(50)), id: "2")
+        #expect(s.take().contains("CONS,20"))
+        s.control(.constrain(maxBandwidth: .kbps(5)), id: "3")
+        #expect(s.take().contains("CONS,5"))
+    }
+
+    @Test func reconfSendsConfAndRefusesUnfiltered() {
+        var s = SessionScript()
+        _ = s.take()
+        s.subscribe(1, ack: false)
+        _ = s.take()
+        s.control(.reconf(subscriptionId: 1, maxFrequency: .limited(2)), id: "6")
+        #expect(s.actions.contains(.reconfigure(subscriptionId: 1, .limited(2))))
+        s.record(s.machine.reconfigured(1, .success(.limited(2)), now: s.now))
+        #expect(s.take() == ["REQOK,6", "CONF,1,2,filtered"])
+        s.control(.add(SubscribeParameters(subscriptionId: 2, mode: .merge, group: "g", schema: "s", maxFrequency: .unfiltered)),
+                  ack: false)
+        s.record(s.machine.subscribeSucceeded(2, grant: SubscriptionGrant(itemCount: 1, fieldCount: 1, filtered: false), now: s.now))
+        _ = s.take()
+        s.control(.reconf(subscriptionId: 2, maxFrequency: .limited(1)), id: "7")
+        #expect(s.take() == ["REQERR,7,13,Subscription 2 is unfiltered"])
+    }
+
+    @Test func httpControlsAreAnsweredInTheirResponse() {
+        var s = SessionScript()
+        _ = s.take()
+        let ctrl = ConnectionID(30)
+        s.control(.constrain(maxBandwidth: nil), id: "1", ack: false, origin: .http(ctrl, index: 0))
+        s.control(.delete(subscriptionId: 9), id: "2", origin: .http(ctrl, index: 1))
+        #expect(s.httpReplies[ctrl]?[0] == .some("REQOK,1"))
+        #expect(s.httpReplies[ctrl]?[1] == .some("REQERR,2,19,Subscription 9 not found"))
+        s.record(s.machine.heartbeat(origin: .http(ctrl, index: 2), now: s.now))
+        #expect(s.httpReplies[ctrl]?[2] == .some("REQOK"))
+    }
+
+    @Test func mpnOperationsAreRefusedWithoutTheModule() {
+        var s = SessionScript()
+        _ = s.take()
+        s.control(.mpnResetBadge(deviceId: "d"), id: "3")
+        #expect(s.take() == ["REQERR,3,40,MPN module disabled"])
+    }
+
+    @Test func inactivityClosesTheStream() {
+        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(inactivityMillis: 1_000, sendSync: false)))
+        _ = s.take()
+        s.advance(2_500)
+        s.record(s.machine.heartbeat(origin: .webSocket(SessionScript.stream), now: s.now))
+        s.advance(2_999)
+        #expect(s.machine.isBound)
+        s.advance(10)
+        #expect(!s.machine.isBound)
+        #expect(s.ended[SessionScript.stream] == true)
+    }
+
+    @Test func bindOfAnotherVersionIsRefused() {
+        var s = SessionScript()
+        s.bind(StreamParameters(), on: ConnectionID(40), version: .v2_4)
+        #expect(s.take(ConnectionID(40)).first?.hasPrefix("CONERR,3,") == true)
+    }
+
+    @Test func reduceHeadOnBindSendsNoConok() {
+        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(polling: true)), transport: .http,
+                              connection: ConnectionID(2))
+        s.bind(StreamParameters(sendSync: false, reduceHead: true), on: ConnectionID(3))
+        #expect(s.take(ConnectionID(3)) == ["CONS,unlimited"])
+    }
+
+    @Test func aNewBindTakesTheSessionOver() {
+        var s = SessionScript()
+        _ = s.take()
+        s.bind(StreamParameters(sendSync: false), on: ConnectionID(50))
+        #expect(s.ended[SessionScript.stream] == true)
+        #expect(s.machine.boundConnection == ConnectionID(50))
+        #expect(s.take().isEmpty)
+    }
+}
