@@ -73,5 +73,17 @@ let package = Package(
         .testTarget(name: "LightstreamerClientTests", dependencies: ["LightstreamerClient", "TLCP"]),
         .testTarget(name: "ClientEndToEndTests", dependencies: ["LightstreamerClient", "LightstreamerServer"]),
         .testTarget(name: "LightstreamerServerTests", dependencies: ["LightstreamerServer", "TLCP"]),
+        .testTarget(name: "InteropTests", dependencies: ["LightstreamerServer"]),
+        // Loopback load test of the server (BENCHMARKS.md, section "Server").
+        .executableTarget(
+            name: "lightstreamer-loadtest",
+            dependencies: [
+                "LightstreamerServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
     ]
 )
