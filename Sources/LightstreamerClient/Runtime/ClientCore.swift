@@ -108,6 +108,14 @@ final class ClientCore: @unchecked Sendable {
         }
     }
 
+    /// Test hook: breaks the connection that carries the session's stream, as a network
+    /// failure would, so that recovery can be observed end to end.
+    func breakStreamConnection() {
+        queue.async {
+            if let id = self.engine.stream?.connection { self.connections[id]?.abort() }
+        }
+    }
+
     // MARK: delegates
 
     func addDelegate(_ d: ClientDelegate) -> Bool {

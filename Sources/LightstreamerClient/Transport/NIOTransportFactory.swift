@@ -48,10 +48,12 @@ final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
         let future = bootstrap(url).channelInitializer { [weak self] channel in
             do {
                 try self?.addTLS(channel, url)
+                let requestHandler = UpgradeRequestHandler(head: requestHead, connection: connection)
                 let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: 1 << 24, automaticErrorHandling: true) { channel, response in
                     let setCookies = response.headers["Set-Cookie"]
                     CookieJar.store(setCookieHeaders: setCookies, for: text)
                     return channel.eventLoop.makeCompletedFuture {
+                        channel.pipeline.syncOperations.removeHandler(requestHandler, promise: nil)
                         try channel.pipeline.syncOperations.addHandler(WebSocketLineHandler(connection: connection))
                     }
                 }
@@ -59,7 +61,7 @@ final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
                     connection.upgraded()
                 })
                 try channel.pipeline.syncOperations.addHTTPClientHandlers(leftOverBytesStrategy: .forwardBytes, withClientUpgrade: config)
-                try channel.pipeline.syncOperations.addHandler(UpgradeRequestHandler(head: requestHead, connection: connection))
+                try channel.pipeline.syncOperations.addHandler(requestHandler)
                 return channel.eventLoop.makeSucceededVoidFuture()
             } catch {
                 return channel.eventLoop.makeFailedFuture(error)
@@ -154,6 +156,10 @@ final class NIOConnection: TransportConnection, @unchecked Sendable {
         }
     }
 
+    func abort() {
+        lock.withLock { channel }?.close(promise: nil)
+    }
+
     func close() {
         let ch: Channel? = lock.withLock {
             closeRequested = true
@@ -184,6 +190,7 @@ final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandle
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // A response that did not upgrade.
+        // (Removed from the pipeline once the upgrade succeeds.)
         if case .head(let h) = unwrapInboundIn(data) {
             connection.fail("WebSocket upgrade refused: HTTP \(h.status.code)")
             context.close(promise: nil)

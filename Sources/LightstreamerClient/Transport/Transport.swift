@@ -18,6 +18,12 @@ protocol TransportConnection: Sendable {
     /// Sends one WebSocket text message (ignored by HTTP requests).
     func send(_ text: String)
     func close()
+    /// Breaks the connection as a network failure would (its end is reported). Test hook.
+    func abort()
+}
+
+extension TransportConnection {
+    func abort() { close() }
 }
 
 protocol TransportFactory: Sendable {

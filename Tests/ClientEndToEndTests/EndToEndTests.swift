@@ -1,0 +1,214 @@
+import Foundation
+@testable import LightstreamerClient
+import LightstreamerServer
+import Testing
+
+/// The client against our server (DEMO adapter set), in process, on every transport.
+/// Every wait is bounded (a few seconds); nothing sleeps for a fixed time to pass.
+@Suite(.serialized) struct EndToEndTests {
+    static let transports: [TransportSelection] = [.WS_STREAMING, .HTTP_STREAMING, .WS_POLLING, .HTTP_POLLING]
+
+    @Test(arguments: transports)
+    func counterUpdatesArriveInOrder(transport: TransportSelection) async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (client, events) = server.client(transport: transport)
+        let sub = Subscription(subscriptionMode: .MERGE, item: "counter", fields: ["count"])
+        sub.requestedMaxFrequency = .unfiltered
+        let updates = UpdateRecorder()
+        sub.addDelegate(updates)
+        client.subscribe(sub)
+        client.connect()
+        try await waitUntil { updates.counts.count >= 15 }
+        #expect(events.statuses.last == "CONNECTED:" + transport.rawValue)
+        #expect(sub.isSubscribed)
+        let counts = updates.counts
+        #expect(zip(counts, counts.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(counts)")
+        #expect(sub.valueWithItemName("counter", fieldName: "count") != nil)
+        client.disconnect()
+        try await waitUntil { events.statuses.last == "DISCONNECTED" }
+    }
+
+    @Test(arguments: [TransportSelection.WS_STREAMING, .HTTP_STREAMING, .WS_POLLING, .HTTP_POLLING])
+    func socketDropRecoversWithoutLossOrDuplicates(transport: TransportSelection) async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (client, events) = server.client(transport: transport)
+        let sub = Subscription(subscriptionMode: .MERGE, item: "counter", fields: ["count"])
+        sub.requestedMaxFrequency = .unfiltered
+        let updates = UpdateRecorder()
+        sub.addDelegate(updates)
+        client.subscribe(sub)
+        client.connect()
+        try await waitUntil { updates.counts.count >= 10 }
+        let session = client.connectionDetails.sessionId
+        // A poll may be between requests when the drop is attempted: try until one breaks.
+        for _ in 0..<50 where !events.statuses.contains("DISCONNECTED:TRYING-RECOVERY") {
+            client.core.breakStreamConnection()
+            try await Task.sleep(for: .milliseconds(30))
+        }
+        try await waitUntil { events.statuses.contains("DISCONNECTED:TRYING-RECOVERY") }
+        let target = updates.counts.count + 20
+        try await waitUntil(seconds: 15) { updates.counts.count >= target }
+        let counts = updates.counts
+        #expect(zip(counts, counts.dropFirst()).allSatisfy { $1 == $0 + 1 }, "lost or duplicated: \(counts)")
+        #expect(client.connectionDetails.sessionId == session, "the session was recovered, not replaced")
+        #expect(events.statuses.last == "CONNECTED:" + transport.rawValue)
+        client.disconnect()
+    }
+
+    @Test(arguments: [TransportSelection.WS_STREAMING, .HTTP_STREAMING])
+    func stocksChatAndMessages(transport: TransportSelection) async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (client, events) = server.client(transport: transport)
+        let stocks = Subscription(subscriptionMode: .MERGE, items: ["item1", "item2"],
+                                  fields: ["stock_name", "last_price", "time"])
+        let stockUpdates = UpdateRecorder()
+        stocks.addDelegate(stockUpdates)
+        let chat = Subscription(subscriptionMode: .DISTINCT, item: "chat_room", fields: ["message", "timestamp", "IP", "nick"])
+        chat.requestedSnapshot = .no
+        let chatUpdates = UpdateRecorder()
+        chat.addDelegate(chatUpdates)
+        client.subscribe(stocks)
+        client.subscribe(chat)
+        try await client.connectAndWait()
+        try await waitUntil { stockUpdates.items.contains("item1") && stockUpdates.items.contains("item2") && chat.isSubscribed }
+        #expect(stockUpdates.snapshots.first == true)
+        let outcome = MessageRecorder()
+        client.sendMessage("CHAT|hello from swift", withSequence: "chat", delegate: outcome)
+        try await waitUntil { outcome.outcomes.count == 1 && chatUpdates.values("message").contains("hello from swift") }
+        #expect(outcome.outcomes == ["processed"])
+        client.unsubscribe(stocks)
+        try await waitUntil { !stocks.isSubscribed }
+        #expect(events.serverErrors.isEmpty)
+        client.disconnect()
+    }
+
+    @Test func commandPortfolioAndRaw() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (client, _) = server.client(transport: .WS_STREAMING)
+        let portfolio = Subscription(subscriptionMode: .COMMAND, item: "portfolio1", fields: ["key", "command", "qty", "price"])
+        let rows = UpdateRecorder()
+        portfolio.addDelegate(rows)
+        let raw = Subscription(subscriptionMode: .RAW, item: "item3", fields: ["last_price"])
+        let rawUpdates = UpdateRecorder()
+        raw.addDelegate(rawUpdates)
+        client.subscribe(portfolio)
+        client.subscribe(raw)
+        client.connect()
+        try await waitUntil { rows.values("key").count >= 3 && rawUpdates.items.count >= 1 }
+        #expect(Set(rows.values("key")).isSuperset(of: ["item1", "item7", "item12"]))
+        #expect(portfolio.keyPosition == 1 && portfolio.commandPosition == 2)
+        #expect(portfolio.commandValueWithItemName("portfolio1", key: "item7", fieldName: "qty") != nil)
+        client.disconnect()
+    }
+
+    @Test func refusedLoginIsAServerError() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (client, events) = server.client(transport: .WS_STREAMING)
+        client.connectionDetails.user = "refused"
+        await #expect(throws: LightstreamerError.self) { try await client.connectAndWait() }
+        #expect(events.serverErrors == [-2])
+        #expect(client.status == .DISCONNECTED)
+    }
+}
+
+// MARK: - support
+
+/// The server on a free port with a fast counter.
+struct TestServer: Sendable {
+    let server: LightstreamerServer
+    let port: Int
+
+    static func start() async throws -> TestServer {
+        let set = DemoAdapters.makeDemoAdapterSet(options: .init(stockUpdatesPerSecond: 5, counterUpdatesPerSecond: 20,
+                                                                 portfolioChangesPerSecond: 2))
+        var options = ServerOptions(host: "127.0.0.1", port: 0)
+        let server = LightstreamerServer(options: options, adapterSets: [set])
+        try await server.start()
+        guard let port = server.port else { throw TestError("no port") }
+        return TestServer(server: server, port: port)
+    }
+
+    func stop() async { await server.shutdown() }
+
+    func client(transport: TransportSelection) -> (LightstreamerClient, ClientRecorder) {
+        let client = LightstreamerClient(serverAddress: "http://127.0.0.1:\(port)", adapterSet: "DEMO")
+        client.connectionOptions.forcedTransport = transport
+        client.connectionOptions.retryDelay = 1000
+        client.connectionOptions.idleTimeout = 1000
+        let events = ClientRecorder()
+        client.addDelegate(events)
+        return (client, events)
+    }
+}
+
+struct TestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+func waitUntil(seconds: Double = 10, _ condition: @Sendable () -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+        if Date() > deadline { throw TestError("condition not met within \(seconds) s") }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
+
+final class ClientRecorder: ClientDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _statuses: [String] = []
+    private var _errors: [Int] = []
+    var statuses: [String] { lock.withLock { _statuses } }
+    var serverErrors: [Int] { lock.withLock { _errors } }
+    func clientDidRemoveDelegate(_ client: LightstreamerClient) {}
+    func clientDidAddDelegate(_ client: LightstreamerClient) {}
+    func client(_ client: LightstreamerClient, didReceiveServerError errorCode: Int, withMessage errorMessage: String) {
+        lock.withLock { _errors.append(errorCode) }
+    }
+    func client(_ client: LightstreamerClient, didChangeStatus status: LightstreamerClient.Status) {
+        lock.withLock { _statuses.append(status.rawValue) }
+    }
+    func client(_ client: LightstreamerClient, didChangeProperty property: String) {}
+}
+
+final class UpdateRecorder: SubscriptionDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var updates: [ItemUpdateSnapshot] = []
+    var counts: [Int] { lock.withLock { updates.compactMap { $0.value("count").flatMap { Int($0) } } } }
+    var items: Set<String> { lock.withLock { Set(updates.compactMap(\.itemName)) } }
+    var snapshots: [Bool] { lock.withLock { updates.map(\.isSnapshot) } }
+    func values(_ field: String) -> [String] { lock.withLock { updates.compactMap { $0.value(field) } } }
+
+    func subscription(_ subscription: Subscription, didClearSnapshotForItemName itemName: String?, itemPos: UInt) {}
+    func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forCommandSecondLevelItemWithKey key: String) {}
+    func subscription(_ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String) {}
+    func subscription(_ subscription: Subscription, didEndSnapshotForItemName itemName: String?, itemPos: UInt) {}
+    func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forItemName itemName: String?, itemPos: UInt) {}
+    func subscription(_ subscription: Subscription, didUpdateItem itemUpdate: ItemUpdate) {
+        let snapshot = ItemUpdateSnapshot(itemUpdate)
+        lock.withLock { updates.append(snapshot) }
+    }
+    func subscriptionDidRemoveDelegate(_ subscription: Subscription) {}
+    func subscriptionDidAddDelegate(_ subscription: Subscription) {}
+    func subscriptionDidSubscribe(_ subscription: Subscription) {}
+    func subscription(_ subscription: Subscription, didFailWithErrorCode code: Int, message: String?) {}
+    func subscriptionDidUnsubscribe(_ subscription: Subscription) {}
+    func subscription(_ subscription: Subscription, didReceiveRealFrequency frequency: RealMaxFrequency?) {}
+}
+
+final class MessageRecorder: ClientMessageDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _outcomes: [String] = []
+    var outcomes: [String] { lock.withLock { _outcomes } }
+    private func add(_ s: String) { lock.withLock { _outcomes.append(s) } }
+    func client(_ client: LightstreamerClient, didAbortMessage originalMessage: String, sentOnNetwork: Bool) { add("aborted") }
+    func client(_ client: LightstreamerClient, didDenyMessage originalMessage: String, withCode code: Int, error: String) { add("denied \(code)") }
+    func client(_ client: LightstreamerClient, didDiscardMessage originalMessage: String) { add("discarded") }
+    func client(_ client: LightstreamerClient, didFailMessage originalMessage: String) { add("failed") }
+    func client(_ client: LightstreamerClient, didProcessMessage originalMessage: String, withResponse response: String) { add("processed") }
+}
