@@ -20,28 +20,56 @@ public enum FieldDelta: Sendable, Hashable {
     }
 
     /// Appends the encoded tokens, `|`-separated.
-    static func append(_ deltas: [FieldDelta], to out: inout String) {
+    static func append(_ deltas: [FieldDelta], to out: inout [UInt8]) {
         for (i, d) in deltas.enumerated() {
-            if i > 0 { out.append("|") }
+            if i > 0 { out.append(UInt8(ascii: "|")) }
             d.append(to: &out)
         }
     }
 
     /// The token as it appears on the wire.
     public var encoded: String {
-        var s = ""
-        append(to: &s)
-        return s
+        var bytes: [UInt8] = []
+        append(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    func append(to out: inout String) {
+    func append(to out: inout [UInt8]) {
         switch self {
         case .unchanged: break
-        case .unchangedRun(let n): out.append("^"); out.append(String(n))
-        case .null: out.append("#")
-        case .value(let v): out.append(v.isEmpty ? "$" : PercentEncoding.encodeFieldValue(v))
-        case .jsonPatch(let p): out.append("^P"); out.append(PercentEncoding.encode(p, PercentEncoding.isFieldSpecial))
-        case .tlcpDiff(let d): out.append("^T"); out.append(PercentEncoding.encode(d, PercentEncoding.isFieldSpecial))
+        case .unchangedRun(let n):
+            out.append(UInt8(ascii: "^"))
+            appendDecimal(n, to: &out)
+        case .null: out.append(UInt8(ascii: "#"))
+        case .value(let v):
+            if v.isEmpty { out.append(UInt8(ascii: "$")) } else { Self.appendEscaped(v, leadingSpecials: true, to: &out) }
+        case .jsonPatch(let p):
+            out.append(UInt8(ascii: "^"))
+            out.append(UInt8(ascii: "P"))
+            Self.appendEscaped(p, leadingSpecials: false, to: &out)
+        case .tlcpDiff(let d):
+            out.append(UInt8(ascii: "^"))
+            out.append(UInt8(ascii: "T"))
+            Self.appendEscaped(d, leadingSpecials: false, to: &out)
+        }
+    }
+
+    /// Field content rules of section 1.6: `|`, `%` and control characters anywhere, and
+    /// `#`, `$`, `^` in first position, become `%XX`.
+    static func appendEscaped(_ text: String, leadingSpecials: Bool, to out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes in
+            for (i, b) in bytes.enumerated() {
+                let escape = PercentEncoding.isFieldSpecial(b)
+                    || (leadingSpecials && i == 0 && (b == UInt8(ascii: "#") || b == UInt8(ascii: "$") || b == UInt8(ascii: "^")))
+                if escape {
+                    out.append(UInt8(ascii: "%"))
+                    out.append(PercentEncoding.hexDigit(b >> 4))
+                    out.append(PercentEncoding.hexDigit(b & 0xF))
+                } else {
+                    out.append(b)
+                }
+            }
         }
     }
 

@@ -160,12 +160,25 @@ public struct UpdateNotification: Sendable, Hashable {
     public var fieldCount: Int { values.reduce(0) { $0 + $1.width } }
 
     public func encoded() -> String {
-        var out = "U,"
-        out.append(String(subscriptionId))
-        out.append(",")
-        out.append(String(item))
-        out.append(",")
+        var out: [UInt8] = []
+        out.reserveCapacity(16 + values.count * 8)
+        out.append(UInt8(ascii: "U"))
+        out.append(UInt8(ascii: ","))
+        appendDecimal(subscriptionId, to: &out)
+        out.append(UInt8(ascii: ","))
+        appendDecimal(item, to: &out)
+        out.append(UInt8(ascii: ","))
         FieldDelta.append(values, to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Writes an integer in decimal.
+@inline(__always)
+func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+    if value >= 0 && value < 10 {
+        out.append(UInt8(truncatingIfNeeded: value) + 0x30)
+    } else {
+        out.append(contentsOf: String(value).utf8) // small strings: no allocation
     }
 }

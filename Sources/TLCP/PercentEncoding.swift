@@ -71,6 +71,9 @@ public enum PercentEncoding {
 
     private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
+    @inline(__always)
+    static func hexDigit(_ nibble: UInt8) -> UInt8 { hexDigits[Int(nibble & 0xF)] }
+
     static func hex(_ b: UInt8) -> String {
         String(decoding: [hexDigits[Int(b >> 4)], hexDigits[Int(b & 0xF)]], as: UTF8.self)
     }
