@@ -12,17 +12,21 @@ struct ItemState: Sendable {
     /// MERGE: last value of every field ever sent (nil = null).
     private(set) var row: Fields = [:]
     private(set) var hasRow = false
-    /// DISTINCT: the last `historyLimit` events, oldest first.
+    /// DISTINCT: the last `historyLimit` events, oldest first. Kept (`keepsHistory`) when the
+    /// Metadata Adapter may allow DISTINCT for the item, or from the moment a DISTINCT
+    /// subscription uses it; so items that can never be DISTINCT do not pay for it.
     private(set) var history = FIFO<Fields>()
     let historyLimit: Int
+    var keepsHistory: Bool
     /// COMMAND: current row of each key, with its insertion order.
     private var keys: [String: (order: UInt64, row: Fields)] = [:]
     private var nextOrder: UInt64 = 0
     /// False while the Data Adapter is still sending the snapshot.
     var snapshotComplete: Bool
 
-    init(historyLimit: Int, snapshotFromAdapter: Bool) {
+    init(historyLimit: Int, snapshotFromAdapter: Bool, keepsHistory: Bool) {
         self.historyLimit = max(0, historyLimit)
+        self.keepsHistory = keepsHistory
         self.snapshotComplete = !snapshotFromAdapter
     }
 
@@ -38,7 +42,7 @@ struct ItemState: Sendable {
     mutating func apply(_ fields: Fields) -> CommandChange? {
         for (name, value) in fields { row[name] = .some(value) }
         hasRow = true
-        if historyLimit > 0 {
+        if keepsHistory && historyLimit > 0 {
             history.append(fields)
             while history.count > historyLimit { _ = history.popFirst() }
         }

@@ -18,8 +18,16 @@ struct TablePlan: Sendable {
     let wantsSnapshot: Bool
     /// DISTINCT: requested snapshot length (capped later by what each item keeps).
     let snapshotLength: Int
-    /// Per item: whether the adapter sends a snapshot, and how many DISTINCT events to keep.
-    let itemInfo: [String: (snapshotAvailable: Bool, historyLimit: Int)]
+    /// Per item: whether the adapter sends a snapshot, how many DISTINCT events to keep, and
+    /// whether DISTINCT may ever be used for it (only then the engine keeps its history before a
+    /// DISTINCT subscription arrives).
+    let itemInfo: [String: ItemInfo]
+
+    struct ItemInfo: Sendable {
+        var snapshotAvailable: Bool
+        var historyLimit: Int
+        var distinctPossible: Bool
+    }
 
     init(spec: TableSpec, user: String?, engine: ItemEngine) throws(ItemEngineError) {
         guard let set = engine.adapterSets[spec.adapterSet] else { throw .badAdapterSet(spec.adapterSet) }
@@ -51,11 +59,13 @@ struct TablePlan: Sendable {
         var limit: Double?
         var limitedItem: String?
         var bufferCap: Int?
-        var info: [String: (snapshotAvailable: Bool, historyLimit: Int)] = [:]
+        var info: [String: ItemInfo] = [:]
         var distinct: [String] = []
         for item in spec.items where info[item] == nil {
             distinct.append(item)
-            info[item] = (adapter.isSnapshotAvailable(item: item), metadata.distinctSnapshotLength(item: item))
+            info[item] = ItemInfo(snapshotAvailable: adapter.isSnapshotAvailable(item: item),
+                                  historyLimit: metadata.distinctSnapshotLength(item: item),
+                                  distinctPossible: metadata.modeMayBeAllowed(item: item, mode: .distinct))
             if let f = metadata.allowedMaxFrequency(user: user, item: item), f.isFinite, f > 0 {
                 if limit.map({ f < $0 }) ?? true { limit = f }
                 limitedItem = limitedItem ?? item

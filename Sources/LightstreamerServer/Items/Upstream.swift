@@ -18,6 +18,7 @@ extension ItemEngine {
             keys.map { key in
                 if let rec = s.items[key] {
                     s.items[key]?.reservations += 1
+                    if plan.mode == .distinct { s.items[key]?.state.keepsHistory = true }
                     return Reservation(generation: rec.generation, subscribeTask: rec.subscribeSucceeded ? nil : rec.subscribeTask)
                 }
                 let generation = s.makeId()
@@ -27,10 +28,11 @@ extension ItemEngine {
                 let task = Task<Result<Void, ItemEngineError>, Never> {
                     await self.upstreamSubscribe(key, generation: generation, opId: opId, after: previous, adapter: adapter)
                 }
-                let info = plan.itemInfo[key.item] ?? (snapshotAvailable: false, historyLimit: 0)
+                let info = plan.itemInfo[key.item] ?? .init(snapshotAvailable: false, historyLimit: 0, distinctPossible: false)
                 s.items[key] = ItemRecord(
                     generation: generation, adapter: adapter,
-                    state: ItemState(historyLimit: info.historyLimit, snapshotFromAdapter: info.snapshotAvailable),
+                    state: ItemState(historyLimit: info.historyLimit, snapshotFromAdapter: info.snapshotAvailable,
+                                     keepsHistory: plan.mode == .distinct || info.distinctPossible),
                     subscribeTask: task, reservations: 1)
                 s.upstreamTails[key] = UpstreamOp(id: opId) { _ = await task.value }
                 return Reservation(generation: generation, subscribeTask: task)
