@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import LightstreamerServer
+
+/// Snapshots the Data Adapter sends after the subscription started, delivery while the sink is
+/// busy, and the real-time clock.
+@Suite struct ItemsDeliveryTests {
+    @Test func subscribersWaitForTheAdaptersSnapshot() async throws {
+        let adapter = ScriptedDataAdapter(snapshotItems: ["d", "c", "m"])
+        let engine = makeEngine(adapter)
+        let distinct = RecordingSink()
+        let command = RecordingSink()
+        let noSnapshot = RecordingSink()
+        _ = try await engine.subscribe(spec(.distinct, ["d"], ["v"], snapshot: .yes), sink: distinct)
+        _ = try await engine.subscribe(spec(.distinct, ["d"], ["v"]), sink: noSnapshot)
+        _ = try await engine.subscribe(spec(.command, ["c"], ["key", "command"], snapshot: .yes), sink: command)
+        #expect(distinct.take().isEmpty && command.take().isEmpty)
+
+        adapter.push("d", ["v": "s1"], snapshot: true)
+        adapter.push("d", ["v": "s2"], snapshot: true)
+        #expect(distinct.take().isEmpty)          // not before the end of the snapshot
+        adapter.endOfSnapshot("d")
+        #expect(distinct.take() == [update(1, ["s1"], snapshot: true), update(1, ["s2"], snapshot: true), .endOfSnapshot(item: 1)])
+        #expect(noSnapshot.take().isEmpty)        // snapshot events are not live events
+        adapter.push("d", ["v": "live"])
+        #expect(distinct.takeRows() == [["live"]])
+        #expect(noSnapshot.takeRows() == [["live"]])
+
+        // A live event also ends the adapter's snapshot.
+        adapter.push("c", ["key": "k", "command": "ADD"], snapshot: true)
+        adapter.push("c", ["key": "j", "command": "ADD"])
+        #expect(command.take() == [update(1, ["k", "ADD"], snapshot: true), .endOfSnapshot(item: 1), update(1, ["j", "ADD"])])
+
+        // MERGE is served by the first snapshot event.
+        let merge = RecordingSink()
+        _ = try await engine.subscribe(spec(.merge, ["m"], ["v"], snapshot: .yes), sink: merge)
+        adapter.push("m", ["v": "first"], snapshot: true)
+        #expect(merge.take() == [update(1, ["first"], snapshot: true)])
+    }
+
+    @Test func noEventReachesTheSinkAfterUnsubscribeReturns() async throws {
+        let adapter = ScriptedDataAdapter()
+        let engine = makeEngine(adapter)
+        let sink = SlowSink()
+        let handle = try await engine.subscribe(spec(.raw, ["a"], ["n"]), sink: sink)
+        let producer = Thread {
+            for i in 0..<200 { adapter.push("a", ["n": "\(i)"]) }
+        }
+        producer.start()
+        while sink.count < 3 { try await Task.sleep(for: .milliseconds(1)) }
+        await engine.unsubscribe(handle)
+        sink.markUnsubscribed()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!sink.deliveredAfterUnsubscribe)
+        #expect(sink.count < 200)
+    }
+
+    @Test func systemClockEnforcesTheLimitInRealTime() async throws {
+        let adapter = ScriptedDataAdapter()
+        let engine = ItemEngine(adapterSets: [AdapterSet(name: "SET", dataAdapters: ["DEFAULT": adapter])])
+        let sink = RecordingSink()
+        _ = try await engine.subscribe(spec(.merge, ["a"], ["n"], frequency: .limited(20)), sink: sink)
+        let start = ContinuousClock.now
+        adapter.push("a", ["n": "1"])
+        adapter.push("a", ["n": "2"])
+        adapter.push("a", ["n": "3"])
+        #expect(sink.events.count == 1)
+        while sink.events.count < 2 && ContinuousClock.now - start < .seconds(2) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let elapsed = ContinuousClock.now - start
+        #expect(sink.takeRows() == [["1"], ["3"]])
+        #expect(elapsed >= .milliseconds(40) && elapsed < .seconds(2))
+        await engine.shutdown()
+    }
+}
+
+/// A sink that takes its time and notices deliveries after the unsubscribe.
+final class SlowSink: TableSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _count = 0
+    private var unsubscribed = false
+    private var _late = false
+
+    func deliver(_ event: TableEvent) {
+        usleep(2_000)
+        lock.withLock {
+            _count += 1
+            if unsubscribed { _late = true }
+        }
+    }
+
+    func markUnsubscribed() { lock.withLock { unsubscribed = true } }
+    var count: Int { lock.withLock { _count } }
+    var deliveredAfterUnsubscribe: Bool { lock.withLock { _late } }
+}
