@@ -33,7 +33,7 @@ import Testing
               "name": "DEFAULT",
               "seed": 3,
               "items": [
-                { "name": "still", "behavior": "static", "fields": { "a": "1", "b": null, "n": 2.5, "t": true } },
+                { "name": "still", "behavior": "static", "fields": { "a": "1", "b": null, "n": 2.5, "i": 3, "t": true } },
                 { "name": "tick", "count": 3, "behavior": "counter", "updatesPerSecond": 10,
                   "counterFields": ["count"], "constantFields": { "kind": "load" }, "start": 100 },
                 { "name": "px", "behavior": "randomWalk", "updatesPerSecond": 2,
@@ -89,7 +89,7 @@ import Testing
         let adapter = try #require(set.dataAdapters.first)
         #expect(adapter.seed == 3)
         #expect(Set(adapter.items.keys) == ["still", "tick1", "tick2", "tick3", "px", "book"])
-        #expect(adapter.items["still"] == .staticValues(["a": "1", "b": nil, "n": "2.5", "t": "true"]))
+        #expect(adapter.items["still"] == .staticValues(["a": "1", "b": nil, "n": "2.5", "i": "3", "t": "true"]))
         guard case .counter(let counter) = adapter.items["tick2"] else {
             Issue.record("tick2 is not a counter")
             return

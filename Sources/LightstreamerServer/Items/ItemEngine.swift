@@ -17,6 +17,10 @@ import NIOConcurrencyHelpers
 /// drain to finish, so no event reaches the sink after it returns. Data Adapter
 /// `subscribe`/`unsubscribe` calls run in tasks chained per item, so they never overlap for
 /// one item. Nothing blocks an event-loop thread beyond the lock's short critical sections.
+///
+/// Conventions: COMMAND items carry their key and command in adapter fields named `key` and
+/// `command`; selectors follow the syntax of `ItemSelector` (docs/CONFIG.md). A subscription
+/// waits for the Data Adapter's `subscribe` of its new items before it starts.
 public final class ItemEngine: Sendable {
     let adapterSets: [String: AdapterSet]
     let store = NIOLockedValueBox(EngineState())
@@ -60,11 +64,10 @@ public final class ItemEngine: Sendable {
         let plan = try TablePlan(spec: spec, user: user, engine: self)
         let keys = plan.distinctItems.map { ItemKey(adapterSet: spec.adapterSet, dataAdapter: spec.dataAdapter, item: $0) }
         let reserved = acquireUpstream(keys: keys, plan: plan)
-        for (i, r) in reserved.enumerated() {
+        for r in reserved {
             guard let task = r.subscribeTask else { continue }
             if case .failure(let error) = await task.value {
                 releaseReservations(Array(zip(keys, reserved.map(\.generation))))
-                logger.info("Subscription refused by the Data Adapter", metadata: ["item": "\(keys[i])", "error": "\(error)"])
                 throw error
             }
         }
