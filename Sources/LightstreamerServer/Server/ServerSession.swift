@@ -31,6 +31,8 @@ final class ServerSession: Sendable {
     private struct Inner {
         var machine: SessionStateMachine
         var connections: [ConnectionID: any OutboundConnection] = [:]
+        /// Replies this session still owes to HTTP batch responses (dropped from `connections` at 0).
+        var pendingReplies: [ConnectionID: Int] = [:]
         var handles: [Int: any Sendable] = [:]
         var infos: [Int: TableInfo] = [:]
         var timers: [SessionTimer: (generation: UInt64, task: Scheduled<Void>)] = [:]
@@ -52,11 +54,14 @@ final class ServerSession: Sendable {
     var resolver: SubscriptionResolver { SubscriptionResolver(adapterSet: adapterSet, user: user, sessionId: id) }
 
     /// Feeds one event. `connection` is registered first so the machine's actions can reach it.
-    func run(registering connection: (any OutboundConnection)? = nil,
+    func run(registering connection: (any OutboundConnection)? = nil, expectingReply: Bool = false,
              _ event: (inout SessionStateMachine, Int64) -> [SessionAction]) {
         var deferred: [SessionAction] = []
         inner.withLockedValue { s in
-            if let connection { s.connections[connection.connectionID] = connection }
+            if let connection {
+                s.connections[connection.connectionID] = connection
+                if expectingReply { s.pendingReplies[connection.connectionID, default: 0] += 1 }
+            }
             let actions = event(&s.machine, monotonicMillis())
             for action in actions {
                 switch action {
@@ -70,6 +75,14 @@ final class ServerSession: Sendable {
                     if c.transport == .http { s.connections[conn] = nil }
                 case .httpReply(let conn, let index, let line):
                     s.connections[conn]?.reply(index: index, line: line)
+                    if let n = s.pendingReplies[conn] {
+                        if n <= 1 {
+                            s.pendingReplies[conn] = nil
+                            s.connections[conn] = nil
+                        } else {
+                            s.pendingReplies[conn] = n - 1
+                        }
+                    }
                 case .armTimer(let timer, let at):
                     s.timers[timer]?.task.cancel()
                     s.timerGeneration += 1

@@ -104,19 +104,19 @@ public final class SessionManager: Sendable {
 
     func control(_ request: ControlRequest, sessionId: String, origin: RequestOrigin, connection: any OutboundConnection) -> Bool {
         guard let session = session(sessionId) else { return false }
-        session.run(registering: connection) { m, now in m.control(request, origin: origin, now: now) }
+        session.run(registering: connection, expectingReply: origin.isHTTP) { m, now in m.control(request, origin: origin, now: now) }
         return true
     }
 
     func message(_ request: MessageRequest, sessionId: String, origin: RequestOrigin, connection: any OutboundConnection) -> Bool {
         guard let session = session(sessionId) else { return false }
-        session.run(registering: connection) { m, now in m.message(request, origin: origin, now: now) }
+        session.run(registering: connection, expectingReply: origin.isHTTP) { m, now in m.message(request, origin: origin, now: now) }
         return true
     }
 
     func heartbeat(sessionId: String, origin: RequestOrigin, connection: any OutboundConnection) -> Bool {
         guard let session = session(sessionId) else { return false }
-        session.run(registering: connection) { m, now in m.heartbeat(origin: origin, now: now) }
+        session.run(registering: connection, expectingReply: origin.isHTTP) { m, now in m.heartbeat(origin: origin, now: now) }
         return true
     }
 
@@ -141,4 +141,8 @@ public final class SessionManager: Sendable {
             s.run { m, now in m.serverClose(code: code, message: message, now: now) }
         }
     }
+}
+
+extension RequestOrigin {
+    var isHTTP: Bool { if case .http = self { true } else { false } }
 }

@@ -143,6 +143,9 @@ extension SessionStateMachine {
     public mutating func subscribeSucceeded(_ id: Int, grant: SubscriptionGrant, now: Int64) -> [SessionAction] {
         guard !isClosed else {
             output.actions.append(.unsubscribe(subscriptionId: id))
+            if let t = tables.removeValue(forKey: id), case .subscribing = t.state {
+                replyError(t.origin, t.requestId, SessionRefusal(code: 20, message: "Session closed"), now: now)
+            }
             return output.take()
         }
         guard var t = tables[id], case .subscribing = t.state else { return output.take() }
@@ -173,7 +176,7 @@ extension SessionStateMachine {
     public mutating func subscribeFailed(_ id: Int, _ refusal: SessionRefusal, now: Int64) -> [SessionAction] {
         guard let t = tables[id], case .subscribing = t.state else { return output.take() }
         tables[id] = nil
-        if !isClosed { replyError(t.origin, t.requestId, refusal, now: now) }
+        replyError(t.origin, t.requestId, refusal, now: now)
         if case .combo = t.origin { comboPartDone(now: now) }
         return output.take()
     }
@@ -193,9 +196,13 @@ extension SessionStateMachine {
     }
 
     public mutating func reconfigured(_ id: Int, _ result: Result<GrantedFrequency, SessionRefusal>, now: Int64) -> [SessionAction] {
-        guard !isClosed, var t = tables[id], let pending = t.pendingReconf else { return output.take() }
+        guard var t = tables[id], let pending = t.pendingReconf else { return output.take() }
         t.pendingReconf = nil
         tables[id] = t
+        if isClosed {
+            replyError(pending.origin, pending.requestId, SessionRefusal(code: 20, message: "Session closed"), now: now)
+            return output.take()
+        }
         switch result {
         case .success(let granted):
             t.grant?.maxFrequency = granted
