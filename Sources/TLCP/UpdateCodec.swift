@@ -81,14 +81,18 @@ public enum UpdateCodec {
         return out
     }
 
+    /// Values up to this many encoded bytes are always sent literally.
+    static let diffThreshold = 16
+
     /// The shortest token for a changed field.
     static func bestToken(old: String?, new: String?, diffs: Set<DiffFormat>) -> FieldDelta {
         guard let new else { return .null }
         let literal = FieldDelta.value(new)
         guard let old, !diffs.isEmpty else { return literal }
         let literalLength = literal.encodedLength
-        // A diff token is at least 4 bytes: not worth computing for short values.
-        guard literalLength > 5 else { return literal }
+        // A useful diff token needs a prefix, counts and the new text: for short values the
+        // literal is as short, so do not spend the time (this is the server's hot path).
+        guard literalLength > diffThreshold else { return literal }
         var best = literal
         var bestLength = literalLength
         if diffs.contains(.tlcpDiff), let d = TLCPDiff.make(from: old, to: new) {
@@ -125,5 +129,9 @@ public enum UpdateCodec {
 
 extension FieldDelta {
     /// Bytes the token takes on the wire.
-    var encodedLength: Int { encoded.utf8.count }
+    var encodedLength: Int {
+        var bytes: [UInt8] = []
+        append(to: &bytes)
+        return bytes.count
+    }
 }

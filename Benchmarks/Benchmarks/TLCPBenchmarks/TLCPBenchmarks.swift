@@ -62,6 +62,17 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // A long JSON field where one number changes: ^P/^T are computed and win.
+    Benchmark("Encode U line (1 long JSON field, ^T/^P allowed)") { benchmark in
+        let docs: [[String?]] = (0..<16).map { i in
+            [#"{"symbol":"ACME","bid":\#(100 + i),"ask":\#(101 + i),"venue":"XNAS","book":[{"p":100,"q":5},{"p":99,"q":7}],"ts":1700000000}"#]
+        }
+        for i in benchmark.scaledIterations {
+            let prev = docs[(i + docs.count - 1) % docs.count]
+            blackHole(UpdateNotification(subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: prev, current: docs[i % docs.count], diffs: [.tlcpDiff, .jsonPatch])).encoded())
+        }
+    }
+
     Benchmark("Parse control add request (WS)") { benchmark in
         let message = "control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=item1%20item2&LS_schema=stock_name%20last_price%20time&LS_snapshot=true&LS_ack=false"
         for _ in benchmark.scaledIterations {
