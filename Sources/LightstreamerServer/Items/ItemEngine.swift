@@ -219,37 +219,62 @@ public final class ItemEngine: Sendable {
 
     // MARK: - Delivery
 
-    /// Runs what a locked section left to do: drains claimed tables. (Upstream operations in
-    /// `effects` run by themselves; only `unsubscribe`/`shutdown` wait for them.)
+    /// Runs what a locked section left to do: drains the tables it claimed. All claimed tables
+    /// are served together, one lock round per batch round (not per table), so a fan-out to N
+    /// sinks costs a constant number of lock acquisitions. (Upstream operations in `effects`
+    /// run by themselves; only `unsubscribe`/`shutdown` wait for them.)
     func run(_ effects: Effects) {
-        for id in effects.drain { drain(id) }
-    }
-
-    /// Delivers a table's outbox, batch after batch, until it is empty or the table closed.
-    private func drain(_ id: UInt64) {
-        while true {
-            let next = store.withLockedValue { s -> (sink: any TableSink, batch: [Outgoing])? in
-                guard var table = s.tables.removeValue(forKey: id) else { return nil }
-                if table.closed || table.outbox.isEmpty {
-                    table.draining = false
-                    let waiters = table.waiters
-                    table.waiters = []
-                    if !table.closed { s.tables[id] = table }
-                    for w in waiters { w.resume() }
-                    return nil
+        var claimed = effects.drain
+        while !claimed.isEmpty {
+            let (batches, waiters) = store.withLockedValue { s -> ([(UInt64, any TableSink, [Outgoing])], [CheckedContinuation<Void, Never>]) in
+                var batches: [(UInt64, any TableSink, [Outgoing])] = []
+                var waiters: [CheckedContinuation<Void, Never>] = []
+                for id in claimed {
+                    switch s.tables[id]?.nextDrainStep() {
+                    case .deliver(let sink, let batch)?:
+                        batches.append((id, sink, batch))
+                    case .finished(let w, let remove)?:
+                        waiters.append(contentsOf: w)
+                        if remove { s.tables.removeValue(forKey: id) }
+                    case nil:
+                        break
+                    }
                 }
-                let batch = table.outbox
-                table.outbox = []
-                s.tables[id] = table
-                return (table.sink, batch)
+                return (batches, waiters)
             }
-            guard let (sink, batch) = next else { return }
-            for item in batch {
-                switch item {
-                case .started(let handle): sink.started(handle)
-                case .event(let event): sink.deliver(event)
+            for w in waiters { w.resume() }
+            for (_, sink, batch) in batches {
+                for item in batch {
+                    switch item {
+                    case .started(let handle): sink.started(handle)
+                    case .event(let event): sink.deliver(event)
+                    }
                 }
             }
+            claimed = batches.map(\.0)
         }
+    }
+}
+
+/// One step of a table's drain.
+enum DrainStep {
+    /// Deliver this batch, then come back.
+    case deliver(any TableSink, [Outgoing])
+    /// Nothing more: the drain is released; resume these `unsubscribe` waiters, and remove the
+    /// record if the table is closed.
+    case finished([CheckedContinuation<Void, Never>], remove: Bool)
+}
+
+extension TableRecord {
+    mutating func nextDrainStep() -> DrainStep {
+        if closed || outbox.isEmpty {
+            draining = false
+            let w = waiters
+            waiters = []
+            return .finished(w, remove: closed)
+        }
+        let batch = outbox
+        outbox = []
+        return .deliver(sink, batch)
     }
 }
