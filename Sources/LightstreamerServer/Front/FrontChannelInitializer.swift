@@ -23,42 +23,7 @@ struct FrontChannelInitializer: Sendable {
             if let sslContext {
                 try sync.addHandler(NIOSSLServerHandler(context: sslContext))
             }
-            let upgrader = NIOWebSocketServerUpgrader(
-                maxFrameSize: maxFrameSize,
-                automaticErrorHandling: true,
-                shouldUpgrade: { [urlPrefix] channel, head in
-                    let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-                    guard path == urlPrefix + "/lightstreamer" else {
-                        return channel.eventLoop.makeSucceededFuture(nil)
-                    }
-                    let offered = Self.offeredSubprotocols(head.headers)
-                    var headers = HTTPHeaders()
-                    if offered.isEmpty {
-                        return channel.eventLoop.makeSucceededFuture(headers)
-                    }
-                    guard let version = TLCPVersion.negotiate(webSocketSubprotocols: offered) else {
-                        return channel.eventLoop.makeSucceededFuture(nil)
-                    }
-                    // Echo the offered token that was chosen, exactly as offered.
-                    let chosen = offered.first { TLCPVersion(webSocketSubprotocol: $0) == version } ?? version.webSocketSubprotocol
-                    headers.add(name: "Sec-WebSocket-Protocol", value: chosen)
-                    return channel.eventLoop.makeSucceededFuture(headers)
-                },
-                upgradePipelineHandler: { [manager, logger, maxFrameSize] channel, head in
-                    let offered = Self.offeredSubprotocols(head.headers)
-                    let version = TLCPVersion.negotiate(webSocketSubprotocols: offered) ?? .current
-                    var headerMap: [String: String] = [:]
-                    for (k, v) in head.headers { headerMap[k.lowercased()] = v }
-                    let handler = WebSocketTLCPHandler(manager: manager, version: version,
-                                                       clientIP: channel.remoteAddress?.ipAddress, headers: headerMap,
-                                                       logger: logger)
-                    return channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(
-                            NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024,
-                                                        maxAccumulatedFrameSize: maxFrameSize))
-                        try channel.pipeline.syncOperations.addHandler(handler)
-                    }
-                })
+            let upgrader = makeUpgrader()
             try sync.configureHTTPServerPipeline(
                 withPipeliningAssistance: true,
                 withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in
@@ -68,6 +33,46 @@ struct FrontChannelInitializer: Sendable {
             try sync.addHandler(HTTPTLCPHandler(manager: manager, urlPrefix: urlPrefix, logger: logger),
                                 name: Self.httpHandlerName)
         }
+    }
+
+    /// The WebSocket upgrader for `<prefix>/lightstreamer`, negotiating the TLCP subprotocol.
+    func makeUpgrader() -> NIOWebSocketServerUpgrader {
+        NIOWebSocketServerUpgrader(
+            maxFrameSize: maxFrameSize,
+            automaticErrorHandling: true,
+            shouldUpgrade: { [urlPrefix] channel, head in
+                let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                guard path == urlPrefix + "/lightstreamer" else {
+                    return channel.eventLoop.makeSucceededFuture(nil)
+                }
+                let offered = Self.offeredSubprotocols(head.headers)
+                var headers = HTTPHeaders()
+                if offered.isEmpty {
+                    return channel.eventLoop.makeSucceededFuture(headers)
+                }
+                guard let version = TLCPVersion.negotiate(webSocketSubprotocols: offered) else {
+                    return channel.eventLoop.makeSucceededFuture(nil)
+                }
+                // Echo the offered token that was chosen, exactly as offered.
+                let chosen = offered.first { TLCPVersion(webSocketSubprotocol: $0) == version } ?? version.webSocketSubprotocol
+                headers.add(name: "Sec-WebSocket-Protocol", value: chosen)
+                return channel.eventLoop.makeSucceededFuture(headers)
+            },
+            upgradePipelineHandler: { [manager, logger, maxFrameSize] channel, head in
+                let offered = Self.offeredSubprotocols(head.headers)
+                let version = TLCPVersion.negotiate(webSocketSubprotocols: offered) ?? .current
+                var headerMap: [String: String] = [:]
+                for (k, v) in head.headers { headerMap[k.lowercased()] = v }
+                let handler = WebSocketTLCPHandler(manager: manager, version: version,
+                                                   clientIP: channel.remoteAddress?.ipAddress, headers: headerMap,
+                                                   logger: logger)
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024,
+                                                    maxAccumulatedFrameSize: maxFrameSize))
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            })
     }
 
     static func offeredSubprotocols(_ headers: HTTPHeaders) -> [String] {

@@ -101,7 +101,9 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let uri = Substring(head.uri)
         let path = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         let query = uri.firstIndex(of: "?").map { uri[uri.index(after: $0)...] } ?? ""
-        let keepAlive = head.isKeepAlive
+        // Every response closes its connection: NIO upgrades to WebSocket only on the first
+        // request of a connection, and clients reuse keep-alive connections for the WS.
+        let keepAlive = false
         if path == "/metrics" {
             respondPlain(status: .ok, manager.metrics.prometheusText(nowMillis: monotonicMillis()), keepAlive: keepAlive,
                          contentType: "text/plain; version=0.0.4; charset=utf-8", context: context)
