@@ -30,5 +30,24 @@ if [ -f Tests/Interop/requirements.txt ]; then
   export LS_INTEROP_PYTHON="$venv/bin/python"
 fi
 
+# PostgreSQL for the MPN store tests: a throw-away cluster on loopback (unless a URL is given).
+if [ -z "${LS_TEST_POSTGRES_URL:-}" ]; then
+  if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v apt-get >/dev/null; then
+    log "apt-get install postgresql"
+    if [ "$(id -u)" = 0 ]; then PG_SUDO=""; else PG_SUDO="sudo"; fi
+    $PG_SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $PG_SUDO apt-get install -y -qq postgresql >/dev/null
+  fi
+  pgdir=$(mktemp -d /tmp/ls-mpn-pg.XXXXXX)
+  if pgurl=$(scripts/postgres-test-cluster.sh start "$pgdir"); then
+    export LS_TEST_POSTGRES_URL="$pgurl"
+    trap 'scripts/postgres-test-cluster.sh stop "$pgdir"' EXIT
+    log "PostgreSQL test cluster at $pgurl"
+  else
+    log "PostgreSQL test cluster did not start: the PostgreSQL MPN store tests will be skipped"
+    rm -rf "$pgdir"
+  fi
+fi
+
 log "swift test"
 swift test "$@"

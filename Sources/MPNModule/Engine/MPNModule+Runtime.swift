@@ -72,7 +72,7 @@ extension MPNModule {
         running[id] = r
         let rec = r.record
         let spec = TableSpec(adapterSet: rec.adapterSet, dataAdapter: rec.dataAdapter, mode: rec.mode, items: rec.items,
-                             fields: rec.fields, snapshot: rec.mode == .merge ? .yes : .no,
+                             fields: rec.fields, snapshot: rec.mode == .merge && r.trigger != nil ? .yes : .no,
                              maxFrequency: rec.maxFrequency ?? .unlimited, bufferSize: rec.bufferSize)
         let sink = MPNTableSink(subscriptionId: id, generation: r.generation, module: self)
         do {

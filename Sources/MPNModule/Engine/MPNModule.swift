@@ -34,10 +34,11 @@ import TLCP
 /// that the device was registered in that session before the other operations.
 ///
 /// Runtime: each ACTIVE subscription of an ACTIVE device subscribes its items through the
-/// `ItemEngine` (MERGE with snapshot, DISTINCT without), independent of sessions. A subscription
-/// with a trigger evaluates it on every update (snapshot included) until it is true, then is
-/// marked TRIGGERED in the store (compare-and-set) and sends exactly one notification. One
-/// without a trigger sends a notification per real-time update (snapshots do not notify),
+/// `ItemEngine`, independent of sessions. A subscription with a trigger (MERGE: with snapshot,
+/// so the current values are checked at once) evaluates it on every update until it is true,
+/// then is marked TRIGGERED in the store (compare-and-set) and sends exactly one notification.
+/// One without a trigger (no snapshot: a restart does not re-notify current values) sends a
+/// notification per update,
 /// paced per device (`pacing.minSendDelayMillis`, trigger notifications exempt), with MERGE
 /// conflation of waiting notifications (latest values win) and retries with exponential
 /// backoff. A provider that reports a dead token suspends the device (48 on activation; DEV

@@ -37,7 +37,9 @@ public enum MPNArguments {
                 let nameStart = text.index(after: next)
                 if let close = text[nameStart...].firstIndex(of: "}") {
                     let name = String(text[nameStart..<close])
-                    if name == subscriptionIdName {
+                    if name.isEmpty || name.contains(where: { "\"\\{}$".contains($0) || $0.isWhitespace }) {
+                        // Not a placeholder (e.g. a literal "${" in the text): stays literal.
+                    } else if name == subscriptionIdName {
                         guard allowSubscriptionId else { throw .badArgument("${\(name)}") }
                         placeholder = .subscriptionId
                     } else if let index = fields.firstIndex(of: name) {

@@ -94,11 +94,12 @@ public final class APNsProvider: MPNProvider {
     ///   nil creates one, shut down by `shutdown()`.
     public init(applicationId: String, configuration: APNsConfiguration, httpClient: HTTPClient? = nil,
                 clock: any MPNWallClock = SystemWallClock(), logger: Logger = Logger(label: "lightstreamer.mpn.apple")) throws {
+        // The key first: a client made before a throw would trap when deinitialized unshut.
+        self.tokens = try APNsTokenManager(configuration: configuration, clock: clock)
         self.applicationId = applicationId
         self.configuration = configuration
         self.client = httpClient ?? HTTPClient(eventLoopGroupProvider: .singleton)
         self.ownsClient = httpClient == nil
-        self.tokens = try APNsTokenManager(configuration: configuration, clock: clock)
         self.clock = clock
         self.logger = logger
     }

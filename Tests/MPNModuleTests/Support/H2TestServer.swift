@@ -1,0 +1,144 @@
+import Crypto
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import X509
+
+/// A local HTTP/2-over-TLS server for provider tests: a self-signed certificate made at start
+/// (swift-certificates), ALPN `h2` only, every request recorded and answered by a script.
+final class H2TestServer: Sendable {
+    struct Request: Sendable {
+        var method: String
+        var path: String
+        var version: HTTPVersion
+        var headers: HTTPHeaders
+        var body: String
+        func header(_ name: String) -> String? { headers.first(name: name) }
+    }
+
+    struct Response: Sendable {
+        var status: Int
+        var headers: [(String, String)] = []
+        var body: String = ""
+    }
+
+    typealias Script = @Sendable (Request) -> Response
+
+    let port: Int
+    /// The CA certificate clients must trust.
+    let certificate: NIOSSLCertificate
+    private let channel: any Channel
+    private let recorded: NIOLockedValueBox<[Request]>
+
+    var requests: [Request] { recorded.withLockedValue { $0 } }
+    var baseURL: String { "https://localhost:\(port)" }
+
+    private init(port: Int, certificate: NIOSSLCertificate, channel: any Channel, recorded: NIOLockedValueBox<[Request]>) {
+        self.port = port
+        self.certificate = certificate
+        self.channel = channel
+        self.recorded = recorded
+    }
+
+    static func start(script: @escaping Script) async throws -> H2TestServer {
+        // A throw-away CA and a leaf for "localhost" signed by it (BoringSSL will not take a
+        // self-signed leaf as its own root).
+        let caKey = P256.Signing.PrivateKey()
+        let caName = try DistinguishedName { CommonName("MPN test CA") }
+        let now = Date()
+        let ca = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(caKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(3600),
+            issuer: caName, subject: caName, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true))
+            },
+            issuerPrivateKey: .init(caKey))
+        let key = P256.Signing.PrivateKey()
+        let leaf = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(3600),
+            issuer: caName, subject: try DistinguishedName { CommonName("localhost") }, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.serverAuth])
+                SubjectAlternativeNames([.dnsName("localhost")])
+            },
+            issuerPrivateKey: .init(caKey))
+        let sslCert = try NIOSSLCertificate(bytes: Array(try leaf.serializeAsPEM().pemString.utf8), format: .pem)
+        let caCert = try NIOSSLCertificate(bytes: Array(try ca.serializeAsPEM().pemString.utf8), format: .pem)
+        let sslKey = try NIOSSLPrivateKey(bytes: Array(key.derRepresentation), format: .der)
+        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(sslCert)], privateKey: .privateKey(sslKey))
+        tls.applicationProtocols = ["h2"]
+        let context = try NIOSSLContext(configuration: tls)
+        let recorded = NIOLockedValueBox<[Request]>([])
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                        mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
+                    ) { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                            try stream.pipeline.syncOperations.addHandler(ScriptedHandler(script: script, recorded: recorded))
+                        }
+                    }
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = channel.localAddress?.port ?? 0
+        return H2TestServer(port: port, certificate: caCert, channel: channel, recorded: recorded)
+    }
+
+    func shutdown() async {
+        try? await channel.close()
+    }
+}
+
+private final class ScriptedHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let script: H2TestServer.Script
+    let recorded: NIOLockedValueBox<[H2TestServer.Request]>
+    var head: HTTPRequestHead?
+    var body = ""
+
+    init(script: @escaping H2TestServer.Script, recorded: NIOLockedValueBox<[H2TestServer.Request]>) {
+        self.script = script
+        self.recorded = recorded
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h):
+            head = h
+            body = ""
+        case .body(let buffer):
+            body += String(buffer: buffer)
+        case .end:
+            guard let head else { return }
+            let request = H2TestServer.Request(method: head.method.rawValue, path: head.uri, version: head.version,
+                                               headers: head.headers, body: body)
+            recorded.withLockedValue { $0.append(request) }
+            let response = script(request)
+            var headers = HTTPHeaders(response.headers)
+            headers.add(name: "content-length", value: String(response.body.utf8.count))
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version,
+                                                                  status: HTTPResponseStatus(statusCode: response.status),
+                                                                  headers: headers))), promise: nil)
+            if !response.body.isEmpty {
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: response.body)))), promise: nil)
+            }
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+    }
+}
