@@ -34,7 +34,7 @@ import Testing
             try await ws.wsText("create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false")
             // A control right after the create, without LS_session, waits for CONOK.
             try await ws.wsText("control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=true")
-            #expect(await ws.waitFor("U,1,1,"))
+            #expect(await ws.waitFor("U,1,1,", seconds: 20), "received: \(ws.text)")
             let text = ws.text
             let order = ["WSOK", "CONOK,", "REQOK,1", "SUBOK,1,1,1", "CONF,1,", "U,1,1,"].map { text.range(of: $0)?.lowerBound }
             #expect(order.allSatisfy { $0 != nil })
@@ -67,7 +67,7 @@ import Testing
                 port: port, group: group, path: "/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0",
                 body: "LS_session=\(sid)&LS_content_length=50000000&LS_send_sync=false")
             #expect(await stream.waitFor("CONOK,\(sid)"))
-            #expect(stream.text.contains("Transfer-Encoding: chunked"))
+            #expect(stream.text.lowercased().contains("transfer-encoding: chunked"))
             let control = try await RawTestConnection.post(
                 port: port, group: group, path: "/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=\(sid)",
                 body: "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=true\r\n"
@@ -75,7 +75,7 @@ import Testing
             #expect(await control.waitFor("REQERR,2,19,"))
             #expect(await control.waitFor("REQOK,1"))
             #expect(await control.waitFor("ERROR,67,"))
-            #expect(await stream.waitFor("U,1,1,"))
+            #expect(await stream.waitFor("U,1,1,", seconds: 20), "received: \(stream.text)")
             let heartbeat = try await RawTestConnection.post(
                 port: port, group: group, path: "/lightstreamer/heartbeat.txt?LS_protocol=TLCP-2.5.0&LS_session=\(sid)", body: "\r\n")
             #expect(await heartbeat.waitFor("\r\nREQOK\r\n"))
@@ -119,8 +119,11 @@ import Testing
         try await Self.withServer { server, group in
             let port = try #require(server.port)
             let ws = try await RawTestConnection.webSocket(port: port, group: group, subprotocol: "chat")
-            #expect(await ws.waitFor("HTTP/1.1 "))
-            #expect(!ws.text.contains("101"))
+            // Refused: an error response or a closed connection, never 101.
+            _ = await ws.waitFor("HTTP/1.1 ", seconds: 1)
+            #expect(!ws.text.contains(" 101 "))
+            let ok = try await RawTestConnection.webSocket(port: port, group: group)
+            #expect(await ok.waitFor(" 101 "))
         }
     }
 }

@@ -123,7 +123,8 @@ import Testing
 
     @Test func streamingBindLoopsWhenTheContentLengthRunsOut() {
         let create = ConnectionID(9)
-        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(polling: true)), transport: .http, connection: create)
+        var s = SessionScript(create: CreateSessionRequest(supportedDiffs: [], stream: StreamParameters(polling: true)),
+                              transport: .http, connection: create)
         let stream = ConnectionID(10)
         s.bind(StreamParameters(contentLength: 1_000, sendSync: false), on: stream)
         _ = s.take(stream)
@@ -357,6 +358,32 @@ import Testing
                               connection: ConnectionID(2))
         s.bind(StreamParameters(sendSync: false, reduceHead: true), on: ConnectionID(3))
         #expect(s.take(ConnectionID(3)) == ["CONS,unlimited"])
+    }
+
+    @Test func dropOfTheLastPollSocketExtendsTheWait() {
+        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(polling: true)), transport: .webSocket,
+                              connection: ConnectionID(2))
+        let clean = s.armed[.unboundTimeout]
+        #expect(clean == s.now + Int64(SessionScript.settings.sessionTimeoutMillis))
+        s.record(s.machine.connectionClosed(ConnectionID(2), now: s.now))
+        #expect(s.armed[.unboundTimeout] == s.now + Int64(SessionScript.settings.sessionRecoveryMillis))
+    }
+
+    @Test func diffsOnlyFor24AndLater() {
+        let long1 = "{\"price\":\"100.25\",\"name\":\"a long enough json value\"}"
+        let long2 = "{\"price\":\"100.50\",\"name\":\"a long enough json value\"}"
+        var old = SessionScript(version: .v2_3)
+        _ = old.take()
+        old.subscribe(1, fields: 1, ack: false)
+        old.update(1, [long1])
+        old.update(1, [long2])
+        #expect(old.take().last?.contains("^") == false)
+        var new = SessionScript(version: .v2_5)
+        _ = new.take()
+        new.subscribe(1, fields: 1, ack: false)
+        new.update(1, [long1])
+        new.update(1, [long2])
+        #expect(new.take().last?.hasPrefix("U,1,1,^") == true)
     }
 
     @Test func aNewBindTakesTheSessionOver() {

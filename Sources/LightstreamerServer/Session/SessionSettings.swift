@@ -22,9 +22,9 @@ public struct SessionSettings: Sendable, Hashable {
     /// How long a session stays alive unbound after a clean LOOP (plus the polling gap).
     public var sessionTimeoutMillis: Int = 10_000
     /// How long a session whose stream dropped without LOOP waits for a recovery bind.
-    public var sessionRecoveryMillis: Int = 20_000
+    public var sessionRecoveryMillis: Int = 30_000
     /// How long sent data notifications stay available for `LS_recovery_from`, and how many at most.
-    public var recoveryWindowMillis: Int = 20_000
+    public var recoveryWindowMillis: Int = 30_000
     public var recoveryMaxNotifications: Int = 20_000
     /// Data notifications held for an unbound session before it is closed (END 33... never silently).
     public var maxPendingNotifications: Int = 200_000

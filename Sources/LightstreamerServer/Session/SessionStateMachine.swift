@@ -212,6 +212,7 @@ public struct SessionStateMachine: Sendable {
         } else if transport == .http && !polling {
             contentLength = settings.defaultContentLength
         }
+        lastStreamConnection = connection
         binding = Binding(connection: connection, transport: transport, polling: polling, contentLength: contentLength,
                           keepaliveMillis: keepalive, idleMillis: idle,
                           pollingMillis: min(stream.pollingMillis ?? 0, settings.maxPollingMillis),
@@ -255,6 +256,8 @@ public struct SessionStateMachine: Sendable {
     }
 
     var wroteDataSinceBind = false
+    /// The connection of the latest stream or poll.
+    var lastStreamConnection: ConnectionID?
 
     func inactivityLimit(_ millis: Int) -> Int { millis + max(millis, 2_000) }
 
@@ -408,6 +411,11 @@ public struct SessionStateMachine: Sendable {
         }
         if binding?.connection == conn {
             unbind(clean: false, now: now)
+        } else if binding == nil, lastStreamConnection == conn, case .active = phase {
+            // The socket of the last poll dropped between polls: the client may come back with
+            // recovery, so the session waits as long as after an unexpected drop.
+            let wait = max(settings.sessionRecoveryMillis, settings.sessionTimeoutMillis)
+            output.actions.append(.armTimer(.unboundTimeout, atMillis: now + Int64(wait)))
         }
         return output.take()
     }
