@@ -81,6 +81,11 @@ import Testing
 
     /// Creates (once) the venv with the pinned requirements; returns its python.
     static func prepareVenv(python: String) throws -> String {
+        // CI (scripts/test.sh) prepares the venv and names its python.
+        if let given = ProcessInfo.processInfo.environment["LS_INTEROP_PYTHON"], FileManager.default.isExecutableFile(atPath: given),
+           let r = try? run(given, ["-c", "import lightstreamer.client"], timeout: 30), r.status == 0 {
+            return given
+        }
         let venv = interopDir.appendingPathComponent(".venv")
         let venvPython = venv.appendingPathComponent("bin/python").path
         let requirements = interopDir.appendingPathComponent("requirements.txt").path
