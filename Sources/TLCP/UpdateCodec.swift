@@ -100,7 +100,9 @@ public enum UpdateCodec {
             let length = candidate.encodedLength
             if length < bestLength { best = candidate; bestLength = length }
         }
-        if diffs.contains(.jsonPatch), let patch = jsonPatch(from: old, to: new) {
+        // A JSON Patch costs at least ~30 bytes (`[{"op":"replace","path":…}]`): when the
+        // TLCP-diff is already shorter than that, skip parsing both documents.
+        if diffs.contains(.jsonPatch), bestLength > 30, let patch = jsonPatch(from: old, to: new) {
             let candidate = FieldDelta.jsonPatch(patch)
             if candidate.encodedLength < bestLength { best = candidate }
         }
@@ -130,8 +132,22 @@ public enum UpdateCodec {
 extension FieldDelta {
     /// Bytes the token takes on the wire.
     var encodedLength: Int {
-        var bytes: [UInt8] = []
-        append(to: &bytes)
-        return bytes.count
+        func escaped(_ text: String, leadingSpecials: Bool) -> Int {
+            var n = 0
+            for (i, b) in text.utf8.enumerated() {
+                let special = PercentEncoding.isFieldSpecial(b)
+                    || (leadingSpecials && i == 0 && (b == UInt8(ascii: "#") || b == UInt8(ascii: "$") || b == UInt8(ascii: "^")))
+                n += special ? 3 : 1
+            }
+            return n
+        }
+        switch self {
+        case .unchanged: return 0
+        case .unchangedRun(let n): return 1 + UpdateCodec.decimalWidth(n)
+        case .null: return 1
+        case .value(let v): return v.isEmpty ? 1 : escaped(v, leadingSpecials: true)
+        case .jsonPatch(let p): return 2 + escaped(p, leadingSpecials: false)
+        case .tlcpDiff(let d): return 2 + escaped(d, leadingSpecials: false)
+        }
     }
 }

@@ -1,5 +1,5 @@
 import Testing
-import TLCP
+@testable import TLCP
 
 @Suite struct UpdateCodecTests {
     /// Decodes a sequence of U lines for one item, the way a client does.
@@ -123,5 +123,12 @@ import TLCP
             #expect(client == row, "\(line)")
             prev = row
         }
+    }
+}
+
+@Suite struct EncodedLengthTests {
+    @Test(arguments: [FieldDelta.unchanged, .unchangedRun(12), .null, .value(""), .value("#a|b%"), .value("é"), .jsonPatch("[|]"), .tlcpDiff("a\r\n")])
+    func lengthMatchesTheEncoding(token: FieldDelta) {
+        #expect(token.encodedLength == token.encoded.utf8.count)
     }
 }
