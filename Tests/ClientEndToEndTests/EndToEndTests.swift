@@ -126,7 +126,7 @@ struct TestServer: Sendable {
     static func start() async throws -> TestServer {
         let set = DemoAdapters.makeDemoAdapterSet(options: .init(stockUpdatesPerSecond: 5, counterUpdatesPerSecond: 20,
                                                                  portfolioChangesPerSecond: 2))
-        var options = ServerOptions(host: "127.0.0.1", port: 0)
+        let options = ServerOptions(host: "127.0.0.1", port: 0)
         let server = LightstreamerServer(options: options, adapterSets: [set])
         try await server.start()
         guard let port = server.port else { throw TestError("no port") }

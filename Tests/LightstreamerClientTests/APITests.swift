@@ -132,7 +132,7 @@ import Testing
 
     // Preconditions trap as in the official API (each runs in a child process).
     @Test func preconditionsTrap() async {
-        await #expect(processExitsWith: .failure) { LightstreamerClient(serverAddress: "ftp://x") }
+        await #expect(processExitsWith: .failure) { _ = LightstreamerClient(serverAddress: "ftp://x") }
         await #expect(processExitsWith: .failure) { LightstreamerClient(serverAddress: nil).connect() }
         await #expect(processExitsWith: .failure) { LightstreamerClient(serverAddress: nil).connectionOptions.retryDelay = 0 }
         await #expect(processExitsWith: .failure) { LightstreamerClient(serverAddress: nil).connectionOptions.idleTimeout = -1 }

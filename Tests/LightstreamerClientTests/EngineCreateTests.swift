@@ -197,3 +197,19 @@ import Testing
         #expect(h.takeSent() == ["ws.open ws://server/lightstreamer"])
     }
 }
+
+@Suite struct EngineHeaderTests {
+    @Test func headersOnCreationOnlyCreateOverHTTPThenBindOverWS() {
+        var h = EngineHarness { $0.httpExtraHeaders = ["X-A": "1"]; $0.httpExtraHeadersOnSessionCreationOnly = true }
+        h.send(.connect)
+        #expect(h.takeSent().first?.hasPrefix("http#1 http://server/lightstreamer/create_session.txt") == true)
+        h.receive(1, "CONOK,sid,70000,5000,*", "LOOP,0")
+        #expect(h.takeSent() == ["close#1", "ws.open ws://server/lightstreamer"])
+        h.send(.webSocketOpened(2))
+        #expect(h.takeSent().last == "ws#2 bind_session|LS_session=sid&LS_send_sync=false&LS_cause=http.loop")
+        h.receive(2, "WSOK", "CONOK,sid,70000,5000,*")
+        #expect(h.status == "CONNECTED:WS-STREAMING")
+        #expect(h.engine.extraHeaders(creating: false).isEmpty)
+        #expect(h.engine.extraHeaders(creating: true) == ["X-A": "1"])
+    }
+}

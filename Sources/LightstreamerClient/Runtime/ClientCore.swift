@@ -89,6 +89,24 @@ final class ClientCore: @unchecked Sendable {
         }
     }
 
+    /// Subscribes without listing the subscription in `subscriptions` (MPN's internal items).
+    func subscribeInternal(_ sub: Subscription) {
+        let key = newKey()
+        sub.activate(core: self, key: key)
+        let spec = sub.spec
+        queue.async {
+            self.subscriptionObjects[key] = sub
+            self.process(.subscribe(key: key, spec: spec))
+        }
+    }
+
+    /// Sends a control operation built by an extension (MPN). Its REQOK/REQERR comes back to
+    /// `extensionHook` as `.externalReply(token:…)`; it waits for a session and survives
+    /// session changes.
+    func sendExternalControl(token: Int, _ operation: ControlOperation) {
+        post(.externalControl(token: token, operation: operation))
+    }
+
     func unsubscribe(_ sub: Subscription) {
         guard let key = sub.deactivate(from: self) else { return }
         stateLock.withLock { activeSubscriptions.removeAll { $0 === sub } }
@@ -188,7 +206,8 @@ final class ClientCore: @unchecked Sendable {
             timerCounter += 1
             let gen = timerCounter
             timerGenerations[timer] = gen
-            queue.asyncAfter(deadline: .now() + .milliseconds(ms)) {
+            // At most a day: values may come from the network (LOOP, CONOK keepalive).
+            queue.asyncAfter(deadline: .now() + .milliseconds(min(max(0, ms), 86_400_000))) {
                 guard self.timerGenerations[timer] == gen else { return }
                 self.timerGenerations[timer] = nil
                 self.process(.timerFired(timer))

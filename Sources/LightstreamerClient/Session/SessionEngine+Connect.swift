@@ -100,7 +100,10 @@ extension SessionEngine {
         retry.attemptStartedAt = now
         retry.cause = cause
         var params = StreamParameters(cause: cause)
-        let useHTTP = !target.isWebSocket || nextCreateWithTTL
+        // Headers "on session creation only" need an HTTP create (a WS upgrade would carry
+        // them for the whole socket); the bind then goes over WS.
+        let headersOnCreation = settings.httpExtraHeaders != nil && settings.httpExtraHeadersOnSessionCreationOnly
+        let useHTTP = !target.isWebSocket || nextCreateWithTTL || headersOnCreation
         if useHTTP {
             // Official clients create over HTTP in polling mode, then bind.
             params.polling = true
@@ -134,7 +137,7 @@ extension SessionEngine {
             sendOnWebSocket(TLCPRequestEncoder.webSocketMessage(.createSession(request)))
             stream = StreamState(connection: ws, transport: target, kind: .create, sentAt: now)
         }
-        schedule(.transport, after: settings.retryDelay + (target.isPolling && !useHTTP ? settings.idleTimeout : 0))
+        schedule(.transport, after: plus(settings.retryDelay, target.isPolling && !useHTTP ? settings.idleTimeout : 0))
     }
 
     func wireBandwidth(_ b: RequestedMaxBandwidth) -> RequestedBandwidth? {
@@ -203,7 +206,7 @@ extension SessionEngine {
                            headers: extraHeaders(creating: false)))
         }
         stream = StreamState(connection: id, transport: transport, kind: .bind, sentAt: now)
-        schedule(.transport, after: settings.retryDelay + (transport.isPolling ? settings.idleTimeout : 0))
+        schedule(.transport, after: plus(settings.retryDelay, transport.isPolling ? settings.idleTimeout : 0))
     }
 
     /// Asks the server to unbind the stream (force_rebind); the bind on `target` follows LOOP.
@@ -296,7 +299,10 @@ extension SessionEngine {
         retry.failures += 1
         cancel(.transport)
         var delay = settings.retryDelay
-        if retry.failures > 5 { delay = min(delay * (1 << min(retry.failures - 5, 4)), max(60_000, settings.retryDelay)) }
+        if retry.failures > 5 {
+            let (grown, overflow) = delay.multipliedReportingOverflow(by: 1 << min(retry.failures - 5, 4))
+            delay = overflow ? delay : min(grown, max(60_000, settings.retryDelay))
+        }
         let elapsed = Int(clamping: now - retry.attemptStartedAt)
         setStatus(.willRetry)
         schedule(.retry, after: delay - elapsed)
@@ -394,13 +400,13 @@ extension SessionEngine {
     mutating func armKeepalive() {
         guard let session, let s = stream, !s.transport.isPolling else { return }
         let keepalive = session.keepaliveMillis > 0 ? session.keepaliveMillis : (settings.keepaliveInterval > 0 ? settings.keepaliveInterval : 5_000)
-        schedule(.keepalive, after: keepalive + settings.stalledTimeout)
+        schedule(.keepalive, after: plus(keepalive, settings.stalledTimeout))
     }
 
     mutating func keepaliveCheck() {
         guard let session, let s = stream, s.gotConok, !s.ended, !s.transport.isPolling else { return }
         let keepalive = session.keepaliveMillis > 0 ? session.keepaliveMillis : (settings.keepaliveInterval > 0 ? settings.keepaliveInterval : 5_000)
-        let limit = Int64(keepalive + settings.stalledTimeout)
+        let limit = Int64(plus(keepalive, settings.stalledTimeout))
         let silent = now - lastDataAt
         if silent < limit {
             schedule(.keepalive, after: Int(limit - silent))

@@ -89,11 +89,14 @@ extension SessionEngine {
         case 32, 33:
             return
         case 39:
-            let count = Int(message.strippingSpaces()) ?? 1
-            let first = max(1, progressive - max(1, count) + 1)
-            for p in first...max(first, progressive) {
-                if let key = messageKey(sequence: sequence, progressive: p) { finishMessage(key, .discarded) }
-            }
+            let count = max(1, Int(message.strippingSpaces()) ?? 1)
+            let first = progressive - count + 1
+            let seq = sequence ?? MessageRequest.reservedSequence
+            let keys = messages.filter { _, m in
+                guard m.sent, m.sequenceKey == seq, let p = m.progressive else { return false }
+                return p >= first && p <= progressive
+            }.sorted { ($0.value.progressive ?? 0) < ($1.value.progressive ?? 0) }.map(\.key)
+            for key in keys { finishMessage(key, .discarded) }
         case 38:
             if let key = messageKey(sequence: sequence, progressive: progressive) { finishMessage(key, .discarded) }
         default:

@@ -38,7 +38,7 @@ extension SessionEngine {
             return
         }
         let elapsed = Int(clamping: now - rec.attemptAt)
-        schedule(.recovery, after: settings.retryDelay - elapsed)
+        schedule(.recovery, after: plus(settings.retryDelay, -elapsed))
     }
 
     /// `PROG,<p>` after a CONOK. During recovery p ≤ count means "drop count − p"; any other

@@ -118,7 +118,7 @@ struct SessionEngine {
     /// A random delay in 0...max.
     mutating func randomDelay(upTo max: Int) -> Int {
         guard max > 0 else { return 0 }
-        return Int(random.next() % UInt64(max + 1))
+        return Int(random.next() % (UInt64(max) + 1))
     }
 
     /// The address new connections of the current session go to (control link unless ignored).
@@ -222,6 +222,12 @@ enum PendingControl: Equatable {
     case constrain
     case forceRebind(cause: String)
     case external(token: Int, ControlOperation)
+}
+
+/// `a + b`, saturating instead of trapping (values come from options and from the network).
+func plus(_ a: Int, _ b: Int) -> Int {
+    let (r, overflow) = a.addingReportingOverflow(b)
+    return overflow ? (b > 0 ? Int.max : Int.min) : r
 }
 
 /// A small deterministic random generator (tests seed it).

@@ -71,7 +71,7 @@ struct EngineSubscription {
     func countProblem(items n: Int, fields f: Int, keyPos: Int?, commandPos: Int?) -> String? {
         if let items = spec.items, items.count != n { return "Item count \(n) does not match the \(items.count) items requested" }
         if let fields = spec.fields, fields.count != f { return "Field count \(f) does not match the \(fields.count) fields requested" }
-        if n < 1 || f < 1 || n > 1_000_000 || f > 100_000 { return "Bad counts \(n) items, \(f) fields" }
+        if n < 1 || f < 1 || n > 100_000 || f > 10_000 { return "Bad counts \(n) items, \(f) fields" }
         if spec.mode == .command {
             guard let k = keyPos, let c = commandPos, (1...f).contains(k), (1...f).contains(c) else {
                 return "Bad key/command positions"
@@ -88,7 +88,7 @@ struct EngineSubscription {
         keyPosition = keyPos
         commandPosition = commandPos
         let snapshotPhase = spec.snapshot != nil && spec.snapshot != SnapshotRequest.no && (spec.mode == .distinct || spec.mode == .command)
-        items = Array(repeating: Item(values: Array(repeating: nil, count: f), inSnapshot: snapshotPhase), count: n)
+        items = Array(repeating: Item(values: [], inSnapshot: snapshotPhase), count: n)
     }
 
     /// What one U line means for this subscription.
@@ -106,6 +106,7 @@ struct EngineSubscription {
         let pos = u.item
         guard pos >= 1, pos <= items.count else { return .failure("Update for item \(pos) of \(items.count)") }
         let first = !items[pos - 1].received
+        if first { items[pos - 1].values = Array(repeating: nil, count: fieldCount) }
         let changed: [Bool]
         do {
             changed = try UpdateCodec.apply(u.values, to: &items[pos - 1].values, isFirst: first)

@@ -247,7 +247,8 @@ final class WebSocketLineHandler: ChannelInboundHandler, @unchecked Sendable {
             var data = context.channel.allocator.buffer(capacity: 2)
             data.write(webSocketErrorCode: .normalClosure)
             let close = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
-            context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in context.close(promise: nil) }
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in channel.close(promise: nil) }
             connection.emit(.closed)
         default:
             _ = frame.data.readableBytes
