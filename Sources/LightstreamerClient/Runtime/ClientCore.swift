@@ -103,8 +103,8 @@ final class ClientCore: @unchecked Sendable {
     /// Sends a control operation built by an extension (MPN). Its REQOK/REQERR comes back to
     /// `extensionHook` as `.externalReply(token:…)`; it waits for a session and survives
     /// session changes.
-    func sendExternalControl(token: Int, _ operation: ControlOperation) {
-        post(.externalControl(token: token, operation: operation))
+    func sendExternalControl(token: Int, _ operation: ControlOperation, cause: String? = nil) {
+        post(.externalControl(token: token, operation: operation, cause: cause))
     }
 
     func unsubscribe(_ sub: Subscription) {

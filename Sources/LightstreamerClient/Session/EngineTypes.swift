@@ -137,7 +137,7 @@ enum EngineEvent: Sendable {
     case changeFrequency(key: Int, RequestedFrequency?)
     case sendMessage(key: Int, MessageSpec)
     /// A control operation from an extension (MPN); its reply is reported with the token.
-    case externalControl(token: Int, operation: ControlOperation)
+    case externalControl(token: Int, operation: ControlOperation, cause: String? = nil)
     case webSocketOpened(ConnectionID)
     case lineReceived(ConnectionID, String)
     /// The connection ended in an orderly way (HTTP body complete, WS closed by peer).

@@ -83,9 +83,9 @@ extension SessionEngine {
             let close: Bool? = s.transport.isWebSocket && !target.isWebSocket ? true : nil
             return (ControlRequest(requestId: newRequestID(purpose), operation: .forceRebind(pollingMillis: nil, closeSocket: close),
                                    cause: cause), purpose)
-        case .external(let token, let op):
+        case .external(let token, let op, let cause):
             let purpose = RequestPurpose.external(token: token)
-            return (ControlRequest(requestId: newRequestID(purpose), operation: op), purpose)
+            return (ControlRequest(requestId: newRequestID(purpose), operation: op, cause: cause), purpose)
         }
     }
 

@@ -71,7 +71,7 @@ struct SessionEngine {
         case .unsubscribe(let key): unsubscribeRequested(key: key)
         case .changeFrequency(let key, let f): frequencyChangeRequested(key: key, frequency: f)
         case .sendMessage(let key, let spec): messageRequested(key: key, spec: spec)
-        case .externalControl(let token, let op): enqueueControl(.external(token: token, op))
+        case .externalControl(let token, let op, let cause): enqueueControl(.external(token: token, op, cause: cause))
         case .webSocketOpened(let id): webSocketOpened(id)
         case .lineReceived(let id, let line): lineReceived(id, line)
         case .connectionClosed(let id): connectionEnded(id, failure: nil)
@@ -221,7 +221,7 @@ enum PendingControl: Equatable {
     case reconf(key: Int)
     case constrain
     case forceRebind(cause: String)
-    case external(token: Int, ControlOperation)
+    case external(token: Int, ControlOperation, cause: String? = nil)
 }
 
 /// `a + b`, saturating instead of trapping (values come from options and from the network).

@@ -1,0 +1,118 @@
+import Foundation
+
+/// Builds a Google (FCM HTTP v1) notification format: a v1 `Message` without its target, the
+/// server adding the device token. Setters write the `android` block (`android.notification.*`,
+/// `android.collapse_key`, `android.priority`, `android.ttl`, `android.data`) as the MPN Module
+/// expects; passing nil removes a key. `build()` writes keys in a fixed order.
+public class FirebaseMPNBuilder {
+    static let androidOrder = ["collapse_key", "priority", "ttl", "notification", "data"]
+    static let notificationOrder = ["title", "body", "icon", "color", "sound", "tag", "click_action", "channel_id", "image",
+                                    "title_loc_key", "title_loc_args", "body_loc_key", "body_loc_args"]
+
+    private var root = MPNJSONObject()
+    private var android = MPNJSONObject()
+    private var notification = MPNJSONObject()
+    private var dataMap: [String: String] = [:]
+
+    public init() {}
+
+    /// A builder holding an existing format; nil when the text is not a JSON object.
+    public init?(notificationFormat: String) {
+        guard let members = MPNJSON.parse(notificationFormat)?.objectMembers else { return nil }
+        for (k, v) in members {
+            if k == "android", let a = v.objectMembers {
+                for (ak, av) in a {
+                    if ak == "notification", let n = av.objectMembers {
+                        notification = MPNJSONObject(n)
+                    } else if ak == "data", let d = av.objectMembers {
+                        for (dk, dv) in d { if let s = dv.stringValue { dataMap[dk] = s } }
+                    } else {
+                        android[ak] = av
+                    }
+                }
+            } else {
+                root[k] = v
+            }
+        }
+    }
+
+    /// The format as JSON text.
+    public func build() -> String {
+        var a = android
+        if !notification.isEmpty { a["notification"] = notification.json(order: Self.notificationOrder) }
+        if !dataMap.isEmpty { a["data"] = .object(dataMap.keys.sorted().map { ($0, .string(dataMap[$0] ?? "")) }) }
+        var r = root
+        r["android"] = a.json(order: Self.androidOrder)
+        return r.json(order: ["android"]).text
+    }
+
+    private func setNotification(_ key: String, _ value: String?) -> FirebaseMPNBuilder {
+        notification[key] = value.map { .string($0) }
+        return self
+    }
+
+    private func setNotification(_ key: String, _ value: [String]?) -> FirebaseMPNBuilder {
+        notification[key] = value.map { .array($0.map { .string($0) }) }
+        return self
+    }
+
+    private func strings(_ key: String) -> [String]? {
+        guard case .array(let a)? = notification[key] else { return nil }
+        return a.compactMap(\.stringValue)
+    }
+
+    @discardableResult public func title(_ title: String?) -> FirebaseMPNBuilder { setNotification("title", title) }
+    public var title: String? { notification["title"]?.stringValue }
+    @discardableResult public func body(_ body: String?) -> FirebaseMPNBuilder { setNotification("body", body) }
+    public var body: String? { notification["body"]?.stringValue }
+    @discardableResult public func icon(_ icon: String?) -> FirebaseMPNBuilder { setNotification("icon", icon) }
+    public var icon: String? { notification["icon"]?.stringValue }
+    @discardableResult public func color(_ color: String?) -> FirebaseMPNBuilder { setNotification("color", color) }
+    public var color: String? { notification["color"]?.stringValue }
+    @discardableResult public func sound(_ sound: String?) -> FirebaseMPNBuilder { setNotification("sound", sound) }
+    public var sound: String? { notification["sound"]?.stringValue }
+    @discardableResult public func tag(_ tag: String?) -> FirebaseMPNBuilder { setNotification("tag", tag) }
+    public var tag: String? { notification["tag"]?.stringValue }
+    @discardableResult public func clickAction(_ clickAction: String?) -> FirebaseMPNBuilder { setNotification("click_action", clickAction) }
+    public var clickAction: String? { notification["click_action"]?.stringValue }
+    @discardableResult public func channelId(_ channelId: String?) -> FirebaseMPNBuilder { setNotification("channel_id", channelId) }
+    public var channelId: String? { notification["channel_id"]?.stringValue }
+    @discardableResult public func image(_ image: String?) -> FirebaseMPNBuilder { setNotification("image", image) }
+    public var image: String? { notification["image"]?.stringValue }
+    @discardableResult public func titleLocKey(_ titleLocKey: String?) -> FirebaseMPNBuilder { setNotification("title_loc_key", titleLocKey) }
+    public var titleLocKey: String? { notification["title_loc_key"]?.stringValue }
+    @discardableResult public func titleLocArguments(_ titleLocArguments: [String]?) -> FirebaseMPNBuilder {
+        setNotification("title_loc_args", titleLocArguments)
+    }
+    public var titleLocArguments: [String]? { strings("title_loc_args") }
+    @discardableResult public func bodyLocKey(_ bodyLocKey: String?) -> FirebaseMPNBuilder { setNotification("body_loc_key", bodyLocKey) }
+    public var bodyLocKey: String? { notification["body_loc_key"]?.stringValue }
+    @discardableResult public func bodyLocArguments(_ bodyLocArguments: [String]?) -> FirebaseMPNBuilder {
+        setNotification("body_loc_args", bodyLocArguments)
+    }
+    public var bodyLocArguments: [String]? { strings("body_loc_args") }
+
+    @discardableResult public func collapseKey(_ collapseKey: String?) -> FirebaseMPNBuilder {
+        android["collapse_key"] = collapseKey.map { .string($0) }; return self
+    }
+    public var collapseKey: String? { android["collapse_key"]?.stringValue }
+
+    /// `NORMAL` or `HIGH`.
+    @discardableResult public func priority(_ priority: String?) -> FirebaseMPNBuilder {
+        android["priority"] = priority.map { .string($0) }; return self
+    }
+    public var priority: String? { android["priority"]?.stringValue }
+
+    /// Time to live in seconds, written as FCM's duration string (`"3600s"`).
+    @discardableResult public func timeToLive(_ seconds: Int?) -> FirebaseMPNBuilder {
+        android["ttl"] = seconds.map { .string("\($0)s") }; return self
+    }
+    public var timeToLive: Int? {
+        guard let s = android["ttl"]?.stringValue, s.hasSuffix("s") else { return nil }
+        return Int(s.dropLast())
+    }
+
+    /// `android.data`: string values only (an FCM rule).
+    @discardableResult public func data(_ data: [String: String]?) -> FirebaseMPNBuilder { dataMap = data ?? [:]; return self }
+    public var data: [String: String]? { dataMap.isEmpty ? nil : dataMap }
+}

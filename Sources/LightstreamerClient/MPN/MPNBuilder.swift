@@ -1,0 +1,184 @@
+import Foundation
+
+/// Builds the JSON of an Apple (APNs) notification format (client-api.md 1.14): the `aps`
+/// dictionary plus custom data. Every setter returns the builder; passing nil removes the key.
+///
+/// `build()` writes members in a fixed order: custom data (keys sorted), then `aps` with
+/// `alert`, `badge`, `sound`, `thread-id`, `category`, `content-available`, `mutable-content`,
+/// then any other `aps` key read from a format; inside a dictionary `alert`: `title`,
+/// `subtitle`, `body`, `title-loc-key`, `title-loc-args`, `loc-key`, `loc-args`,
+/// `action-loc-key`, `launch-image`.
+public class MPNBuilder {
+    static let apsOrder = ["alert", "badge", "sound", "thread-id", "category", "content-available", "mutable-content"]
+    static let alertOrder = ["title", "subtitle", "body", "title-loc-key", "title-loc-args", "loc-key", "loc-args",
+                             "action-loc-key", "launch-image"]
+
+    private var aps = MPNJSONObject()
+    private var custom = MPNJSONObject()
+
+    /// An empty builder.
+    public init() {}
+
+    /// A builder holding an existing format; nil when the text is not a JSON object. The `aps`
+    /// member is split from the custom data.
+    public init?(notificationFormat: String) {
+        guard let members = MPNJSON.parse(notificationFormat)?.objectMembers else { return nil }
+        for (k, v) in members {
+            if k == "aps", let a = v.objectMembers {
+                aps = MPNJSONObject(a)
+            } else {
+                custom[k] = v
+            }
+        }
+    }
+
+    /// The format as JSON text.
+    public func build() -> String {
+        var root = custom.json(order: []).objectMembers ?? []
+        var apsObject = aps
+        if case .object(let m)? = aps["alert"] { apsObject["alert"] = MPNJSONObject(m).json(order: Self.alertOrder) }
+        root.append(("aps", apsObject.json(order: Self.apsOrder)))
+        return MPNJSON.object(root).text
+    }
+
+    // MARK: alert
+
+    private var alertObject: MPNJSONObject {
+        if case .object(let m)? = aps["alert"] { return MPNJSONObject(m) }
+        return MPNJSONObject()
+    }
+
+    private func alertString(_ key: String) -> String? {
+        alertObject[key]?.stringValue
+    }
+
+    private func alertStrings(_ key: String) -> [String]? {
+        guard case .array(let a)? = alertObject[key] else { return nil }
+        return a.compactMap(\.stringValue)
+    }
+
+    private func setAlert(_ key: String, _ value: MPNJSON?) {
+        var o = alertObject
+        o[key] = value
+        aps["alert"] = o.isEmpty ? nil : o.json(order: Self.alertOrder)
+    }
+
+    /// `aps.alert` as a plain string (replaces a dictionary alert).
+    @discardableResult public func alert(_ alert: String?) -> MPNBuilder {
+        aps["alert"] = alert.map { .string($0) }
+        return self
+    }
+
+    /// The string alert; nil when the alert is a dictionary or absent.
+    public var alert: String? { aps["alert"]?.stringValue }
+
+    @discardableResult public func body(_ body: String?) -> MPNBuilder { setAlert("body", body.map { .string($0) }); return self }
+    public var body: String? { alertString("body") }
+
+    @discardableResult public func bodyLocArguments(_ bodyLocArguments: [String]?) -> MPNBuilder {
+        setAlert("loc-args", bodyLocArguments.map { .array($0.map { .string($0) }) }); return self
+    }
+    public var bodyLocArguments: [String]? { alertStrings("loc-args") }
+
+    @discardableResult public func bodyLocKey(_ bodyLocKey: String?) -> MPNBuilder { setAlert("loc-key", bodyLocKey.map { .string($0) }); return self }
+    public var bodyLocKey: String? { alertString("loc-key") }
+
+    @discardableResult public func launchImage(_ launchImage: String?) -> MPNBuilder {
+        setAlert("launch-image", launchImage.map { .string($0) }); return self
+    }
+    public var launchImage: String? { alertString("launch-image") }
+
+    @discardableResult public func locActionKey(_ locActionKey: String?) -> MPNBuilder {
+        setAlert("action-loc-key", locActionKey.map { .string($0) }); return self
+    }
+    public var locActionKey: String? { alertString("action-loc-key") }
+
+    @discardableResult public func title(_ title: String?) -> MPNBuilder { setAlert("title", title.map { .string($0) }); return self }
+    public var title: String? { alertString("title") }
+
+    @discardableResult public func subtitle(_ subtitle: String?) -> MPNBuilder { setAlert("subtitle", subtitle.map { .string($0) }); return self }
+    public var subtitle: String? { alertString("subtitle") }
+
+    @discardableResult public func titleLocArguments(_ titleLocArguments: [String]?) -> MPNBuilder {
+        setAlert("title-loc-args", titleLocArguments.map { .array($0.map { .string($0) }) }); return self
+    }
+    public var titleLocArguments: [String]? { alertStrings("title-loc-args") }
+
+    @discardableResult public func titleLocKey(_ titleLocKey: String?) -> MPNBuilder {
+        setAlert("title-loc-key", titleLocKey.map { .string($0) }); return self
+    }
+    public var titleLocKey: String? { alertString("title-loc-key") }
+
+    // MARK: numbers that may also be strings (e.g. "AUTO" or "${count}")
+
+    private func intValue(_ key: String) -> Int? {
+        switch aps[key] {
+        case .int(let i)?: return i
+        case .double(let d)?: return d == d.rounded() && abs(d) < 1e15 ? Int(d) : nil
+        case .string(let s)?: return Int(s)
+        default: return nil
+        }
+    }
+
+    private func stringValue(_ key: String) -> String? {
+        switch aps[key] {
+        case .string(let s)?: return s
+        case .int(let i)?: return String(i)
+        case .double(let d)?: return d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d)
+        default: return nil
+        }
+    }
+
+    @discardableResult public func badge(with badge: Int) -> MPNBuilder { aps["badge"] = .int(badge); return self }
+    @discardableResult public func badge(with badge: String?) -> MPNBuilder { aps["badge"] = badge.map { .string($0) }; return self }
+    public var badgeAsInt: Int? { intValue("badge") }
+    public var badgeAsString: String? { stringValue("badge") }
+
+    @discardableResult public func contentAvailable(with contentAvailable: Int) -> MPNBuilder {
+        aps["content-available"] = .int(contentAvailable); return self
+    }
+    @discardableResult public func contentAvailable(with contentAvailable: String?) -> MPNBuilder {
+        aps["content-available"] = contentAvailable.map { .string($0) }; return self
+    }
+    public var contentAvailableAsInt: Int? { intValue("content-available") }
+    public var contentAvailableAsString: String? { stringValue("content-available") }
+
+    @discardableResult public func mutableContent(with mutableContent: Int) -> MPNBuilder {
+        aps["mutable-content"] = .int(mutableContent); return self
+    }
+    @discardableResult public func mutableContent(with mutableContent: String?) -> MPNBuilder {
+        aps["mutable-content"] = mutableContent.map { .string($0) }; return self
+    }
+    public var mutableContentAsInt: Int? { intValue("mutable-content") }
+    public var mutableContentAsString: String? { stringValue("mutable-content") }
+
+    // MARK: plain strings
+
+    @discardableResult public func category(_ category: String?) -> MPNBuilder { aps["category"] = category.map { .string($0) }; return self }
+    public var category: String? { aps["category"]?.stringValue }
+
+    @discardableResult public func sound(_ sound: String?) -> MPNBuilder { aps["sound"] = sound.map { .string($0) }; return self }
+    public var sound: String? { aps["sound"]?.stringValue }
+
+    @discardableResult public func threadId(_ threadId: String?) -> MPNBuilder { aps["thread-id"] = threadId.map { .string($0) }; return self }
+    public var threadId: String? { aps["thread-id"]?.stringValue }
+
+    // MARK: custom data
+
+    /// Members next to `aps` (an `aps` key in the dictionary is ignored). Values must be JSON
+    /// values (strings, numbers, booleans, arrays, dictionaries, NSNull); others are dropped.
+    @discardableResult public func customData(_ customData: [String: Any]?) -> MPNBuilder {
+        custom = MPNJSONObject()
+        for (k, v) in customData ?? [:] where k != "aps" {
+            if let j = MPNJSON(any: v) { custom[k] = j }
+        }
+        return self
+    }
+
+    public var customData: [String: Any]? {
+        guard !custom.isEmpty else { return nil }
+        var d: [String: Any] = [:]
+        for (k, v) in custom.members { d[k] = v.foundationValue }
+        return d
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// A device that receives mobile push notifications (client-api.md 1.10, seed `MPNDevice`).
+/// Created from a device token, then registered with `LightstreamerClient.register(forMPN:)`;
+/// the server gives it a permanent `deviceId`. Status and id are kept up to date by the client.
+public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {
+    public enum Status: String, CustomStringConvertible, Sendable {
+        case UNKNOWN, REGISTERED, SUSPENDED
+        public var description: String { rawValue }
+    }
+
+    /// `Apple` or `Google`.
+    public let platform: String
+    public let applicationId: String
+    public let deviceToken: String
+    /// The token stored by the previous `MPNDevice` of this application, if any.
+    public let previousDeviceToken: String?
+
+    private let lock = Lock()
+    private var _delegates: [MPNDeviceDelegate] = []
+    private var _status: Status = .UNKNOWN
+    private var _statusTimestamp: Int64?
+    private var _deviceId: String?
+
+    /// An Apple device. The application id is the `LS_appID` user default, else the main
+    /// bundle identifier. Precondition: one of them exists (on Linux there is no main bundle:
+    /// use `init(deviceToken:applicationId:platform:tokenStore:)`). The previous token is read
+    /// from, and the new one written to, `MPNTokenStore.default`.
+    public convenience init(deviceToken: String) {
+        let appId = UserDefaults.standard.string(forKey: "LS_appID") ?? Bundle.main.bundleIdentifier
+        guard let appId else {
+            preconditionFailure("Couldn't obtain an appropriate application ID for the MPN device")
+        }
+        self.init(deviceToken: deviceToken, applicationId: appId, platform: "Apple", tokenStore: .default)
+    }
+
+    /// A device with an explicit application id and platform (`Apple` or `Google`), for Linux
+    /// and for FCM tokens. The previous token is read from `tokenStore` (nil: none is kept),
+    /// then the new one is stored. Preconditions: token and application id not empty; platform
+    /// `Apple` or `Google`.
+    public init(deviceToken: String, applicationId: String, platform: String = "Apple",
+                tokenStore: MPNTokenStore? = .default) {
+        precondition(!deviceToken.isEmpty, "The device token must not be empty")
+        precondition(!applicationId.isEmpty, "The application ID must not be empty")
+        precondition(platform == "Apple" || platform == "Google", "The platform must be Apple or Google")
+        self.platform = platform
+        self.applicationId = applicationId
+        self.deviceToken = deviceToken
+        previousDeviceToken = tokenStore?.token(platform: platform, applicationId: applicationId)
+        tokenStore?.store(deviceToken, platform: platform, applicationId: applicationId)
+    }
+
+    /// The token the server should know this device by before this one (rotation), if it differs.
+    var rotatedFrom: String? {
+        guard let p = previousDeviceToken, p != deviceToken else { return nil }
+        return p
+    }
+
+    // MARK: delegates
+
+    public func addDelegate(_ delegate: MPNDeviceDelegate) {
+        let added: Bool = lock.withLock {
+            guard !_delegates.contains(where: { sameDelegate($0, delegate) }) else { return false }
+            _delegates.append(delegate)
+            return true
+        }
+        guard added else { return }
+        let box = UncheckedBox((delegate, self))
+        CallbackQueue.queue.async { box.value.0.mpnDeviceDidAddDelegate(box.value.1) }
+    }
+
+    public func removeDelegate(_ delegate: MPNDeviceDelegate) {
+        let removed: Bool = lock.withLock {
+            guard let i = _delegates.firstIndex(where: { sameDelegate($0, delegate) }) else { return false }
+            _delegates.remove(at: i)
+            return true
+        }
+        guard removed else { return }
+        let box = UncheckedBox((delegate, self))
+        CallbackQueue.queue.async { box.value.0.mpnDeviceDidRemoveDelegate(box.value.1) }
+    }
+
+    public var delegates: [MPNDeviceDelegate] { lock.withLock { _delegates } }
+
+    // MARK: state
+
+    public var isRegistered: Bool { lock.withLock { _status == .REGISTERED } }
+    public var isSuspended: Bool { lock.withLock { _status == .SUSPENDED } }
+    public var status: Status { lock.withLock { _status } }
+    /// Server time (ms) of the current status.
+    public var statusTimestamp: Int64? { lock.withLock { _statusTimestamp } }
+    /// The server's id for this device, from `MPNREG`.
+    public var deviceId: String? { lock.withLock { _deviceId } }
+
+    func apply(status: Status, timestamp: Int64?, deviceId: String?) {
+        lock.withLock {
+            _status = status
+            _statusTimestamp = timestamp
+            _deviceId = deviceId
+        }
+    }
+
+    public var description: String {
+        let (s, id) = lock.withLock { (_status, _deviceId) }
+        return "MPNDevice(platform: \(platform), applicationId: \(applicationId), deviceToken: \(deviceToken), status: \(s), deviceId: \(id ?? "nil"))"
+    }
+}
