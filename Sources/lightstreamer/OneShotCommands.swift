@@ -178,6 +178,6 @@ struct CapabilitiesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "capabilities", abstract: "Print the optional features of this build.")
 
     func run() throws {
-        Output.json(["capabilities": ["second-level", "json-patch", "tlcp-diff", "property-events"]])
+        Output.json(["capabilities": ["mpn", "second-level", "json-patch", "tlcp-diff", "property-events"]])
     }
 }

@@ -33,6 +33,7 @@ final class SessionDriver: @unchecked Sendable {
     let clientEvents = ClientEventPrinter()
     private var subscriptions: [String: Subscription] = [:]
     private var subscriptionPrinters: [String: SubscriptionEventPrinter] = [:]
+    private lazy var mpnDriver = MPNSessionDriver(client: client)
 
     init(client: LightstreamerClient) {
         self.client = client
@@ -72,7 +73,7 @@ final class SessionDriver: @unchecked Sendable {
             case "send_message": try sendMessage(cmd)
             case "set_option": try setOption(cmd)
             case let mpn where mpn.hasPrefix("mpn_"):
-                throw CommandError("\(mpn): not supported yet")
+                try mpnDriver.handle(mpn, cmd)
             default:
                 throw CommandError("Unknown command '\(name)'")
             }

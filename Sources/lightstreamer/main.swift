@@ -7,7 +7,7 @@ struct Lightstreamer: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lightstreamer",
         abstract: "Lightstreamer client: subscribe, send messages, or script a whole session.",
-        subcommands: [SubscribeCommand.self, SendCommand.self, SessionCommand.self, CapabilitiesCommand.self])
+        subcommands: [SubscribeCommand.self, SendCommand.self, SessionCommand.self, MPNCommand.self, CapabilitiesCommand.self])
 }
 
 /// Unknown options are ignored with a warning (scripts for later versions still run).
