@@ -190,6 +190,8 @@ public enum TLCPRequestEncoder {
                 out.append(line)
             }
         }
+        // A lone empty parameter line must still be visible: `heartbeat\r\n\r\n`.
+        if out.utf8.last == UInt8(ascii: "\n") { out.append("\r\n") }
         return out
     }
 

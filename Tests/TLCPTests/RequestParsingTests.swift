@@ -22,7 +22,8 @@ import TLCP
     @Test func wsokAndHeartbeat() throws {
         #expect(try single("wsok") == .wsok)
         #expect(try single("heartbeat\r\n\r\n") == .heartbeat(HeartbeatRequest(session: nil)))
-        #expect(TLCPRequestEncoder.webSocketMessage(.heartbeat(HeartbeatRequest())) == "heartbeat\r\n")
+        #expect(TLCPRequestEncoder.webSocketMessage(.heartbeat(HeartbeatRequest())) == "heartbeat\r\n\r\n")
+        #expect(TLCPRequestEncoder.webSocketMessage(.heartbeat(HeartbeatRequest(session: "S"))) == "heartbeat\r\nLS_session=S")
         #expect(TLCPRequestEncoder.httpBody([.heartbeat(HeartbeatRequest())]) == "\r\n")
     }
 
