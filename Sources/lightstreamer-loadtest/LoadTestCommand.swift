@@ -23,6 +23,10 @@ struct LoadTestCommand: AsyncParsableCommand {
     @Option(help: "Server event-loop threads.") var serverThreads = 1
     @Option(help: "Client event-loop threads.") var clientThreads = 1
     @Option(help: "Also measure memory per idle session with this many sessions (0: skip).") var idleSessions = 0
+    @Flag(help: "Only run the server (LOAD adapter set) and print its port; drive it with --connect-port from another process.")
+    var serve = false
+    @Option(help: "Port of a server started with --serve (default: start one in this process).") var connectPort: Int?
+    @Option(help: "Port for --serve (0: any).") var port = 0
 
     func run() async throws {
         LoggingSystem.bootstrap { label in
@@ -30,9 +34,15 @@ struct LoadTestCommand: AsyncParsableCommand {
             h.logLevel = .warning
             return h
         }
+        if let connectPort {
+            let clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: clientThreads)
+            try await measureLoad(port: connectPort, group: clientGroup)
+            try await clientGroup.shutdownGracefully()
+            return
+        }
         let adapter = LoadDataAdapter(itemCount: items, rate: rate)
         let set = AdapterSet(name: "LOAD", dataAdapters: ["DEFAULT": adapter])
-        var options = ServerOptions(host: "127.0.0.1", port: 0)
+        var options = ServerOptions(host: "127.0.0.1", port: serve ? port : 0)
         options.threads = serverThreads
         options.sessions.sessionTimeoutMillis = 600_000
         options.sessions.sessionRecoveryMillis = 600_000
@@ -43,6 +53,15 @@ struct LoadTestCommand: AsyncParsableCommand {
         let clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: clientThreads)
         let timerGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         adapter.start(on: timerGroup.next())
+        if serve {
+            print("serving on port \(server.port ?? 0)")
+            let before = residentBytes()
+            while true {
+                try await Task.sleep(for: .seconds(5))
+                print(String(format: "sessions %d, RSS %.1f MiB (%.1f at start)", server.sessionCount,
+                             Double(residentBytes()) / 1_048_576, Double(before) / 1_048_576))
+            }
+        }
 
         if idleSessions > 0 {
             try await measureIdle(port: port, group: clientGroup, server: server)
