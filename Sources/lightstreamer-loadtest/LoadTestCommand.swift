@@ -36,7 +36,15 @@ struct LoadTestCommand: AsyncParsableCommand {
         }
         if let connectPort {
             let clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: clientThreads)
-            try await measureLoad(port: connectPort, group: clientGroup)
+            if idleSessions > 0 {
+                // Idle sessions held open for 8 s: read the server's RSS meanwhile.
+                let stats = LoadStats()
+                let channels = try await open(idleSessions, port: connectPort, group: clientGroup, stats: stats, subscribe: false)
+                print("idle: \(stats.state.withLockedValue { $0.subscribed }) idle WS sessions open; holding 8 s")
+                try await Task.sleep(for: .seconds(8))
+                for c in channels { try? await c.close() }
+            }
+            if sessions > 0 { try await measureLoad(port: connectPort, group: clientGroup) }
             try await clientGroup.shutdownGracefully()
             return
         }
