@@ -60,19 +60,19 @@ import Testing
                 port: port, group: group, path: "/lightstreamer/create_session.txt?LS_protocol=TLCP-2.5.0",
                 body: "LS_polling=true&LS_polling_millis=0&LS_idle_millis=0&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg",
                 contentType: "application/x-www-form-urlencoded")
-            #expect(await create.waitFor("LOOP,0"))
+            #expect(await create.waitFor("LOOP,0", seconds: 20), "received: \(create.text)")
             let conok = try #require(create.text.split(separator: "\r\n").first { $0.hasPrefix("CONOK,") })
             let sid = String(conok.split(separator: ",")[1])
             let stream = try await RawTestConnection.post(
                 port: port, group: group, path: "/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0",
                 body: "LS_session=\(sid)&LS_content_length=50000000&LS_send_sync=false")
-            #expect(await stream.waitFor("CONOK,\(sid)"))
+            #expect(await stream.waitFor("CONOK,\(sid)", seconds: 20))
             #expect(stream.text.lowercased().contains("transfer-encoding: chunked"))
             let control = try await RawTestConnection.post(
                 port: port, group: group, path: "/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=\(sid)",
                 body: "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=true\r\n"
                     + "LS_reqId=2&LS_op=delete&LS_subId=99\r\nLS_op=add")
-            #expect(await control.waitFor("REQERR,2,19,"))
+            #expect(await control.waitFor("REQERR,2,19,", seconds: 20))
             #expect(await control.waitFor("REQOK,1"))
             #expect(await control.waitFor("ERROR,67,"))
             #expect(await stream.waitFor("U,1,1,", seconds: 20), "received: \(stream.text)")

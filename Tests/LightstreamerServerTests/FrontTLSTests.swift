@@ -46,7 +46,7 @@ import Testing
                 }
             }
             .connect(host: "127.0.0.1", port: try #require(server.port)).get()
-        let body = "LS_polling=true&LS_polling_millis=0&LS_idle_millis=0&LS_cid=x"
+        let body = "LS_polling=true&LS_polling_millis=0&LS_idle_millis=0&LS_cid=x&LS_adapter_set=DEMO"
         try await channel.writeAndFlush(ByteBuffer(string:
             "POST /lightstreamer/create_session.txt?LS_protocol=TLCP-2.5.0 HTTP/1.1\r\nHost: localhost\r\n"
             + "Content-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")).get()
