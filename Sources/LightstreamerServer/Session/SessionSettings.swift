@@ -26,7 +26,7 @@ public struct SessionSettings: Sendable, Hashable {
     /// How long sent data notifications stay available for `LS_recovery_from`, and how many at most.
     public var recoveryWindowMillis: Int = 30_000
     public var recoveryMaxNotifications: Int = 20_000
-    /// Data notifications held for an unbound session before it is closed (END 33... never silently).
+    /// Data notifications held undelivered before the session is closed (a client that never comes back).
     public var maxPendingNotifications: Int = 200_000
     /// Interval of SYNC notifications on streams that want them.
     public var syncIntervalMillis: Int = 30_000
