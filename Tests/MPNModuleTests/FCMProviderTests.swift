@@ -66,25 +66,26 @@ struct FCMProviderTests {
         let (account, pk) = try Self.account(tokenURI: server.baseURL + "/token")
         publicKey.withLockedValue { $0 = pk }
         let client = testHTTPClient(trusting: server.certificate)
-        defer { shutDown(client, server) }
-        let clock = ManualWallClock(millis: 1_700_000_000_000)
-        let provider = try FCMProvider(configuration: FCMConfiguration(serviceAccount: account, baseURL: server.baseURL),
-                                       httpClient: client, clock: clock)
-        let payload = #"{"android":{"notification":{"body":"Price $[2]"}},"collapse_key":"q","priority":"high"}"#
-        #expect(await provider.send(try note("ok", platform: .google, payload: payload)) == .delivered)
-        let sent = try #require(server.requests.last)
-        #expect(sent.version.major == 2)
-        #expect(sent.body == #"{"message":{"android":{"notification":{"body":"Price $[2]"},"collapse_key":"q","priority":"HIGH"},"token":"ok"}}"#)
-        #expect(await provider.send(try note("gone", platform: .google)) == .deviceInvalid(reason: "UNREGISTERED"))
-        #expect(await provider.send(try note("quota", platform: .google)) == .retry(after: .seconds(60), reason: "QUOTA_EXCEEDED"))
-        #expect(await provider.send(try note("down", platform: .google)) == .retry(after: .seconds(120), reason: "UNAVAILABLE"))
-        #expect(await provider.send(try note("auth", platform: .google)) == .deviceInvalid(reason: "SENDER_ID_MISMATCH"))
-        #expect(await provider.send(try note("denied", platform: .google)) == .authenticationFailed(reason: "PERMISSION_DENIED"))
-        #expect(await provider.send(try note("badarg", platform: .google)) == .rejected(reason: "INVALID_ARGUMENT"))
-        #expect(tokenRequests.withLockedValue { $0 } == 1, "the access token is cached")
-        clock.advance(millis: 3_550_000)
-        _ = await provider.send(try note("ok", platform: .google))
-        #expect(tokenRequests.withLockedValue { $0 } == 2, "refreshed a minute before expiry")
+        try await withCleanup(client, server) {
+            let clock = ManualWallClock(millis: 1_700_000_000_000)
+            let provider = try FCMProvider(configuration: FCMConfiguration(serviceAccount: account, baseURL: server.baseURL),
+                                           httpClient: client, clock: clock)
+            let payload = #"{"android":{"notification":{"body":"Price $[2]"}},"collapse_key":"q","priority":"high"}"#
+            #expect(await provider.send(try note("ok", platform: .google, payload: payload)) == .delivered)
+            let sent = try #require(server.requests.last)
+            #expect(sent.version.major == 2)
+            #expect(sent.body == #"{"message":{"android":{"notification":{"body":"Price $[2]"},"collapse_key":"q","priority":"HIGH"},"token":"ok"}}"#)
+            #expect(await provider.send(try note("gone", platform: .google)) == .deviceInvalid(reason: "UNREGISTERED"))
+            #expect(await provider.send(try note("quota", platform: .google)) == .retry(after: .seconds(60), reason: "QUOTA_EXCEEDED"))
+            #expect(await provider.send(try note("down", platform: .google)) == .retry(after: .seconds(120), reason: "UNAVAILABLE"))
+            #expect(await provider.send(try note("auth", platform: .google)) == .deviceInvalid(reason: "SENDER_ID_MISMATCH"))
+            #expect(await provider.send(try note("denied", platform: .google)) == .authenticationFailed(reason: "PERMISSION_DENIED"))
+            #expect(await provider.send(try note("badarg", platform: .google)) == .rejected(reason: "INVALID_ARGUMENT"))
+            #expect(tokenRequests.withLockedValue { $0 } == 1, "the access token is cached")
+            clock.advance(millis: 3_550_000)
+            _ = await provider.send(try note("ok", platform: .google))
+            #expect(tokenRequests.withLockedValue { $0 } == 2, "refreshed a minute before expiry")
+        }
     }
 
     @Test("a refused assertion is an authentication alarm")
@@ -92,10 +93,11 @@ struct FCMProviderTests {
         let server = try await H2TestServer.start { _ in .init(status: 400, body: #"{"error":"invalid_grant"}"#) }
         let (account, _) = try Self.account(tokenURI: server.baseURL + "/token")
         let client = testHTTPClient(trusting: server.certificate)
-        defer { shutDown(client, server) }
-        let provider = try FCMProvider(configuration: FCMConfiguration(serviceAccount: account, baseURL: server.baseURL),
-                                       httpClient: client)
-        #expect(await provider.send(try note("ok", platform: .google)) == .authenticationFailed(reason: "token endpoint HTTP 400"))
+        try await withCleanup(client, server) {
+            let provider = try FCMProvider(configuration: FCMConfiguration(serviceAccount: account, baseURL: server.baseURL),
+                                           httpClient: client)
+            #expect(await provider.send(try note("ok", platform: .google)) == .authenticationFailed(reason: "token endpoint HTTP 400"))
+        }
     }
 }
 

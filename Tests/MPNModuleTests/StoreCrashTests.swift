@@ -34,31 +34,36 @@ struct StoreCrashTests {
         process.standardOutput = pipe
         try process.run()
         let target = 40
-        let acked: [(String, String)] = await Task.detached {
-            var buffer = Data()
-            var acks: [(String, String)] = []
-            let reader = pipe.fileHandleForReading
-            while acks.count < target {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                buffer.append(chunk)
-                while let nl = buffer.firstIndex(of: 0x0A) {
-                    let line = String(decoding: buffer[buffer.startIndex..<nl], as: UTF8.self)
-                    buffer.removeSubrange(buffer.startIndex...nl)
+        // Blocking reads run on their own thread, not on the (2-thread) cooperative pool.
+        nonisolated(unsafe) let child = process
+        nonisolated(unsafe) let output = pipe
+        let acked: [(String, String)] = await withCheckedContinuation { continuation in
+            Thread {
+                var buffer = Data()
+                var acks: [(String, String)] = []
+                let reader = output.fileHandleForReading
+                while acks.count < target {
+                    let chunk = reader.availableData
+                    if chunk.isEmpty { break }
+                    buffer.append(chunk)
+                    while let nl = buffer.firstIndex(of: 0x0A) {
+                        let line = String(decoding: buffer[buffer.startIndex..<nl], as: UTF8.self)
+                        buffer.removeSubrange(buffer.startIndex...nl)
+                        let parts = line.split(separator: " ")
+                        if parts.count == 3, parts[0] == "ACK" { acks.append((String(parts[1]), String(parts[2]))) }
+                    }
+                }
+                // Kill while it keeps writing; lines still in the pipe are acknowledged too.
+                kill(child.processIdentifier, SIGKILL)
+                child.waitUntilExit()
+                buffer.append(reader.readDataToEndOfFile())
+                for line in String(decoding: buffer, as: UTF8.self).split(separator: "\n") {
                     let parts = line.split(separator: " ")
                     if parts.count == 3, parts[0] == "ACK" { acks.append((String(parts[1]), String(parts[2]))) }
                 }
-            }
-            // Kill while it keeps writing; lines still in the pipe are acknowledged too.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            buffer.append(reader.readDataToEndOfFile())
-            for line in String(decoding: buffer, as: UTF8.self).split(separator: "\n") {
-                let parts = line.split(separator: " ")
-                if parts.count == 3, parts[0] == "ACK" { acks.append((String(parts[1]), String(parts[2]))) }
-            }
-            return acks
-        }.value
+                continuation.resume(returning: acks)
+            }.start()
+        }
         #expect(process.terminationReason == .uncaughtSignal)
         #expect(acked.count >= target)
         let store = try SQLiteMPNStore(path: path)

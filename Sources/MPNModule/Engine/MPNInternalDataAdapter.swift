@@ -39,7 +39,7 @@ public final class MPNInternalDataAdapter: DataAdapter {
         state.withLockedValue { s in
             s.subscribed[item, default: 0] += 1
             for listener in s.listeners {
-                for (fields, _) in Self.snapshot(of: item, in: s) { listener.update(item: item, fields: fields, isSnapshot: true) }
+                for fields in Self.snapshot(of: item, in: s) { listener.update(item: item, fields: fields, isSnapshot: true) }
                 listener.endOfSnapshot(item: item)
             }
         }
@@ -53,12 +53,13 @@ public final class MPNInternalDataAdapter: DataAdapter {
 
     public func isSnapshotAvailable(item: String) -> Bool { true }
 
-    private static func snapshot(of item: String, in s: State) -> [([String: String?], Void)] {
-        if item.hasPrefix("DEV-"), let fields = s.devices[String(item.dropFirst(4))] { return [(fields, ())] }
+    /// The snapshot events of an internal item (none for unknown items).
+    private static func snapshot(of item: String, in s: State) -> [[String: String?]] {
+        if item.hasPrefix("DEV-"), let fields = s.devices[String(item.dropFirst(4))] { return [fields] }
         if item.hasPrefix("SUBS-") {
-            return (s.deviceSubscriptions[String(item.dropFirst(5))] ?? []).map { (["key": "SUB-" + $0, "command": "ADD"], ()) }
+            return (s.deviceSubscriptions[String(item.dropFirst(5))] ?? []).map { ["key": "SUB-" + $0, "command": "ADD"] }
         }
-        if item.hasPrefix("SUB-"), let fields = s.subscriptions[String(item.dropFirst(4))] { return [(fields, ())] }
+        if item.hasPrefix("SUB-"), let fields = s.subscriptions[String(item.dropFirst(4))] { return [fields] }
         return []
     }
 
@@ -125,10 +126,10 @@ public final class MPNInternalDataAdapter: DataAdapter {
         }
     }
 
-    /// Moves the subscriptions listed under one device to another (token change merge).
-    func move(from old: String, to new: String, records: [MPNSubscriptionRecord]) {
+    /// After a token change merged device `old` into another: drops `old` and publishes the
+    /// merged device's subscriptions (`records`, now under the new device id).
+    func merge(from old: String, records: [MPNSubscriptionRecord]) {
         remove(deviceId: old)
         for r in records { publish(subscription: r) }
-        _ = new
     }
 }

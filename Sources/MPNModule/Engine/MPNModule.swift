@@ -211,7 +211,7 @@ public actor MPNModule {
                 }
                 devices.removeValue(forKey: removed)
                 queues.removeValue(forKey: removed)?.timer?.cancel()
-                internalAdapter.move(from: removed, to: d.id, records: running.values.map(\.record).filter { $0.deviceId == d.id })
+                internalAdapter.merge(from: removed, records: running.values.map(\.record).filter { $0.deviceId == d.id })
             }
         } else {
             device = try await storeCall {

@@ -58,13 +58,16 @@ func note(_ token: String, platform: MPNPlatform = .apple, payload: String = #"{
                     subscriptionId: "sub-1", payload: try JSONValue.parse(payload), collapseId: "c1")
 }
 
-/// Shuts a test client and server down from a `defer` (a client deinitialized unshut traps).
-func shutDown(_ client: HTTPClient, _ server: H2TestServer) {
-    try? client.syncShutdown()
-    let done = DispatchSemaphore(value: 0)
-    Task {
+/// Runs `body`, then shuts the client and the server down whatever happened (a client
+/// deinitialized unshut traps; no blocking wait, which could starve the 2-thread pool).
+func withCleanup(_ client: HTTPClient, _ server: H2TestServer, _ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch {
+        try? await client.shutdown()
         await server.shutdown()
-        done.signal()
+        throw error
     }
-    done.wait()
+    try? await client.shutdown()
+    await server.shutdown()
 }
