@@ -1,6 +1,8 @@
 /// Routing of upstream item events to the subscriptions that use the item. Runs under the
 /// engine's lock: it only updates records and queues events; sinks are called afterwards by
-/// whoever claimed the drain of a table.
+/// whoever claimed the drain of a table. The item's state is updated once per event and the
+/// rows are projected once per field schema (`ProjectionCache`), whatever the number of
+/// subscriptions.
 
 /// Time and timer plumbing for one locked section.
 struct DispatchContext {
@@ -14,64 +16,63 @@ struct DispatchContext {
 
 extension EngineState {
     /// An update from the Data Adapter.
-    mutating func itemUpdate(_ key: ItemKey, fields: [String: String?], isSnapshot: Bool, ctx: DispatchContext,
-                             effects: inout Effects) {
-        guard var rec = items.removeValue(forKey: key) else { return }
-        defer { items[key] = rec }
+    func itemUpdate(_ key: ItemKey, fields: [String: String?], isSnapshot: Bool, ctx: DispatchContext,
+                    effects: inout Effects) {
+        guard let rec = items[key] else { return }
         let inSnapshot = isSnapshot && !rec.state.snapshotComplete
         if !inSnapshot && !rec.state.snapshotComplete {
             // A live event ends the adapter's snapshot.
-            completeSnapshot(&rec, ctx: ctx, effects: &effects)
+            completeSnapshot(rec, ctx: ctx, effects: &effects)
         }
         let change = rec.state.apply(fields)
+        let state = rec.state
         var cache = ProjectionCache()
-        for (tid, positions) in rec.subscribers {
-            for pos in positions {
-                let claim: Bool?
-                if inSnapshot {
-                    claim = tables[tid]?.snapshotEvent(pos: pos, state: rec.state, cache: &cache, ctx: ctx)
-                } else {
-                    claim = tables[tid]?.dispatchLive(pos: pos, state: rec.state, fields: fields, change: change,
-                                                      cache: &cache, ctx: ctx)
-                }
-                if claim == true { effects.drain.append(tid) }
+        for subscriber in rec.subscribers.values {
+            let table = subscriber.table
+            for pos in subscriber.positions {
+                let claim = inSnapshot
+                    ? table.snapshotEvent(pos: pos, state: state, cache: &cache, ctx: ctx)
+                    : table.dispatchLive(pos: pos, state: state, fields: fields, change: change, cache: &cache, ctx: ctx)
+                if claim { effects.drain.append(table) }
             }
         }
     }
 
     /// The Data Adapter finished the snapshot of an item.
-    mutating func itemEndOfSnapshot(_ key: ItemKey, ctx: DispatchContext, effects: inout Effects) {
-        guard var rec = items.removeValue(forKey: key) else { return }
-        defer { items[key] = rec }
-        if !rec.state.snapshotComplete { completeSnapshot(&rec, ctx: ctx, effects: &effects) }
+    func itemEndOfSnapshot(_ key: ItemKey, ctx: DispatchContext, effects: inout Effects) {
+        guard let rec = items[key], !rec.state.snapshotComplete else { return }
+        completeSnapshot(rec, ctx: ctx, effects: &effects)
     }
 
     /// The Data Adapter cleared an item.
-    mutating func itemClear(_ key: ItemKey, ctx: DispatchContext, effects: inout Effects) {
-        guard var rec = items.removeValue(forKey: key) else { return }
-        defer { items[key] = rec }
+    func itemClear(_ key: ItemKey, ctx: DispatchContext, effects: inout Effects) {
+        guard let rec = items[key] else { return }
         rec.state.clear()
+        let state = rec.state
         var cache = ProjectionCache()
-        for (tid, positions) in rec.subscribers {
-            for pos in positions where tables[tid]?.clear(pos: pos, state: rec.state, cache: &cache, ctx: ctx) == true {
-                effects.drain.append(tid)
+        for subscriber in rec.subscribers.values {
+            for pos in subscriber.positions where subscriber.table.clear(pos: pos, state: state, cache: &cache, ctx: ctx) {
+                effects.drain.append(subscriber.table)
             }
         }
     }
 
     /// Serves the snapshot to every subscription that was waiting for the adapter's one.
-    private mutating func completeSnapshot(_ rec: inout ItemRecord, ctx: DispatchContext, effects: inout Effects) {
+    private func completeSnapshot(_ rec: ItemRecord, ctx: DispatchContext, effects: inout Effects) {
         rec.state.snapshotComplete = true
-        for (tid, positions) in rec.subscribers {
-            for pos in positions where tables[tid]?.items[pos].waitingForSnapshot == true {
-                if tables[tid]?.serveSnapshot(pos: pos, state: rec.state, ctx: ctx) == true { effects.drain.append(tid) }
+        let state = rec.state
+        for subscriber in rec.subscribers.values {
+            let table = subscriber.table
+            for pos in subscriber.positions where pos < table.items.count && table.items[pos].waitingForSnapshot {
+                if table.serveSnapshot(pos: pos, state: state, ctx: ctx) { effects.drain.append(table) }
             }
         }
     }
 
     /// A frequency-limit timer of one table item fired.
-    mutating func gateTimerFired(table tid: UInt64, pos: Int, ctx: DispatchContext, effects: inout Effects) {
-        if tables[tid]?.releaseOne(pos: pos, ctx: ctx) == true { effects.drain.append(tid) }
+    func gateTimerFired(table tid: UInt64, pos: Int, ctx: DispatchContext, effects: inout Effects) {
+        guard let table = tables[tid] else { return }
+        if table.releaseOne(pos: pos, ctx: ctx) { effects.drain.append(table) }
     }
 }
 
@@ -79,9 +80,8 @@ extension TableRecord {
     typealias Pending = DeliveryGate.Pending
 
     /// A live event for the item at `pos`. Returns true when the caller must drain.
-    mutating func dispatchLive(pos: Int, state: ItemState, fields eventFields: [String: String?],
-                               change: ItemState.CommandChange?, cache: inout ProjectionCache,
-                               ctx: DispatchContext) -> Bool {
+    func dispatchLive(pos: Int, state: ItemState, fields eventFields: [String: String?],
+                      change: ItemState.CommandChange?, cache: inout ProjectionCache, ctx: DispatchContext) -> Bool {
         guard !closed, pos < items.count, !items[pos].waitingForSnapshot else { return false }
         switch mode {
         case .raw:
@@ -112,14 +112,14 @@ extension TableRecord {
     /// A snapshot event from the adapter (item snapshot still open). Only MERGE subscriptions
     /// that asked for the snapshot see it: the first one serves their snapshot, later ones are
     /// updates on top of it.
-    mutating func snapshotEvent(pos: Int, state: ItemState, cache: inout ProjectionCache, ctx: DispatchContext) -> Bool {
+    func snapshotEvent(pos: Int, state: ItemState, cache: inout ProjectionCache, ctx: DispatchContext) -> Bool {
         guard !closed, mode == .merge, pos < items.count, items[pos].wantsSnapshot else { return false }
         if items[pos].waitingForSnapshot { return serveSnapshot(pos: pos, state: state, ctx: ctx) }
         return dispatchLive(pos: pos, state: state, fields: [:], change: nil, cache: &cache, ctx: ctx)
     }
 
     /// Sends the item's snapshot as this subscription asked for it.
-    mutating func serveSnapshot(pos: Int, state: ItemState, ctx: DispatchContext) -> Bool {
+    func serveSnapshot(pos: Int, state: ItemState, ctx: DispatchContext) -> Bool {
         guard !closed, pos < items.count else { return false }
         items[pos].waitingForSnapshot = false
         var events: [TableEvent] = []
@@ -156,7 +156,7 @@ extension TableRecord {
     }
 
     /// The adapter cleared the item: MERGE gets a row of nulls, DISTINCT/COMMAND a CS.
-    mutating func clear(pos: Int, state: ItemState, cache: inout ProjectionCache, ctx: DispatchContext) -> Bool {
+    func clear(pos: Int, state: ItemState, cache: inout ProjectionCache, ctx: DispatchContext) -> Bool {
         guard !closed, pos < items.count, !items[pos].waitingForSnapshot else { return false }
         switch mode {
         case .raw:
@@ -172,7 +172,7 @@ extension TableRecord {
     }
 
     /// A gate timer: one waiting update leaves (after an OV if some were lost).
-    mutating func releaseOne(pos: Int, ctx: DispatchContext) -> Bool {
+    func releaseOne(pos: Int, ctx: DispatchContext) -> Bool {
         guard !closed, pos < items.count else { return false }
         let (lost, update, rearmAt) = items[pos].gate.release(now: ctx.now)
         var events: [TableEvent] = []
@@ -183,7 +183,7 @@ extension TableRecord {
     }
 
     /// New frequency: every item's gate follows it (waiting updates flush when the limit goes).
-    mutating func applyFrequency(ctx: DispatchContext) -> Bool {
+    func applyFrequency(ctx: DispatchContext) -> Bool {
         let newInterval = interval
         var events: [TableEvent] = []
         for pos in items.indices {
@@ -203,13 +203,13 @@ extension TableRecord {
     }
 
     /// Stops every timer (end of the subscription).
-    mutating func stopGates() {
+    func stopGates() {
         for pos in items.indices { items[pos].gate.reset() }
     }
 
     // MARK: helpers
 
-    private mutating func offer(pos: Int, _ update: Pending, ctx: DispatchContext) -> Bool {
+    private func offer(pos: Int, _ update: Pending, ctx: DispatchContext) -> Bool {
         switch items[pos].gate.offer(update, mode: mode, now: ctx.now, cap: ctx.cap) {
         case .deliver(let p):
             return send(.update(item: pos + 1, values: p.values, isSnapshot: false))
@@ -219,14 +219,14 @@ extension TableRecord {
         }
     }
 
-    private mutating func armTimer(pos: Int, at deadline: UInt64, ctx: DispatchContext) {
+    private func armTimer(pos: Int, at deadline: UInt64, ctx: DispatchContext) {
         guard items[pos].gate.timer == nil else { return }
         let id = handle.id
         let fire = ctx.onTimer
         items[pos].gate.timer = ctx.clock.schedule(at: deadline) { fire(id, pos) }
     }
 
-    private mutating func send(_ events: [TableEvent]) -> Bool {
+    private func send(_ events: [TableEvent]) -> Bool {
         var claim = false
         for e in events where send(e) { claim = true }
         return claim
@@ -234,8 +234,7 @@ extension TableRecord {
 
     /// COMMAND with a selector: a key appears (ADD) when its row starts matching and
     /// disappears (DELETE) when it stops. Returns the row to send and its command, or nil.
-    private mutating func filterCommand(pos: Int, change: ItemState.CommandChange,
-                                        values: [String?]) -> ([String?], CommandOp)? {
+    private func filterCommand(pos: Int, change: ItemState.CommandChange, values: [String?]) -> ([String?], CommandOp)? {
         guard let selector else { return (values, change.op) }
         let visible = items[pos].visibleKeys.contains(change.key)
         switch change.op {

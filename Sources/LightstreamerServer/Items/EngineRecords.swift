@@ -1,5 +1,5 @@
-/// The records the `ItemEngine` keeps under its lock. All plain values (Sendable); only the
-/// engine touches them, always inside `ItemEngine.store.withLockedValue`.
+/// The records the `ItemEngine` keeps under its lock. Only the engine touches them, always
+/// inside `ItemEngine.store.withLockedValue`.
 
 /// One upstream item: (adapter set, data adapter, item name).
 struct ItemKey: Hashable, Sendable, CustomStringConvertible {
@@ -18,18 +18,37 @@ struct UpstreamOp: Sendable {
 }
 
 /// An upstream item with its shared state and who uses it.
-struct ItemRecord: Sendable {
+///
+/// Records are reference types so that the fan-out follows references instead of moving
+/// values in and out of dictionaries. They are `@unchecked Sendable` because their mutable
+/// state is only ever read or written while holding the engine's lock (`ItemEngine.store`):
+/// the lock makes them safe, which the compiler cannot see.
+final class ItemRecord: @unchecked Sendable {
     /// Distinguishes this record from a later one for the same key (after an unsubscribe).
     let generation: UInt64
     let adapter: any DataAdapter
     var state: ItemState
-    /// The Data Adapter's `subscribe` call; nil once known to have succeeded.
-    var subscribeTask: Task<Result<Void, ItemEngineError>, Never>?
+    /// The Data Adapter's `subscribe` call.
+    let subscribeTask: Task<Result<Void, ItemEngineError>, Never>?
     var subscribeSucceeded = false
     /// Subscriptions waiting for the upstream subscribe before they start.
     var reservations = 0
-    /// Running subscriptions: table id → 0-based positions of this item in the table.
-    var subscribers: [UInt64: [Int]] = [:]
+    /// Running subscriptions by table id, with the 0-based positions of this item in each.
+    var subscribers: [UInt64: Subscriber] = [:]
+
+    struct Subscriber {
+        let table: TableRecord
+        var positions: [Int]
+    }
+
+    init(generation: UInt64, adapter: any DataAdapter, state: ItemState,
+         subscribeTask: Task<Result<Void, ItemEngineError>, Never>?, reservations: Int) {
+        self.generation = generation
+        self.adapter = adapter
+        self.state = state
+        self.subscribeTask = subscribeTask
+        self.reservations = reservations
+    }
 
     var isUnused: Bool { reservations == 0 && subscribers.isEmpty }
 }
@@ -56,8 +75,8 @@ struct SubscribedItem: Sendable {
     var visibleKeys: Set<String> = []
 }
 
-/// One subscription ("table").
-struct TableRecord: Sendable {
+/// One subscription ("table"). A lock-protected reference type, like `ItemRecord`.
+final class TableRecord: @unchecked Sendable {
     let handle: TableHandle
     let sink: any TableSink
     let mode: SubscriptionMode
@@ -69,28 +88,57 @@ struct TableRecord: Sendable {
     /// The lowest Metadata Adapter frequency limit among the items (nil: none).
     let metadataLimit: Double?
     var frequency: RequestedFrequency
-    var items: [SubscribedItem]
+    var items: [SubscribedItem] = []
     var outbox: [Outgoing] = []
+    /// An emptied former outbox, reused to avoid an allocation per batch.
+    var spare: [Outgoing] = []
     var draining = false
     var closed = false
     var waiters: [CheckedContinuation<Void, Never>] = []
 
+    init(handle: TableHandle, sink: any TableSink, plan: TablePlan, schemaId: Int) {
+        self.handle = handle
+        self.sink = sink
+        self.mode = plan.mode
+        self.fields = plan.fields
+        self.schemaId = schemaId
+        self.keyIndex = plan.keyIndex
+        self.commandIndex = plan.commandIndex
+        self.selector = plan.selector
+        self.metadataLimit = plan.metadataLimit
+        self.frequency = plan.frequency
+    }
+
     /// Queues an event; returns true when the caller must drain this table (nobody else is).
-    mutating func send(_ event: TableEvent) -> Bool {
+    func send(_ event: TableEvent) -> Bool {
         guard !closed else { return false }
         outbox.append(.event(event))
         return claimDrain()
     }
 
-    mutating func sendStarted() -> Bool {
+    func sendStarted() -> Bool {
         outbox.append(.started(handle))
         return claimDrain()
     }
 
-    private mutating func claimDrain() -> Bool {
+    private func claimDrain() -> Bool {
         if draining { return false }
         draining = true
         return true
+    }
+
+    /// The next step of the drain (see `ItemEngine.run`).
+    func nextDrainStep() -> DrainStep {
+        if closed || outbox.isEmpty {
+            draining = false
+            let w = waiters
+            waiters = []
+            return .finished(w)
+        }
+        let batch = outbox
+        outbox = spare
+        spare = []
+        return .deliver(batch)
     }
 
     /// Nanoseconds between updates per item for the current frequency (nil: no limit).
@@ -111,6 +159,14 @@ struct TableRecord: Sendable {
         case .limited(let f): return .limited(min(f, metadataLimit ?? f))
         }
     }
+}
+
+/// One step of a table's drain.
+enum DrainStep {
+    /// Deliver this batch, then come back.
+    case deliver([Outgoing])
+    /// Nothing more: the drain is released; resume these `unsubscribe` waiters.
+    case finished([CheckedContinuation<Void, Never>])
 }
 
 /// Everything the engine guards with its lock.
@@ -147,7 +203,7 @@ struct EngineState: Sendable {
 /// What a locked section leaves for the caller to do once the lock is released.
 struct Effects: Sendable {
     /// Tables this caller claimed and must drain.
-    var drain: [UInt64] = []
+    var drain: [TableRecord] = []
     /// Upstream unsubscriptions started.
     var upstream: [UpstreamOp] = []
 }

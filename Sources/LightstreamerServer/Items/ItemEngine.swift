@@ -86,8 +86,8 @@ public final class ItemEngine: Sendable {
     /// Ends a subscription. After it returns no more events reach that table's sink; the
     /// upstream subscription of an item ends (and is awaited) when its last table goes.
     public func unsubscribe(_ handle: TableHandle) async {
-        let (mustWait, effects) = store.withLockedValue { s -> (Bool, Effects) in
-            guard var table = s.tables.removeValue(forKey: handle.id) else { return (false, Effects()) }
+        let (table, effects) = store.withLockedValue { s -> (TableRecord?, Effects) in
+            guard let table = s.tables.removeValue(forKey: handle.id) else { return (nil, Effects()) }
             var effects = Effects()
             table.closed = true
             table.outbox.removeAll()
@@ -97,14 +97,14 @@ public final class ItemEngine: Sendable {
                 s.items[key]?.subscribers.removeValue(forKey: handle.id)
                 if let op = releaseIfUnused(&s, key) { effects.upstream.append(op) }
             }
-            if table.draining { s.tables[handle.id] = table }
-            return (table.draining, effects)
+            return (table.draining ? table : nil, effects)
         }
-        if mustWait {
+        if let table {
+            // A drain is delivering right now: wait for it to notice the table is closed.
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let resumeNow = store.withLockedValue { s -> Bool in
-                    guard s.tables[handle.id]?.draining == true else { return true }
-                    s.tables[handle.id]?.waiters.append(c)
+                let resumeNow = store.withLockedValue { _ -> Bool in
+                    guard table.draining else { return true }
+                    table.waiters.append(c)
                     return false
                 }
                 if resumeNow { c.resume() }
@@ -123,8 +123,8 @@ public final class ItemEngine: Sendable {
             if table.frequency == .unfiltered { return .failure(.reconfUnfiltered) }
             if frequency == .unfiltered { return .failure(ItemEngineError(code: 65, message: "Cannot switch to unfiltered")) }
             var effects = Effects()
-            s.tables[handle.id]?.frequency = frequency
-            if s.tables[handle.id]?.applyFrequency(ctx: ctx) == true { effects.drain.append(handle.id) }
+            table.frequency = frequency
+            if table.applyFrequency(ctx: ctx) { effects.drain.append(table) }
             return .success(effects)
         }
         run(try result.get())
@@ -143,7 +143,7 @@ public final class ItemEngine: Sendable {
 
     /// Number of running subscriptions.
     public var tableCount: Int {
-        store.withLockedValue { s in s.tables.values.filter { !$0.closed }.count }
+        store.withLockedValue { $0.tables.count }
     }
 
     /// Ends every subscription (no more events) and every upstream subscription; later
@@ -151,17 +151,17 @@ public final class ItemEngine: Sendable {
     public func shutdown() async {
         let ops = store.withLockedValue { s -> [UpstreamOp] in
             s.isShutDown = true
-            for id in Array(s.tables.keys) {
-                s.tables[id]?.closed = true
-                s.tables[id]?.outbox.removeAll()
-                s.tables[id]?.stopGates()
-                if s.tables[id]?.draining == false { s.tables.removeValue(forKey: id) }
+            for table in s.tables.values {
+                table.closed = true
+                table.outbox.removeAll()
+                table.stopGates()
             }
+            s.tables.removeAll()
             s.schemaIds.removeAll()
             var ops: [UpstreamOp] = []
-            for key in Array(s.items.keys) {
-                s.items[key]?.reservations = 0
-                s.items[key]?.subscribers.removeAll()
+            for (key, rec) in s.items {
+                rec.reservations = 0
+                rec.subscribers.removeAll()
                 if let op = releaseIfUnused(&s, key) { ops.append(op) }
             }
             return ops
@@ -221,60 +221,43 @@ public final class ItemEngine: Sendable {
 
     /// Runs what a locked section left to do: drains the tables it claimed. All claimed tables
     /// are served together, one lock round per batch round (not per table), so a fan-out to N
-    /// sinks costs a constant number of lock acquisitions. (Upstream operations in `effects`
-    /// run by themselves; only `unsubscribe`/`shutdown` wait for them.)
+    /// sinks costs a constant number of lock acquisitions; emptied batches go back to their
+    /// table for reuse. (Upstream operations in `effects` run by themselves; only
+    /// `unsubscribe`/`shutdown` wait for them.)
     func run(_ effects: Effects) {
         var claimed = effects.drain
+        var delivered: [(TableRecord, [Outgoing])] = []
         while !claimed.isEmpty {
-            let (batches, waiters) = store.withLockedValue { s -> ([(UInt64, any TableSink, [Outgoing])], [CheckedContinuation<Void, Never>]) in
-                var batches: [(UInt64, any TableSink, [Outgoing])] = []
+            let (batches, waiters) = store.withLockedValue { _ -> ([(TableRecord, [Outgoing])], [CheckedContinuation<Void, Never>]) in
+                for (table, emptied) in delivered where table.spare.capacity < emptied.capacity {
+                    table.spare = emptied
+                }
+                var batches: [(TableRecord, [Outgoing])] = []
+                batches.reserveCapacity(claimed.count)
                 var waiters: [CheckedContinuation<Void, Never>] = []
-                for id in claimed {
-                    switch s.tables[id]?.nextDrainStep() {
-                    case .deliver(let sink, let batch)?:
-                        batches.append((id, sink, batch))
-                    case .finished(let w, let remove)?:
-                        waiters.append(contentsOf: w)
-                        if remove { s.tables.removeValue(forKey: id) }
-                    case nil:
-                        break
+                for table in claimed {
+                    switch table.nextDrainStep() {
+                    case .deliver(let batch): batches.append((table, batch))
+                    case .finished(let w): waiters.append(contentsOf: w)
                     }
                 }
                 return (batches, waiters)
             }
             for w in waiters { w.resume() }
-            for (_, sink, batch) in batches {
-                for item in batch {
+            delivered = batches
+            claimed.removeAll(keepingCapacity: true)
+            for i in delivered.indices {
+                let (table, _) = delivered[i]
+                let sink = table.sink
+                for item in delivered[i].1 {
                     switch item {
                     case .started(let handle): sink.started(handle)
                     case .event(let event): sink.deliver(event)
                     }
                 }
+                delivered[i].1.removeAll(keepingCapacity: true)
+                claimed.append(table)
             }
-            claimed = batches.map(\.0)
         }
-    }
-}
-
-/// One step of a table's drain.
-enum DrainStep {
-    /// Deliver this batch, then come back.
-    case deliver(any TableSink, [Outgoing])
-    /// Nothing more: the drain is released; resume these `unsubscribe` waiters, and remove the
-    /// record if the table is closed.
-    case finished([CheckedContinuation<Void, Never>], remove: Bool)
-}
-
-extension TableRecord {
-    mutating func nextDrainStep() -> DrainStep {
-        if closed || outbox.isEmpty {
-            draining = false
-            let w = waiters
-            waiters = []
-            return .finished(w, remove: closed)
-        }
-        let batch = outbox
-        outbox = []
-        return .deliver(sink, batch)
     }
 }

@@ -17,8 +17,8 @@ extension ItemEngine {
         store.withLockedValue { s in
             keys.map { key in
                 if let rec = s.items[key] {
-                    s.items[key]?.reservations += 1
-                    if plan.mode == .distinct { s.items[key]?.state.keepsHistory = true }
+                    rec.reservations += 1
+                    if plan.mode == .distinct { rec.state.keepsHistory = true }
                     return Reservation(generation: rec.generation, subscribeTask: rec.subscribeSucceeded ? nil : rec.subscribeTask)
                 }
                 let generation = s.makeId()
@@ -58,9 +58,9 @@ extension ItemEngine {
             result = .failure(ItemEngineError(code: 68, message: "Data Adapter failure on \(key.item): \(error)"))
         }
         store.withLockedValue { s in
-            if s.items[key]?.generation == generation {
+            if let rec = s.items[key], rec.generation == generation {
                 switch result {
-                case .success: s.items[key]?.subscribeSucceeded = true
+                case .success: rec.subscribeSucceeded = true
                 case .failure: s.items.removeValue(forKey: key)
                 }
             }
@@ -75,8 +75,9 @@ extension ItemEngine {
     /// Drops reservations taken by a subscription that did not start.
     func releaseReservations(_ reservations: [(ItemKey, UInt64)]) {
         store.withLockedValue { s in
-            for (key, generation) in reservations where s.items[key]?.generation == generation {
-                s.items[key]?.reservations -= 1
+            for (key, generation) in reservations {
+                guard let rec = s.items[key], rec.generation == generation else { continue }
+                rec.reservations -= 1
                 _ = releaseIfUnused(&s, key)
             }
         }
@@ -124,10 +125,7 @@ extension ItemEngine {
                 id: id, mode: plan.mode, itemCount: plan.items.count, fieldCount: plan.fields.count,
                 keyPosition: plan.keyIndex.map { $0 + 1 }, commandPosition: plan.commandIndex.map { $0 + 1 },
                 isUnfiltered: plan.frequency == .unfiltered)
-            var table = TableRecord(
-                handle: handle, sink: sink, mode: plan.mode, fields: plan.fields, schemaId: s.retainSchema(plan.fields),
-                keyIndex: plan.keyIndex, commandIndex: plan.commandIndex, selector: plan.selector,
-                metadataLimit: plan.metadataLimit, frequency: plan.frequency, items: [])
+            let table = TableRecord(handle: handle, sink: sink, plan: plan, schemaId: s.retainSchema(plan.fields))
             let interval = table.interval
             table.items = plan.items.map { name in
                 SubscribedItem(
@@ -138,21 +136,21 @@ extension ItemEngine {
             _ = table.sendStarted()
             s.tables[id] = table
             for (pos, name) in plan.items.enumerated() {
-                s.items[keyOf(name)]?.subscribers[id, default: []].append(pos)
+                s.items[keyOf(name)]?.subscribers[id, default: ItemRecord.Subscriber(table: table, positions: [])].positions.append(pos)
             }
             for name in plan.distinctItems { s.items[keyOf(name)]?.reservations -= 1 }
             if plan.wantsSnapshot {
                 for (pos, name) in plan.items.enumerated() {
                     guard let state = s.items[keyOf(name)]?.state else { continue }
                     if state.snapshotComplete || (plan.mode == .merge && state.hasRow) {
-                        _ = s.tables[id]?.serveSnapshot(pos: pos, state: state, ctx: ctx)
+                        _ = table.serveSnapshot(pos: pos, state: state, ctx: ctx)
                     } else {
-                        s.tables[id]?.items[pos].waitingForSnapshot = true
+                        table.items[pos].waitingForSnapshot = true
                     }
                 }
             }
             var effects = Effects()
-            effects.drain.append(id)
+            effects.drain.append(table)
             return .success((handle, effects))
         }
     }

@@ -28,6 +28,8 @@ public final class PostgresMPNStore: MPNStore {
             config.options.additionalStartupParameters = [("search_path", schema)]
         }
         let store = PostgresMPNStore(configuration: config, schema: schema, logger: logger)
+        // Let the pool's run() task start before the first lease (avoids a spurious warning).
+        for _ in 0..<4 { await Task.yield() }
         do {
             try await store.migrate()
         } catch {
