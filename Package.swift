@@ -60,6 +60,7 @@ let package = Package(
             name: "lightstreamer-server",
             dependencies: [
                 "LightstreamerServer",
+                "MPNModule",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -90,6 +91,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // MPN test helper: the kill -9 child of the SQLite store test, and the MPN micro-benchmarks.

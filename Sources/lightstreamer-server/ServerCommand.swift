@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LightstreamerServer
 import Logging
+import MPNModule
 import ServiceLifecycle
 
 /// `lightstreamer-server`: serves TLCP on HTTP and WebSocket. With no flags it serves the DEMO
@@ -21,6 +22,13 @@ struct ServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("config"), help: "JSON configuration file (adapter sets, timeouts, TLS, URL prefix).")
     var configFile: String?
 
+    @Option(name: .customLong("mpn-store"),
+            help: "SQLite file of the MPN Module (default mpn.sqlite; overrides the configuration's store).")
+    var mpnStore: String?
+
+    @Flag(name: .customLong("no-mpn"), help: "Serve without the MPN Module (MPN requests refused with 40).")
+    var noMPN = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -34,6 +42,7 @@ struct ServerCommand: AsyncParsableCommand {
         let logger = Logger(label: "lightstreamer.server")
         var options: ServerOptions
         let sets: [AdapterSet]
+        var mpn = MPNConfiguration.demoDefault()
         if let configFile {
             let configuration: ServerConfiguration
             do {
@@ -43,6 +52,11 @@ struct ServerCommand: AsyncParsableCommand {
             }
             options = ServerOptions(configuration: configuration, host: host, port: port)
             sets = configuration.makeAdapterSets()
+            do {
+                mpn = try MPNConfiguration(serverConfiguration: configuration)
+            } catch {
+                throw ValidationError("\(configFile): mpn: \(error)")
+            }
         } else {
             options = ServerOptions(host: host ?? ServerConfiguration.defaultHost, port: port ?? ServerConfiguration.defaultPort)
             sets = [DemoAdapters.makeDemoAdapterSet()]
@@ -51,13 +65,26 @@ struct ServerCommand: AsyncParsableCommand {
         if !sets.contains(where: { $0.name == "DEFAULT" }), let first = sets.first {
             options.adapterSetAliases["DEFAULT"] = first.name
         }
-        let server = LightstreamerServer(options: options, adapterSets: sets, logger: logger)
-        try await server.start()
+        if let mpnStore { mpn.store = .init(sqlitePath: mpnStore) }
+        if noMPN { mpn.enabled = false }
+        let service: any Service
+        let port: Int?
+        if mpn.enabled {
+            let server = try await LightstreamerMPNServer.make(options: options, adapterSets: sets, mpn: mpn, logger: logger)
+            try await server.start()
+            let where_ = mpn.store.postgresURL != nil ? "PostgreSQL" : (mpn.store.sqlitePath ?? "")
+            logger.info("MPN Module enabled", metadata: ["store": "\(where_)"])
+            (service, port) = (server, server.port)
+        } else {
+            let server = LightstreamerServer(options: options, adapterSets: sets, logger: logger)
+            try await server.start()
+            (service, port) = (server, server.port)
+        }
         let scheme = options.tlsCertificateChainFile == nil ? "http" : "https"
-        let ready = "lightstreamer-server ready on \(scheme)://\(options.host):\(server.port ?? options.port)\n"
+        let ready = "lightstreamer-server ready on \(scheme)://\(options.host):\(port ?? options.port)\n"
         FileHandle.standardOutput.write(Data(ready.utf8))
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

@@ -332,7 +332,7 @@ import Testing
         var s = SessionScript()
         _ = s.take()
         s.control(.mpnResetBadge(deviceId: "d"), id: "3")
-        #expect(s.take() == ["REQERR,3,40,MPN module disabled"])
+        #expect(s.take() == ["REQERR,3,40,MPN Module disabled"])
     }
 
     @Test func inactivityClosesTheStream() {

@@ -6,6 +6,10 @@ public struct AdapterSet: Sendable {
     public var name: String
     public var metadata: any MetadataAdapter
     public var dataAdapters: [String: any DataAdapter]
+    /// Data adapters that belong to the server itself (the MPN Module's internal adapter):
+    /// their groups and schemas are space-separated names and the Metadata Adapter's mode and
+    /// frequency rules, written for the application's items, do not apply to them.
+    public var serverOwnedDataAdapters: Set<String> = []
 
     public init(name: String, metadata: any MetadataAdapter = LiteralBasedMetadataAdapter(),
                 dataAdapters: [String: any DataAdapter]) {

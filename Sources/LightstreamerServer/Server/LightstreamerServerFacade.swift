@@ -53,14 +53,16 @@ public final class LightstreamerServer: Service, Sendable {
 
     private let state = NIOLockedValueBox(State())
 
-    /// A server over an item engine (or any `TableEngine`).
-    public init(options: ServerOptions, engine: any TableEngine, logger: Logger = Logger(label: "lightstreamer.server")) {
+    /// A server over an item engine (or any `TableEngine`). `mpn` serves the MPN operations
+    /// (the MPN Module); without it they are refused with 40.
+    public init(options: ServerOptions, engine: any TableEngine, mpn: (any MPNRequestHandler)? = nil,
+                logger: Logger = Logger(label: "lightstreamer.server")) {
         self.options = options
         self.engine = engine
         self.logger = logger
         self.metrics = ServerMetrics()
         self.manager = SessionManager(engine: engine, settings: options.sessions, metrics: metrics, logger: logger,
-                                      aliases: options.adapterSetAliases)
+                                      aliases: options.adapterSetAliases, mpn: mpn)
     }
 
     /// A server over these adapter sets, with its own item engine.

@@ -131,7 +131,7 @@ final class ServerSession: Sendable {
         manager.metrics.update { $0.subscriptionsActive -= 1 }
         Task {
             await engine.unsubscribeTable(handle)
-            if let info { self.adapterSet.metadata.notifyTableClosed(sessionId: self.id, table: info) }
+            if let info { self.notifyTableClosed(info) }
             self.run { m, now in m.unsubscribed(id, now: now) }
         }
     }
@@ -168,6 +168,16 @@ final class ServerSession: Sendable {
                 }
                 self.run { m, now in m.messageHandled(dispatch.id, result, now: now) }
             }
+        case .handleMPN(let dispatch):
+            guard let mpn = manager.mpn else {
+                run { m, now in m.mpnHandled(dispatch.id, .failure(SessionRefusal(code: 40, message: "MPN Module disabled")), now: now) }
+                return
+            }
+            let context = MPNSessionContext(adapterSet: adapterSet.name, user: user, sessionId: id)
+            Task {
+                let result = await mpn.handle(dispatch.operation, context: context)
+                self.run { m, now in m.mpnHandled(dispatch.id, result, now: now) }
+            }
         case .sessionClosed(let reason):
             manager.sessionClosed(self, reason: reason)
         default:
@@ -201,10 +211,17 @@ final class ServerSession: Sendable {
                                               filtered: spec.maxFrequency != .unfiltered)
                 self.run { m, now in m.subscribeSucceeded(id, grant: grant, now: now) }
             } catch {
-                self.adapterSet.metadata.notifyTableClosed(sessionId: self.id, table: resolved.info)
+                self.notifyTableClosed(resolved.info)
                 self.run { m, now in m.subscribeFailed(id, error, now: now) }
             }
         }
+    }
+
+    /// Tells the Metadata Adapter a table closed (not for tables of server-owned data adapters,
+    /// which it never saw opening).
+    private func notifyTableClosed(_ info: TableInfo) {
+        guard !adapterSet.serverOwnedDataAdapters.contains(info.dataAdapter) else { return }
+        adapterSet.metadata.notifyTableClosed(sessionId: id, table: info)
     }
 
     // MARK: - Views for the manager and tests

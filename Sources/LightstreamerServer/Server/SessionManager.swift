@@ -15,10 +15,15 @@ public final class SessionManager: Sendable {
 
     let aliases: [String: String]
 
+    let mpn: (any MPNRequestHandler)?
+
     init(engine: any TableEngine, settings: SessionSettings, metrics: ServerMetrics, logger: Logger,
-         aliases: [String: String] = [:]) {
+         aliases: [String: String] = [:], mpn: (any MPNRequestHandler)? = nil) {
         self.aliases = aliases
         self.engine = engine
+        self.mpn = mpn
+        var settings = settings
+        settings.mpnEnabled = mpn != nil
         self.settings = settings
         self.metrics = metrics
         self.logger = logger

@@ -34,6 +34,9 @@ public struct SessionSettings: Sendable, Hashable {
     public var pollCoalesceMillis: Int = 10
     /// How long a sequence waits for missing message progressives without `LS_max_wait`.
     public var defaultMessageMaxWaitMillis: Int = 10_000
+    /// Whether MPN operations are handed over (set when the server has an MPN Module); when
+    /// false they are refused with 40.
+    public var mpnEnabled: Bool = false
 
     public init() {}
 }

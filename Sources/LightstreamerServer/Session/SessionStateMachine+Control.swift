@@ -91,7 +91,11 @@ extension SessionStateMachine {
             close(reason: .destroyed(code: endCode, message: endMessage), now: now)
 
         case .mpnRegister, .mpnResetBadge, .mpnActivate, .mpnReconf, .mpnDeactivate:
-            replyError(origin, reqId, SessionRefusal(code: 40, message: "MPN module disabled"), now: now)
+            guard settings.mpnEnabled else {
+                replyError(origin, reqId, SessionRefusal(code: 40, message: "MPN Module disabled"), now: now)
+                break
+            }
+            enqueueMPN(request.operation, origin: origin, requestId: reqId, now: now)
         }
         return output.take()
     }

@@ -67,6 +67,7 @@ public struct SessionStateMachine: Sendable {
     var sequences: [String: MessageSequenceState] = [:]
     var pendingMessages: [Int: PendingMessage] = [:]
     var nextMessageId = 1
+    var mpn = SessionMPNState()
     var lastClientActivity: Int64
     var output = Output()
 

@@ -119,6 +119,8 @@ public enum SessionAction: Sendable, Hashable {
     case reconfigure(subscriptionId: Int, RequestedFrequency)
     /// Hand a message to the Metadata Adapter; answer with `messageHandled`.
     case handleMessage(MessageDispatch)
+    /// Hand an MPN operation to the MPN Module; answer with `mpnHandled`.
+    case handleMPN(MPNDispatch)
     /// The session is over: drop it from the registry and tell the Metadata Adapter.
     case sessionClosed(SessionCloseReason)
 }
