@@ -95,7 +95,24 @@ let package = Package(
             ]
         ),
         // MPN test helper: the kill -9 child of the SQLite store test, and the MPN micro-benchmarks.
-        .executableTarget(name: "mpn-helper", dependencies: ["MPNModule"], path: "Tests/MPNHelper"),
+        .executableTarget(name: "mpn-helper", dependencies: ["MPNModule", "MPNTestSupport"], path: "Tests/MPNHelper"),
+        // Local HTTP/2 TLS provider server and a hand-driven data adapter (tests and benchmarks).
+        .target(
+            name: "MPNTestSupport",
+            dependencies: [
+                "LightstreamerServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Tests/MPNTestSupport"
+        ),
         .testTarget(
             name: "TLCPTests",
             dependencies: ["TLCP", .product(name: "PropertyBased", package: "swift-property-based")]
@@ -118,7 +135,7 @@ let package = Package(
         .testTarget(
             name: "MPNModuleTests",
             dependencies: [
-                "MPNModule", "TLCP", "LightstreamerServer",
+                "MPNModule", "MPNTestSupport", "TLCP", "LightstreamerServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -5,8 +5,14 @@
 //   mpn-helper bench-trigger [iterations]     trigger evaluations per second
 //   mpn-helper bench-register sqlite <path> [n] | postgres <url> [n]
 //                                             durable device registrations per second
+//   mpn-helper bench-pipeline [devices]       triggered notifications per second through the whole
+//                                             pipeline (item engine → trigger → TRIGGERED committed to
+//                                             SQLite → APNs provider → local HTTP/2 TLS server)
+import Crypto
 import Foundation
+import LightstreamerServer
 import MPNModule
+import MPNTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -88,7 +94,73 @@ func benchRegister(store: any MPNStore, count: Int, label: String) async throws 
                  Double(count / 8 * 8) / seconds, count / 8 * 8, seconds))
 }
 
+func seconds(since start: ContinuousClock.Instant) -> Double {
+    let e = ContinuousClock.now - start
+    return Double(e.components.seconds) + Double(e.components.attoseconds) / 1e18
+}
+
+func benchPipeline(devices: Int) async throws {
+    let apns = try await H2TestServer.start { r in .init(status: 200, headers: [("apns-id", r.header("apns-id") ?? "")]) }
+    let client = testHTTPClient(trusting: apns.certificate)
+    let provider = try APNsProvider(applicationId: "bench.app",
+                                    configuration: APNsConfiguration(baseURL: apns.baseURL, teamId: "TEAM123456", keyId: "KEY1234567",
+                                                                     privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation),
+                                    httpClient: client)
+    var configuration = MPNConfiguration()
+    configuration.enabled = true
+    let registry = MPNProviderRegistry(configuration: configuration, providers: ["Apple/*": provider])
+    let quotes = ManualDataAdapter()
+    let internalAdapter = MPNInternalDataAdapter()
+    let engine = ItemEngine(adapterSets: [AdapterSet(name: "BENCH", dataAdapters: [
+        "DEFAULT": quotes, MPNInternalDataAdapter.defaultName: internalAdapter,
+    ])])
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("mpn-pipeline-\(UUID().uuidString).sqlite").path
+    defer { for x in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + x) } }
+    let store = try SQLiteMPNStore(path: path)
+    let module = MPNModule(configuration: configuration, store: store, providers: registry, itemEngine: engine,
+                           internalAdapter: internalAdapter)
+    try await module.start()
+    let context = MPNRequestContext(adapterSet: "BENCH", sessionId: "bench")
+    var setup = ContinuousClock.now
+    for i in 0..<devices {
+        let device = try await module.register(MPNRegisterParameters(platform: .apple, applicationId: "bench.app",
+                                                                     deviceToken: String(format: "%064x", i)), context: context)
+        _ = try await module.activate(MPNActivateParameters(subscriptionId: i, mode: .merge, group: "item\(i % 100)",
+                                                            schema: "last_price", deviceId: device.deviceId,
+                                                            notificationFormat: #"{"aps":{"alert":"at ${last_price}","badge":"AUTO"}}"#,
+                                                            trigger: "Double.parseDouble(${last_price}) > 100.0"), context: context)
+    }
+    print(String(format: "set-up: %d devices registered and activated in %.2f s (%.0f register+activate/s)", devices,
+                 seconds(since: setup), Double(devices) / seconds(since: setup)))
+    for item in 0..<100 { quotes.push("item\(item)", ["last_price": "50"]) }
+    await module.settle()
+    setup = ContinuousClock.now
+    let start = ContinuousClock.now
+    for item in 0..<100 { quotes.push("item\(item)", ["last_price": "150"]) }
+    var committedAt: Double?
+    while await module.currentStatistics.delivered < devices {
+        if committedAt == nil, await module.currentStatistics.triggered >= devices { committedAt = seconds(since: start) }
+        if seconds(since: start) > 600 { fail("timed out: \(await module.currentStatistics)") }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    let elapsed = seconds(since: start)
+    let triggered = try await store.allSubscriptions(status: .triggered).count
+    let stats = await module.currentStatistics
+    print(String(format: "pipeline: %d triggered notifications delivered to the HTTP/2 APNs server in %.2f s = %.0f notifications/s",
+                 stats.delivered, elapsed, Double(stats.delivered) / elapsed))
+    if let committedAt {
+        print(String(format: "  of which: all %d triggers committed (TRIGGERED in the store) after %.2f s", devices, committedAt))
+    }
+    print("check: \(triggered) subscriptions TRIGGERED in the store, \(apns.requests.count) requests at the server, retried \(stats.retried), dropped \(stats.dropped)")
+    await module.shutdown()
+    await store.close()
+    try? await client.shutdown()
+    await apns.shutdown()
+}
+
 switch command {
+case "bench-pipeline":
+    try await benchPipeline(devices: args.count >= 2 ? Int(args[1]) ?? 2000 : 2000)
 case "crash":
     guard args.count >= 2 else { fail("usage: mpn-helper crash <sqlite path>") }
     try await crash(path: args[1])

@@ -171,6 +171,29 @@ struct StoreContractTests {
         }
     }
 
+    @Test("group commit of triggers and badges", arguments: StoreKind.available)
+    func batchTriggeredAndBadges(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
+            let d = try await store.registerDevice(platform: .apple, applicationId: "app", token: "t", now: 1).device
+            let e = try await store.registerDevice(platform: .apple, applicationId: "app", token: "u", now: 1).device
+            var subs: [MPNSubscriptionRecord] = []
+            for _ in 0..<3 {
+                var s = sampleSubscription(deviceId: d.id)
+                s.id = MPNIdentifier.make()
+                subs.append(s)
+                try await store.insertSubscription(s)
+            }
+            _ = try await store.markTriggered(id: subs[0].id, now: 5)
+            let won = try await store.markTriggered(ids: subs.map(\.id) + ["nope"], now: 9)
+            #expect(won == [subs[1].id, subs[2].id], "the one already TRIGGERED and the unknown one lose")
+            #expect(try await store.subscription(id: subs[0].id)?.statusTimestamp == 5)
+            #expect(try await store.subscription(id: subs[2].id)?.status == .triggered)
+            #expect(try await store.markTriggered(ids: [], now: 9).isEmpty)
+            #expect(try await store.nextBadges(deviceIds: [d.id, e.id, d.id, "nope"]) == [1, 1, 2, nil])
+            #expect(try await store.nextBadge(deviceId: d.id) == 3)
+        }
+    }
+
     @Test("deactivation by id, by status and all", arguments: StoreKind.available)
     func deletion(_ kind: StoreKind) async throws {
         try await withStore(kind) { store, _ in

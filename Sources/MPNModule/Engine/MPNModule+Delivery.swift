@@ -9,6 +9,8 @@ struct PendingNotification: Sendable {
     var values: [String?]
     var triggered: Bool
     var attempts = 0
+    /// The AUTO badge value, once allocated (retries reuse it).
+    var badge: Int?
 }
 
 /// Per-device delivery state: pacing and the queue of waiting notifications.
@@ -66,8 +68,10 @@ extension MPNModule {
             if !n.triggered { queues[deviceId]?.inFlight = false }
             return
         }
-        var badge: Int?
-        if r.format.usesAutoBadge { badge = try? await store.nextBadge(deviceId: deviceId) }
+        var badge = n.badge
+        if badge == nil, r.format.usesAutoBadge { badge = try? await store.nextBadge(deviceId: deviceId) }
+        var n = n
+        n.badge = badge
         let payload = r.format.render(values: n.values, subscriptionId: n.subscriptionId, badge: badge)
         let size = payload.serialized.utf8.count
         let limit = configuration.limits.payloadLimit(device.platform)

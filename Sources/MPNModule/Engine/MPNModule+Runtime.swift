@@ -19,6 +19,8 @@ extension MPNModule {
         case pacingTimer(deviceId: String)
         case sent(deviceId: String, notification: PendingNotification, result: MPNDeliveryResult)
         case retryTriggered(deviceId: String, notification: PendingNotification)
+        /// Commits the triggers fired by the events handled before it, in one transaction.
+        case commitTriggers
         case collect
     }
 
@@ -40,6 +42,8 @@ extension MPNModule {
             await handleResult(deviceId, notification, result)
         case .retryTriggered(let deviceId, let notification):
             await send(notification, deviceId: deviceId)
+        case .commitTriggers:
+            await commitTriggers()
         case .collect:
             collectorTimer = nil
             await collectInactiveDevices()
@@ -59,6 +63,7 @@ extension MPNModule {
     /// Installs a new or changed subscription: publishes it and (re)starts its items.
     func install(_ record: MPNSubscriptionRecord, format: NotificationFormat, trigger: CompiledTrigger?) async {
         await stopTable(record.id)
+        forgetFiredTrigger(record.id)
         running[record.id] = RunningSubscription(record: record, format: format, trigger: trigger)
         queues[record.deviceId]?.pending.removeAll { $0.subscriptionId == record.id }
         internalAdapter.publish(subscription: record)
@@ -100,27 +105,60 @@ extension MPNModule {
         guard let r = running[id], r.generation == generation, r.record.status == .active,
               devices[r.record.deviceId]?.status == .active else { return }
         if let trigger = r.trigger {
-            guard trigger.evaluate(values) else { return }
-            let now = nowMillis
-            let won: Bool
-            do { won = try await store.markTriggered(id: id, now: now) } catch {
-                logger.error("MPN trigger cannot be persisted; will fire on a later update", metadata: ["id": "\(id)", "error": "\(error)"])
-                return
-            }
-            guard won, running[id] != nil else { return }
-            running[id]?.record.status = .triggered
-            running[id]?.record.statusTimestamp = now
-            running[id]?.record.lastTriggerTime = now
-            statistics.triggered += 1
-            if let rec = running[id]?.record { internalAdapter.publish(subscription: rec) }
-            await stopTable(id)
-            await send(PendingNotification(subscriptionId: id, item: item, values: values, triggered: true), deviceId: r.record.deviceId)
+            guard !firedTriggerIds.contains(id), trigger.evaluate(values) else { return }
+            // Group commit: the triggers of the events already queued are committed together.
+            if firedTriggers.isEmpty { post(.commitTriggers) }
+            firedTriggerIds.insert(id)
+            firedTriggers.append(PendingNotification(subscriptionId: id, item: item, values: values, triggered: true))
             return
         }
         guard !isSnapshot else { return }
         enqueue(PendingNotification(subscriptionId: id, item: item, values: values, triggered: false),
                 deviceId: r.record.deviceId, mode: r.record.mode)
         await pump(r.record.deviceId)
+    }
+
+    /// A subscription changed or went away before its fired trigger was committed.
+    func forgetFiredTrigger(_ id: String) {
+        guard firedTriggerIds.remove(id) != nil else { return }
+        firedTriggers.removeAll { $0.subscriptionId == id }
+    }
+
+    /// Marks the fired triggers TRIGGERED in one commit (compare-and-set: only those still
+    /// ACTIVE win), allocates their AUTO badges in one more, then sends exactly one
+    /// notification for each winner. On a store failure nothing is sent: the subscriptions
+    /// stay ACTIVE and fire on a later update.
+    func commitTriggers() async {
+        let batch = firedTriggers
+        firedTriggers = []
+        firedTriggerIds = []
+        guard !batch.isEmpty else { return }
+        let now = nowMillis
+        let won: Set<String>
+        do { won = try await store.markTriggered(ids: batch.map(\.subscriptionId), now: now) } catch {
+            logger.error("MPN triggers cannot be persisted; they will fire on a later update",
+                         metadata: ["count": "\(batch.count)", "error": "\(error)"])
+            return
+        }
+        var winners = batch.filter { won.contains($0.subscriptionId) && running[$0.subscriptionId] != nil }
+        let badged = winners.indices.filter { running[winners[$0].subscriptionId]?.format.usesAutoBadge == true }
+        if !badged.isEmpty {
+            let devices = badged.compactMap { running[winners[$0].subscriptionId]?.record.deviceId }
+            if let badges = try? await store.nextBadges(deviceIds: devices), badges.count == badged.count {
+                for (i, b) in zip(badged, badges) { winners[i].badge = b }
+            }
+        }
+        for n in winners {
+            let id = n.subscriptionId
+            guard let deviceId = running[id]?.record.deviceId else { continue }
+            running[id]?.record.status = .triggered
+            running[id]?.record.statusTimestamp = now
+            running[id]?.record.lastTriggerTime = now
+            statistics.triggered += 1
+            if let rec = running[id]?.record { internalAdapter.publish(subscription: rec) }
+            await stopTable(id)
+            await send(n, deviceId: deviceId)
+        }
     }
 
     // MARK: - Devices

@@ -78,6 +78,9 @@ public actor MPNModule {
     var nextGeneration: UInt64 = 0
     var started = false
     var collectorTimer: (any EngineTimer)?
+    /// Triggers that fired since the last group commit, in order (one per subscription).
+    var firedTriggers: [PendingNotification] = []
+    var firedTriggerIds: Set<String> = []
 
     let events: AsyncStream<Event>
     let eventSink: AsyncStream<Event>.Continuation
@@ -265,6 +268,7 @@ public actor MPNModule {
         }
         for id in removed {
             await stopTable(id)
+            forgetFiredTrigger(id)
             running.removeValue(forKey: id)
             queues[d.id]?.pending.removeAll { $0.subscriptionId == id }
             internalAdapter.remove(subscriptionId: id, deviceId: d.id)

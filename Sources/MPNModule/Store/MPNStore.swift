@@ -62,6 +62,11 @@ public protocol MPNStore: Sendable {
     /// ACTIVE → TRIGGERED, only if it is ACTIVE now (compare-and-set: the caller that gets
     /// true sends the one notification). Sets the status timestamp and the last-trigger time.
     func markTriggered(id: String, now: MPNTimestamp) async throws -> Bool
+    /// `markTriggered` for several subscriptions in one commit (group commit of a burst of
+    /// triggers); returns the ids that were ACTIVE and are now TRIGGERED.
+    func markTriggered(ids: [String], now: MPNTimestamp) async throws -> Set<String>
+    /// `nextBadge` for each entry (a device may repeat) in one commit, results in order.
+    func nextBadges(deviceIds: [String]) async throws -> [Int?]
     /// Deletes one subscription. false if unknown.
     func deleteSubscription(id: String) async throws -> Bool
     /// Deletes the device's subscriptions (all, or those with `status`); returns their ids.
@@ -69,6 +74,20 @@ public protocol MPNStore: Sendable {
 
     /// Releases connections. Further calls fail.
     func close() async
+}
+
+extension MPNStore {
+    public func markTriggered(ids: [String], now: MPNTimestamp) async throws -> Set<String> {
+        var won = Set<String>()
+        for id in ids where try await markTriggered(id: id, now: now) { won.insert(id) }
+        return won
+    }
+
+    public func nextBadges(deviceIds: [String]) async throws -> [Int?] {
+        var result: [Int?] = []
+        for d in deviceIds { result.append(try await nextBadge(deviceId: d)) }
+        return result
+    }
 }
 
 /// A store failure (the engine reports it as code 41).

@@ -284,6 +284,14 @@ public final class PostgresMPNStore: MPNStore {
             """).isEmpty
     }
 
+    public func markTriggered(ids: [String], now: MPNTimestamp) async throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        return Set(try await strings("""
+            UPDATE mpn_subscriptions SET status = 'TRIGGERED', status_timestamp = \(now), last_trigger_time = \(now) \
+            WHERE subscription_id = ANY(\(ids)) AND status = 'ACTIVE' RETURNING subscription_id
+            """))
+    }
+
     public func deleteSubscription(id: String) async throws -> Bool {
         try await !strings("DELETE FROM mpn_subscriptions WHERE subscription_id = \(id) RETURNING subscription_id").isEmpty
     }

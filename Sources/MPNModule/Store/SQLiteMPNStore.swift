@@ -237,6 +237,32 @@ public final class SQLiteMPNStore: MPNStore {
         }
     }
 
+    public func markTriggered(ids: [String], now: MPNTimestamp) async throws -> Set<String> {
+        try await pool.write { db in
+            var won = Set<String>()
+            for id in ids {
+                try db.execute(sql: """
+                    UPDATE mpn_subscriptions SET status = 'TRIGGERED', status_timestamp = ?, last_trigger_time = ? \
+                    WHERE subscription_id = ? AND status = 'ACTIVE'
+                    """, arguments: [now, now, id])
+                if db.changesCount > 0 { won.insert(id) }
+            }
+            return won
+        }
+    }
+
+    public func nextBadges(deviceIds: [String]) async throws -> [Int?] {
+        try await pool.write { db in
+            var result: [Int?] = []
+            for d in deviceIds {
+                try db.execute(sql: "UPDATE mpn_devices SET badge = badge + 1 WHERE device_id = ?", arguments: [d])
+                result.append(db.changesCount > 0
+                    ? try Int.fetchOne(db, sql: "SELECT badge FROM mpn_devices WHERE device_id = ?", arguments: [d]) : nil)
+            }
+            return result
+        }
+    }
+
     public func deleteSubscription(id: String) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM mpn_subscriptions WHERE subscription_id = ?", arguments: [id])

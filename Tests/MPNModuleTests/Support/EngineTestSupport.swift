@@ -4,21 +4,6 @@ import NIOConcurrencyHelpers
 import TLCP
 @testable import MPNModule
 
-/// A Data Adapter the test drives by hand.
-final class ManualDataAdapter: DataAdapter {
-    private let listener = NIOLockedValueBox<(any ItemEventListener)?>(nil)
-    let subscribed = NIOLockedValueBox<Set<String>>([])
-
-    func setListener(_ l: any ItemEventListener) { listener.withLockedValue { $0 = l } }
-    func subscribe(item: String) async throws { subscribed.withLockedValue { _ = $0.insert(item) } }
-    func unsubscribe(item: String) async { subscribed.withLockedValue { _ = $0.remove(item) } }
-    func isSnapshotAvailable(item: String) -> Bool { false }
-
-    func push(_ item: String, _ fields: [String: String?]) {
-        listener.withLockedValue { $0 }?.update(item: item, fields: fields, isSnapshot: false)
-    }
-}
-
 /// Records notifications and answers with scripted results per device token.
 final class RecordingProvider: MPNProvider {
     let sent = NIOLockedValueBox<[MPNNotification]>([])

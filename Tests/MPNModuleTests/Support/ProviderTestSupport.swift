@@ -1,18 +1,11 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
+@_exported import MPNTestSupport
 import NIOSSL
 import TLCP
 @testable import MPNModule
 
-/// An HTTP client that trusts only the test server's self-signed certificate.
-func testHTTPClient(trusting certificate: NIOSSLCertificate) -> HTTPClient {
-    var tls = TLSConfiguration.makeClientConfiguration()
-    tls.trustRoots = .certificates([certificate])
-    var config = HTTPClient.Configuration(tlsConfiguration: tls)
-    config.httpVersion = .automatic
-    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
-}
 
 /// Splits a compact JWS and decodes its header and claims.
 struct DecodedJWT {

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Crypto
 import Foundation
 import NIOConcurrencyHelpers
@@ -10,32 +11,38 @@ import X509
 
 /// A local HTTP/2-over-TLS server for provider tests: a self-signed certificate made at start
 /// (swift-certificates), ALPN `h2` only, every request recorded and answered by a script.
-final class H2TestServer: Sendable {
-    struct Request: Sendable {
-        var method: String
-        var path: String
-        var version: HTTPVersion
-        var headers: HTTPHeaders
-        var body: String
-        func header(_ name: String) -> String? { headers.first(name: name) }
+public final class H2TestServer: Sendable {
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
+        public var version: HTTPVersion
+        public var headers: HTTPHeaders
+        public var body: String
+        public func header(_ name: String) -> String? { headers.first(name: name) }
     }
 
-    struct Response: Sendable {
-        var status: Int
-        var headers: [(String, String)] = []
-        var body: String = ""
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: [(String, String)] = []
+        public var body: String = ""
+
+        public init(status: Int, headers: [(String, String)] = [], body: String = "") {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
     }
 
-    typealias Script = @Sendable (Request) -> Response
+    public typealias Script = @Sendable (Request) -> Response
 
-    let port: Int
+    public let port: Int
     /// The CA certificate clients must trust.
-    let certificate: NIOSSLCertificate
+    public let certificate: NIOSSLCertificate
     private let channel: any Channel
     private let recorded: NIOLockedValueBox<[Request]>
 
-    var requests: [Request] { recorded.withLockedValue { $0 } }
-    var baseURL: String { "https://localhost:\(port)" }
+    public var requests: [Request] { recorded.withLockedValue { $0 } }
+    public var baseURL: String { "https://localhost:\(port)" }
 
     private init(port: Int, certificate: NIOSSLCertificate, channel: any Channel, recorded: NIOLockedValueBox<[Request]>) {
         self.port = port
@@ -44,7 +51,7 @@ final class H2TestServer: Sendable {
         self.recorded = recorded
     }
 
-    static func start(script: @escaping Script) async throws -> H2TestServer {
+    public static func start(script: @escaping Script) async throws -> H2TestServer {
         // A throw-away CA and a leaf for "localhost" signed by it (BoringSSL will not take a
         // self-signed leaf as its own root).
         let caKey = P256.Signing.PrivateKey()
@@ -98,7 +105,7 @@ final class H2TestServer: Sendable {
         return H2TestServer(port: port, certificate: caCert, channel: channel, recorded: recorded)
     }
 
-    func shutdown() async {
+    public func shutdown() async {
         try? await channel.close()
     }
 }
@@ -141,4 +148,13 @@ private final class ScriptedHandler: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
     }
+}
+
+/// An HTTP client that trusts only the test server's self-signed certificate.
+public func testHTTPClient(trusting certificate: NIOSSLCertificate) -> HTTPClient {
+    var tls = TLSConfiguration.makeClientConfiguration()
+    tls.trustRoots = .certificates([certificate])
+    var config = HTTPClient.Configuration(tlsConfiguration: tls)
+    config.httpVersion = .automatic
+    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
 }
