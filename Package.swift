@@ -118,7 +118,7 @@ let package = Package(
             dependencies: ["TLCP", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "LightstreamerClientTests", dependencies: ["LightstreamerClient", "TLCP"]),
-        .testTarget(name: "ClientEndToEndTests", dependencies: ["LightstreamerClient", "LightstreamerServer"]),
+        .testTarget(name: "ClientEndToEndTests", dependencies: ["LightstreamerClient", "LightstreamerServer", "MPNModule"]),
         .testTarget(name: "LightstreamerServerTests", dependencies: ["LightstreamerServer", "TLCP"]),
         .testTarget(name: "InteropTests", dependencies: ["LightstreamerServer"]),
         // Loopback load test of the server (BENCHMARKS.md, section "Server").

@@ -1,6 +1,7 @@
 import Foundation
 @testable import LightstreamerClient
 import LightstreamerServer
+import MPNModule
 import Testing
 
 /// The client against our server (DEMO adapter set), in process, on every transport.
@@ -123,20 +124,37 @@ import Testing
 
 /// The server on a free port with a fast counter.
 struct TestServer: Sendable {
-    let server: LightstreamerServer
     let port: Int
+    let stopper: @Sendable () async -> Void
 
-    static func start() async throws -> TestServer {
-        let set = DemoAdapters.makeDemoAdapterSet(options: .init(stockUpdatesPerSecond: 5, counterUpdatesPerSecond: 20,
-                                                                 portfolioChangesPerSecond: 2))
-        let options = ServerOptions(host: "127.0.0.1", port: 0)
-        let server = LightstreamerServer(options: options, adapterSets: [set])
-        try await server.start()
-        guard let port = server.port else { throw TestError("no port") }
-        return TestServer(server: server, port: port)
+    static func demoSet() -> AdapterSet {
+        DemoAdapters.makeDemoAdapterSet(options: .init(stockUpdatesPerSecond: 5, counterUpdatesPerSecond: 20,
+                                                       portfolioChangesPerSecond: 2))
     }
 
-    func stop() async { await server.shutdown() }
+    static func start() async throws -> TestServer {
+        let server = LightstreamerServer(options: ServerOptions(host: "127.0.0.1", port: 0), adapterSets: [demoSet()])
+        try await server.start()
+        guard let port = server.port else { throw TestError("no port") }
+        return TestServer(port: port, stopper: { await server.shutdown() })
+    }
+
+    /// The server with its MPN Module: SQLite store at `sqlitePath`, `log` provider writing the
+    /// notifications as JSON lines to `logFile`.
+    static func startWithMPN(sqlitePath: String, logFile: String) async throws -> TestServer {
+        var mpn = MPNConfiguration.demoDefault(sqlitePath: sqlitePath)
+        var app = MPNConfiguration.Application(id: "*")
+        app.logFile = logFile
+        mpn.apple = [app]
+        mpn.google = [app]
+        let server = try await LightstreamerMPNServer.make(options: ServerOptions(host: "127.0.0.1", port: 0),
+                                                          adapterSets: [demoSet()], mpn: mpn)
+        try await server.start()
+        guard let port = server.port else { throw TestError("no port") }
+        return TestServer(port: port, stopper: { await server.shutdown() })
+    }
+
+    func stop() async { await stopper() }
 
     func client(transport: TransportSelection) -> (LightstreamerClient, ClientRecorder) {
         let client = LightstreamerClient(serverAddress: "http://127.0.0.1:\(port)", adapterSet: "DEMO")

@@ -4,14 +4,10 @@ import LightstreamerServer
 import Testing
 
 /// The MPN API against our server's MPN Module (SQLite store, log provider): register,
-/// subscribe with a trigger on the demo `counter` item, see it trigger, reconnect with a new
-/// session and find the subscription again.
-///
-/// Enabled with `LS_MPN_E2E=1` once the server answers `register` with MPNREG: at the time of
-/// writing the in-process test server refuses every MPN request with REQERR 40 (the MPN Module
-/// is not yet wired into the server sessions).
-@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["LS_MPN_E2E"] == "1",
-                             "skipped: the server's MPN Module is not integrated yet (set LS_MPN_E2E=1 to run)"))
+/// subscribe with a trigger on the demo `counter` item, see it trigger (and exactly one
+/// notification written by the provider), reconnect with a new session and find the
+/// subscription again.
+@Suite(.serialized)
 struct MPNEndToEndTests {
     final class Recorder: MPNDeviceDelegate, MPNSubscriptionDelegate, @unchecked Sendable {
         private let lock = NSLock()
@@ -42,7 +38,11 @@ struct MPNEndToEndTests {
     }
 
     @Test func triggerThenFindAgainAfterReconnect() async throws {
-        let server = try await TestServer.start()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mpn-client-e2e-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let logFile = dir.appendingPathComponent("notifications.jsonl").path
+        let server = try await TestServer.startWithMPN(sqlitePath: dir.appendingPathComponent("mpn.sqlite").path, logFile: logFile)
         defer { Task { await server.stop() } }
         let store = MPNTokenStore(directory: FileManager.default.temporaryDirectory.appendingPathComponent("mpn-e2e-\(UUID())"))
         let token = (0..<32).map { _ in String(format: "%02x", Int.random(in: 0..<256)) }.joined()
@@ -66,6 +66,10 @@ struct MPNEndToEndTests {
         #expect(rec.events.contains("subscribed"))
         #expect(sub.isTriggered)
         let id = try #require(sub.subscriptionId)
+        try await waitUntil { ((try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "").contains(id) }
+        let lines = try String(contentsOfFile: logFile, encoding: .utf8).split(separator: "\n").filter { $0.contains(id) }
+        #expect(lines.count == 1, "exactly one notification: \(lines)")
+        #expect(lines.first?.contains("count is ") == true)
 
         client.disconnect()
         try await waitUntil { events.statuses.last == "DISCONNECTED" }
