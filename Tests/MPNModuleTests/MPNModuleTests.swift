@@ -241,3 +241,72 @@ struct MPNModuleTests {
         #expect(c.retry.delayMillis(attempt: 1, hintMillis: 60_000) == 60_000)
     }
 }
+
+/// A store whose writes never finish (a database that stopped answering); reads of the start-up
+/// succeed empty, everything else fails.
+final class UnresponsiveStore: MPNStore {
+    struct Unused: Error {}
+    func registerDevice(platform: MPNPlatform, applicationId: String, token: String,
+                        now: MPNTimestamp) async throws -> (device: MPNDeviceRecord, created: Bool) {
+        try await Task.sleep(for: .seconds(3600))
+        throw Unused()
+    }
+    func changeDeviceToken(platform: MPNPlatform, applicationId: String, oldToken: String, newToken: String,
+                           now: MPNTimestamp) async throws -> (device: MPNDeviceRecord, removedDeviceId: String?) { throw Unused() }
+    func device(id: String) async throws -> MPNDeviceRecord? { throw Unused() }
+    func device(platform: MPNPlatform, applicationId: String, token: String) async throws -> MPNDeviceRecord? { throw Unused() }
+    func allDevices() async throws -> [MPNDeviceRecord] { [] }
+    func setDeviceStatus(id: String, status: MPNDeviceStatus, now: MPNTimestamp) async throws -> MPNDeviceRecord? { throw Unused() }
+    func touchDevice(id: String, now: MPNTimestamp) async throws -> Bool { throw Unused() }
+    func nextBadge(deviceId: String) async throws -> Int? { throw Unused() }
+    func resetBadge(deviceId: String) async throws -> Bool { throw Unused() }
+    func deleteDevice(id: String) async throws -> Bool { throw Unused() }
+    func collectInactiveDevices(lastAccessBefore cutoff: MPNTimestamp) async throws -> [String] { [] }
+    func insertSubscription(_ subscription: MPNSubscriptionRecord) async throws { throw Unused() }
+    func updateSubscription(_ subscription: MPNSubscriptionRecord) async throws -> Bool { throw Unused() }
+    func subscription(id: String) async throws -> MPNSubscriptionRecord? { throw Unused() }
+    func subscriptions(deviceId: String, status: MPNSubscriptionStatus?) async throws -> [MPNSubscriptionRecord] { throw Unused() }
+    func allSubscriptions(status: MPNSubscriptionStatus?) async throws -> [MPNSubscriptionRecord] { [] }
+    func coalescingCandidate(deviceId: String, adapterSet: String, dataAdapter: String, group: String,
+                             schema: String, trigger: String?) async throws -> MPNSubscriptionRecord? { throw Unused() }
+    func markTriggered(id: String, now: MPNTimestamp) async throws -> Bool { throw Unused() }
+    func deleteSubscription(id: String) async throws -> Bool { throw Unused() }
+    func deleteSubscriptions(deviceId: String, status: MPNSubscriptionStatus?) async throws -> [String] { throw Unused() }
+    func close() async {}
+}
+
+@Suite("MPN requests from sessions")
+struct MPNSessionRequestTests {
+    @Test("a store that does not answer: 41 after requestTimeoutMillis, not a hung session")
+    func timeoutGives41() async throws {
+        let h = EngineHarness { $0.requestTimeoutMillis = 200 }
+        let (mpn, _) = try h.makeModule(store: UnresponsiveStore())
+        try await mpn.start()
+        let op = ControlOperation.mpnRegister(MPNRegisterParameters(platform: .apple, applicationId: "app", deviceToken: "t"))
+        let result = await mpn.handle(op, context: MPNSessionContext(adapterSet: "DEMO", user: nil, sessionId: "S1"))
+        guard case .failure(let refusal) = result else { Issue.record("expected a refusal, got \(result)"); return }
+        #expect(refusal.code == 41)
+        await mpn.shutdown()
+    }
+
+    @Test("outcomes map to the session's MPN notifications; refusals keep their code")
+    func outcomes() async throws {
+        let h = EngineHarness()
+        defer { h.cleanUp() }
+        let (mpn, _) = try h.makeModule()
+        try await mpn.start()
+        let ctx = MPNSessionContext(adapterSet: "DEMO", user: nil, sessionId: "S1")
+        let reg = await mpn.handle(.mpnRegister(MPNRegisterParameters(platform: .apple, applicationId: "app", deviceToken: "t")),
+                                   context: ctx)
+        guard case .success(.registered(let device, let adapter)) = reg else { Issue.record("\(reg)"); return }
+        #expect(adapter == MPNInternalDataAdapter.defaultName)
+        let act = await mpn.handle(.mpnActivate(activation(device: device)), context: ctx)
+        guard case .success(.activated(1, let id)) = act else { Issue.record("\(act)"); return }
+        let bad = await mpn.handle(.mpnReconf(MPNReconfParameters(deviceId: device, mpnSubscriptionId: id, mode: .distinct)), context: ctx)
+        #expect(bad == .failure(SessionRefusal(code: 56, message: MPNError.reconfMismatch.message)))
+        #expect(await mpn.handle(.mpnResetBadge(deviceId: device), context: ctx) == .success(.badgeReset(deviceId: device)))
+        #expect(await mpn.handle(.mpnDeactivate(deviceId: device, target: .all), context: ctx)
+            == .success(.deactivated(mpnSubscriptionIds: [id])))
+        await mpn.shutdown()
+    }
+}

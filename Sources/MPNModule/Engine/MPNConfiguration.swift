@@ -27,6 +27,8 @@ public struct MPNConfiguration: Codable, Sendable, Hashable {
     public var retry: Retry = Retry()
     public var inactivity: Inactivity = Inactivity()
     public var limits: MPNLimits = MPNLimits()
+    /// An MPN request not done by then (e.g. the database does not answer) is refused with 41.
+    public var requestTimeoutMillis: Int = 15_000
 
     public init() {}
 
@@ -135,6 +137,7 @@ extension MPNConfiguration {
         retry = try c.decodeIfPresent(Retry.self, forKey: .retry) ?? d.retry
         inactivity = try c.decodeIfPresent(Inactivity.self, forKey: .inactivity) ?? d.inactivity
         limits = try c.decodeIfPresent(MPNLimits.self, forKey: .limits) ?? d.limits
+        requestTimeoutMillis = try c.decodeIfPresent(Int.self, forKey: .requestTimeoutMillis) ?? d.requestTimeoutMillis
     }
 }
 

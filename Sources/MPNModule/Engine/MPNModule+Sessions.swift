@@ -1,9 +1,31 @@
 import LightstreamerServer
+import NIOConcurrencyHelpers
 import TLCP
 
 /// The MPN Module serves the MPN operations of server sessions.
 extension MPNModule: MPNRequestHandler {
-    public func handle(_ operation: ControlOperation, context: MPNSessionContext) async -> Result<MPNOutcome, SessionRefusal> {
+    /// Runs the operation; past `requestTimeoutMillis` (a store that does not answer) the
+    /// session gets 41 at once, while the operation itself may still complete.
+    public nonisolated func handle(_ operation: ControlOperation, context: MPNSessionContext) async -> Result<MPNOutcome, SessionRefusal> {
+        let timeout = configuration.requestTimeoutMillis
+        guard timeout > 0 else { return await perform(operation, context: context) }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Result<MPNOutcome, SessionRefusal>, Never>) in
+            let once = NIOLockedValueBox<CheckedContinuation<Result<MPNOutcome, SessionRefusal>, Never>?>(continuation)
+            let work = Task {
+                let result = await self.perform(operation, context: context)
+                once.withLockedValue { c in c.take() }?.resume(returning: result)
+            }
+            Task {
+                try? await Task.sleep(for: .milliseconds(timeout))
+                guard let c = once.withLockedValue({ c in c.take() }) else { return }
+                self.logger.error("MPN request timed out", metadata: ["op": "\(operation.opName)", "session": "\(context.sessionId)"])
+                c.resume(returning: .failure(SessionRefusal(code: 41, message: "MPN request timed out after \(timeout) ms")))
+                _ = work
+            }
+        }
+    }
+
+    func perform(_ operation: ControlOperation, context: MPNSessionContext) async -> Result<MPNOutcome, SessionRefusal> {
         let ctx = MPNRequestContext(adapterSet: context.adapterSet, user: context.user, sessionId: context.sessionId)
         do throws(MPNError) {
             switch operation {
