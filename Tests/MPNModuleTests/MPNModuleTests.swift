@@ -272,6 +272,11 @@ final class UnresponsiveStore: MPNStore {
     func markTriggered(id: String, now: MPNTimestamp) async throws -> Bool { throw Unused() }
     func deleteSubscription(id: String) async throws -> Bool { throw Unused() }
     func deleteSubscriptions(deviceId: String, status: MPNSubscriptionStatus?) async throws -> [String] { throw Unused() }
+    var isShared: Bool { false }
+    func heartbeat(moduleId: String, now: MPNTimestamp) async throws {}
+    func claimDevice(id: String, moduleId: String) async throws { throw Unused() }
+    func claimOrphanedDevices(moduleId: String, silentBefore: MPNTimestamp) async throws -> Set<String> { [] }
+    func removeModule(moduleId: String) async throws {}
     func close() async {}
 }
 

@@ -29,6 +29,13 @@ public struct MPNConfiguration: Codable, Sendable, Hashable {
     public var limits: MPNLimits = MPNLimits()
     /// An MPN request not done by then (e.g. the database does not answer) is refused with 41.
     public var requestTimeoutMillis: Int = 15_000
+    /// Cluster (PostgreSQL shared by several servers): this instance's name, kept across
+    /// restarts so that it gets its devices back at once (nil: a new random one each start).
+    public var moduleId: String? = nil
+    /// How often an instance records it is alive and takes over the devices of dead ones.
+    public var moduleCheckPeriodMillis: Int = 5_000
+    /// An instance silent this long is presumed dead (more than every peer's check period).
+    public var moduleTimeoutMillis: Int = 30_000
 
     public init() {}
 
@@ -138,6 +145,9 @@ extension MPNConfiguration {
         inactivity = try c.decodeIfPresent(Inactivity.self, forKey: .inactivity) ?? d.inactivity
         limits = try c.decodeIfPresent(MPNLimits.self, forKey: .limits) ?? d.limits
         requestTimeoutMillis = try c.decodeIfPresent(Int.self, forKey: .requestTimeoutMillis) ?? d.requestTimeoutMillis
+        moduleId = try c.decodeIfPresent(String.self, forKey: .moduleId)
+        moduleCheckPeriodMillis = try c.decodeIfPresent(Int.self, forKey: .moduleCheckPeriodMillis) ?? d.moduleCheckPeriodMillis
+        moduleTimeoutMillis = try c.decodeIfPresent(Int.self, forKey: .moduleTimeoutMillis) ?? d.moduleTimeoutMillis
     }
 }
 

@@ -21,6 +21,7 @@ extension MPNModule {
         case retryTriggered(deviceId: String, notification: PendingNotification)
         /// Commits the triggers fired by the events handled before it, in one transaction.
         case commitTriggers
+        case moduleCheck
         case collect
     }
 
@@ -44,6 +45,10 @@ extension MPNModule {
             await send(notification, deviceId: deviceId)
         case .commitTriggers:
             await commitTriggers()
+        case .moduleCheck:
+            checkTimer = nil
+            await checkModules()
+            scheduleModuleCheck()
         case .collect:
             collectorTimer = nil
             await collectInactiveDevices()
@@ -191,6 +196,71 @@ extension MPNModule {
             internalAdapter.remove(deviceId: deviceId)
         }
         return ids
+    }
+
+    // MARK: - Cluster
+
+    /// Owners silent since before this are dead; an embedded store has no other owner.
+    var orphanCutoff: MPNTimestamp {
+        store.isShared ? nowMillis - Int64(max(0, configuration.moduleTimeoutMillis)) : .max
+    }
+
+    func scheduleModuleCheck() {
+        let period = UInt64(max(100, configuration.moduleCheckPeriodMillis))
+        checkTimer = clock.schedule(afterNanoseconds: period * 1_000_000) { [weak self] in self?.post(.moduleCheck) }
+    }
+
+    /// Records this instance alive, takes over the devices of dead instances and lets go of
+    /// those another instance took (registered through it). Callable directly (tests).
+    public func checkModules() async {
+        do {
+            try await store.heartbeat(moduleId: moduleId, now: nowMillis)
+            let now = try await store.claimOrphanedDevices(moduleId: moduleId, silentBefore: orphanCutoff)
+            for deviceId in now.subtracting(owned) {
+                owned.insert(deviceId)
+                await adopt(deviceId)
+                logger.notice("MPN device taken over from a dead instance", metadata: ["device": "\(deviceId)"])
+            }
+            for deviceId in owned.subtracting(now) {
+                owned.remove(deviceId)
+                await release(deviceId)
+            }
+        } catch {
+            logger.error("MPN module check failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Runs a device this instance now owns: its state is reloaded from the store (another
+    /// instance may have changed it) and its ACTIVE subscriptions subscribe their items.
+    func adopt(_ deviceId: String) async {
+        guard let subscriptions = try? await store.subscriptions(deviceId: deviceId, status: nil) else { return }
+        if let d = try? await store.device(id: deviceId) {
+            devices[deviceId] = d
+            internalAdapter.publish(device: d)
+        }
+        let ids = Set(subscriptions.map(\.id))
+        for (id, r) in running where r.record.deviceId == deviceId && !ids.contains(id) {
+            await stopTable(id)
+            running.removeValue(forKey: id)
+            internalAdapter.remove(subscriptionId: id, deviceId: deviceId)
+        }
+        for r in subscriptions {
+            await stopTable(r.id)
+            internalAdapter.publish(subscription: r)
+            guard let prepared = try? prepare(r) else { running.removeValue(forKey: r.id); continue }
+            running[r.id] = prepared
+            if r.status == .active, devices[deviceId]?.status == .active { await startTable(r.id) }
+        }
+    }
+
+    /// Stops running a device another instance took over.
+    func release(_ deviceId: String) async {
+        for (id, r) in running where r.record.deviceId == deviceId {
+            await stopTable(id)
+            forgetFiredTrigger(id)
+            running.removeValue(forKey: id)
+        }
+        queues.removeValue(forKey: deviceId)?.timer?.cancel()
     }
 
     func scheduleCollector() {

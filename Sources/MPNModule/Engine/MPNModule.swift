@@ -78,6 +78,10 @@ public actor MPNModule {
     var nextGeneration: UInt64 = 0
     var started = false
     var collectorTimer: (any EngineTimer)?
+    /// This instance in the `mpn_modules` table, and the devices it runs.
+    public nonisolated let moduleId: String
+    var owned: Set<String> = []
+    var checkTimer: (any EngineTimer)?
     /// Triggers that fired since the last group commit, in order (one per subscription).
     var firedTriggers: [PendingNotification] = []
     var firedTriggerIds: Set<String> = []
@@ -98,6 +102,7 @@ public actor MPNModule {
         self.clock = clock
         self.wallClock = wallClock
         self.logger = logger
+        self.moduleId = configuration.moduleId ?? MPNIdentifier.make()
         (events, eventSink) = AsyncStream.makeStream(of: Event.self)
     }
 
@@ -115,12 +120,15 @@ public actor MPNModule {
         consumer = Task { [events] in
             for await event in events { await self.handle(event) }
         }
+        try await store.heartbeat(moduleId: moduleId, now: nowMillis)
+        owned = try await store.claimOrphanedDevices(moduleId: moduleId, silentBefore: orphanCutoff)
         for d in try await store.allDevices() {
             devices[d.id] = d
             internalAdapter.publish(device: d)
         }
         for r in try await store.allSubscriptions(status: nil) {
             internalAdapter.publish(subscription: r)
+            guard owned.contains(r.deviceId) else { continue }
             guard let prepared = try? prepare(r) else {
                 logger.error("Stored MPN subscription no longer compiles", metadata: ["id": "\(r.id)"])
                 continue
@@ -128,12 +136,16 @@ public actor MPNModule {
             running[r.id] = prepared
             if r.status == .active, devices[r.deviceId]?.status == .active { await startTable(r.id) }
         }
+        logger.info("MPN Module started", metadata: ["module": "\(moduleId)", "devices": "\(owned.count)"])
         scheduleCollector()
+        scheduleModuleCheck()
     }
 
     /// Stops every item subscription, timer and provider.
     public func shutdown() async {
         collectorTimer?.cancel()
+        checkTimer?.cancel()
+        if started { try? await store.removeModule(moduleId: moduleId) }
         for id in Array(running.keys) { await stopTable(id) }
         for (_, q) in queues { q.timer?.cancel() }
         queues.removeAll()
@@ -229,6 +241,13 @@ public actor MPNModule {
         let wasActive = devices[device.id]?.status == .active
         devices[device.id] = device
         internalAdapter.publish(device: device)
+        if !owned.contains(device.id) {
+            // Registered through this instance: it runs the device from now on (another one
+            // that ran it lets go at its next check).
+            try await storeCall { try await store.claimDevice(id: device.id, moduleId: moduleId) }
+            owned.insert(device.id)
+            await adopt(device.id)
+        }
         if !wasActive || p.newDeviceToken != nil {
             for (id, r) in running where r.record.deviceId == device.id && r.record.status == .active && r.handle == nil {
                 await startTable(id)

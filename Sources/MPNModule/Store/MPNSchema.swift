@@ -46,6 +46,12 @@ enum MPNSchema {
                 (device_id, adapter_set, data_adapter, item_group, field_schema)
             """,
         ]),
+        // Cluster: the MPN Module instances alive, and which one runs each device.
+        ("v2-module-ownership", [
+            "CREATE TABLE mpn_modules (module_id VARCHAR(36) PRIMARY KEY, last_activity BIGINT NOT NULL)",
+            "ALTER TABLE mpn_devices ADD COLUMN module_id VARCHAR(36)",
+            "CREATE INDEX mpn_devices_module ON mpn_devices (module_id)",
+        ]),
     ]
 
     static let deviceColumns = """

@@ -72,6 +72,22 @@ public protocol MPNStore: Sendable {
     /// Deletes the device's subscriptions (all, or those with `status`); returns their ids.
     func deleteSubscriptions(deviceId: String, status: MPNSubscriptionStatus?) async throws -> [String]
 
+    // MARK: Cluster (several MPN Module instances on one database)
+
+    /// Whether several servers may use this store at once (PostgreSQL); an embedded store has
+    /// one instance, which owns every device.
+    var isShared: Bool { get }
+
+    /// Records that module instance `moduleId` is alive at `now`.
+    func heartbeat(moduleId: String, now: MPNTimestamp) async throws
+    /// Makes `moduleId` the instance that runs the device (the one whose session registered it).
+    func claimDevice(id: String, moduleId: String) async throws
+    /// Takes over, in one statement, the devices without a live owner (none, an instance that
+    /// left, or one silent since before `silentBefore`), then returns every device `moduleId` owns.
+    func claimOrphanedDevices(moduleId: String, silentBefore: MPNTimestamp) async throws -> Set<String>
+    /// A clean stop: the instance's devices become orphans for the others to take over.
+    func removeModule(moduleId: String) async throws
+
     /// Releases connections. Further calls fail.
     func close() async
 }

@@ -292,6 +292,33 @@ public final class PostgresMPNStore: MPNStore {
             """))
     }
 
+    public var isShared: Bool { true }
+
+    public func heartbeat(moduleId: String, now: MPNTimestamp) async throws {
+        try await client.query("""
+            INSERT INTO mpn_modules (module_id, last_activity) VALUES (\(moduleId), \(now)) \
+            ON CONFLICT (module_id) DO UPDATE SET last_activity = EXCLUDED.last_activity
+            """, logger: logger)
+    }
+
+    public func claimDevice(id: String, moduleId: String) async throws {
+        try await client.query("UPDATE mpn_devices SET module_id = \(moduleId) WHERE device_id = \(id)", logger: logger)
+    }
+
+    public func claimOrphanedDevices(moduleId: String, silentBefore: MPNTimestamp) async throws -> Set<String> {
+        // Under READ COMMITTED a row another instance claimed meanwhile is re-checked against the
+        // condition (its new owner is alive) and left alone.
+        try await client.query("""
+            UPDATE mpn_devices SET module_id = \(moduleId) WHERE module_id IS NULL OR module_id NOT IN \
+            (SELECT module_id FROM mpn_modules WHERE last_activity >= \(silentBefore))
+            """, logger: logger)
+        return Set(try await strings("SELECT device_id FROM mpn_devices WHERE module_id = \(moduleId)"))
+    }
+
+    public func removeModule(moduleId: String) async throws {
+        try await client.query("DELETE FROM mpn_modules WHERE module_id = \(moduleId)", logger: logger)
+    }
+
     public func deleteSubscription(id: String) async throws -> Bool {
         try await !strings("DELETE FROM mpn_subscriptions WHERE subscription_id = \(id) RETURNING subscription_id").isEmpty
     }

@@ -263,6 +263,39 @@ public final class SQLiteMPNStore: MPNStore {
         }
     }
 
+    public var isShared: Bool { false }
+
+    public func heartbeat(moduleId: String, now: MPNTimestamp) async throws {
+        try await pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO mpn_modules (module_id, last_activity) VALUES (?, ?) \
+                ON CONFLICT (module_id) DO UPDATE SET last_activity = excluded.last_activity
+                """, arguments: [moduleId, now])
+        }
+    }
+
+    public func claimDevice(id: String, moduleId: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE mpn_devices SET module_id = ? WHERE device_id = ?", arguments: [moduleId, id])
+        }
+    }
+
+    public func claimOrphanedDevices(moduleId: String, silentBefore: MPNTimestamp) async throws -> Set<String> {
+        try await pool.write { db in
+            try db.execute(sql: """
+                UPDATE mpn_devices SET module_id = ? WHERE module_id IS NULL OR module_id NOT IN \
+                (SELECT module_id FROM mpn_modules WHERE last_activity >= ?)
+                """, arguments: [moduleId, silentBefore])
+            return Set(try String.fetchAll(db, sql: "SELECT device_id FROM mpn_devices WHERE module_id = ?", arguments: [moduleId]))
+        }
+    }
+
+    public func removeModule(moduleId: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM mpn_modules WHERE module_id = ?", arguments: [moduleId])
+        }
+    }
+
     public func deleteSubscription(id: String) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM mpn_subscriptions WHERE subscription_id = ?", arguments: [id])
