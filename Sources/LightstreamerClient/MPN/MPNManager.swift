@@ -35,6 +35,9 @@ final class MPNManager: @unchecked Sendable {
         case .mpn(let notification): handle(.notification(notification))
         case .externalReply(let token, let code, let message): handle(.reply(token: token, code: code, message: message))
         case .sessionStarted(let id): handle(.sessionStarted(id: id))
+        case .sessionEnded: handle(.sessionEnded)
+        case .externalDropped(let token, let sent): handle(.dropped(token: token, sent: sent))
+        case .externalSubscriptionId(let token, let subId): handle(.subscriptionIdAssigned(token: token, subscriptionId: subId))
         default: break
         }
     }

@@ -297,7 +297,7 @@ final class ClientCore: @unchecked Sendable {
                 case .aborted(let sent): d.client(c, didAbortMessage: text, sentOnNetwork: sent)
                 }
             }
-        case .externalReply, .mpn, .sessionStarted:
+        case .externalReply, .mpn, .sessionStarted, .sessionEnded, .externalDropped, .externalSubscriptionId:
             extensionHook?(n)
         }
     }

@@ -35,9 +35,12 @@ extension SessionEngine {
                 if !lines.isEmpty, size + 2 + line.utf8.count > session.requestLimit {
                     requests.removeValue(forKey: request.requestId)
                     nextRequestID -= 1
+                    if case .mpnActivate = request.operation { nextSubscriptionID -= 1 }
                     break
                 }
-                _ = purpose
+                if case .external(let token) = purpose, case .mpnActivate(let p) = request.operation {
+                    notify(.externalSubscriptionId(token: token, subscriptionId: p.subscriptionId))
+                }
                 controlQueue.removeFirst()
                 lines.append(line)
                 ids.append(request.requestId)
@@ -83,8 +86,14 @@ extension SessionEngine {
             let close: Bool? = s.transport.isWebSocket && !target.isWebSocket ? true : nil
             return (ControlRequest(requestId: newRequestID(purpose), operation: .forceRebind(pollingMillis: nil, closeSocket: close),
                                    cause: cause), purpose)
-        case .external(let token, let op, let cause):
+        case .external(let token, var op, let cause):
             let purpose = RequestPurpose.external(token: token)
+            if case .mpnActivate(var p) = op {
+                // The activation's LS_subId comes from the counter `add` uses.
+                p.subscriptionId = nextSubscriptionID
+                nextSubscriptionID += 1
+                op = .mpnActivate(p)
+            }
             return (ControlRequest(requestId: newRequestID(purpose), operation: op, cause: cause), purpose)
         }
     }
