@@ -12,6 +12,8 @@ final class MPNManager: @unchecked Sendable {
     private var objects: [Int: MPNSubscription] = [:]
     private var nextKey = 1
     private var internalSubscriptions: [Subscription] = []
+    /// Requests of the event being handled, posted together at its end.
+    private var outgoing: [ExternalControl] = []
 
     init(core: ClientCore) {
         self.core = core
@@ -105,13 +107,16 @@ final class MPNManager: @unchecked Sendable {
         lock.withLock {
             let actions = engine.handle(event)
             for a in actions { execute(a) }
+            // The requests of one event go together: they can share a batch.
+            core?.sendExternalControls(outgoing)
+            outgoing = []
         }
     }
 
     private func execute(_ a: MPNEngineAction) {
         switch a {
         case .send(let token, let op, let cause):
-            core?.sendExternalControl(token: token, op, cause: cause)
+            outgoing.append(ExternalControl(token: token, operation: op, cause: cause))
         case .subscribeInternal(let deviceId, let adapter):
             subscribeInternal(deviceId: deviceId, adapter: adapter)
         case .unsubscribeInternal:

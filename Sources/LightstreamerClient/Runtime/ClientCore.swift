@@ -107,6 +107,14 @@ final class ClientCore: @unchecked Sendable {
         post(.externalControl(token: token, operation: operation, cause: cause))
     }
 
+    /// Like `sendExternalControl`, for several controls that may share one batch.
+    func sendExternalControls(_ controls: [ExternalControl]) {
+        guard !controls.isEmpty else { return }
+        post(controls.count == 1
+             ? .externalControl(token: controls[0].token, operation: controls[0].operation, cause: controls[0].cause)
+             : .externalControls(controls))
+    }
+
     func unsubscribe(_ sub: Subscription) {
         guard let key = sub.deactivate(from: self) else { return }
         stateLock.withLock { activeSubscriptions.removeAll { $0 === sub } }

@@ -138,12 +138,22 @@ enum EngineEvent: Sendable {
     case sendMessage(key: Int, MessageSpec)
     /// A control operation from an extension (MPN); its reply is reported with the token.
     case externalControl(token: Int, operation: ControlOperation, cause: String? = nil)
+    /// Several external controls at once: they can share one batch (one WS message or one
+    /// HTTP control request).
+    case externalControls([ExternalControl])
     case webSocketOpened(ConnectionID)
     case lineReceived(ConnectionID, String)
     /// The connection ended in an orderly way (HTTP body complete, WS closed by peer).
     case connectionClosed(ConnectionID)
     case connectionFailed(ConnectionID, String)
     case timerFired(TimerID)
+}
+
+/// A control operation from an extension (MPN).
+struct ExternalControl: Sendable, Equatable {
+    var token: Int
+    var operation: ControlOperation
+    var cause: String?
 }
 
 /// Subscription events for the application.

@@ -72,6 +72,9 @@ struct SessionEngine {
         case .changeFrequency(let key, let f): frequencyChangeRequested(key: key, frequency: f)
         case .sendMessage(let key, let spec): messageRequested(key: key, spec: spec)
         case .externalControl(let token, let op, let cause): enqueueControl(.external(token: token, op, cause: cause))
+        case .externalControls(let list):
+            controlQueue.append(contentsOf: list.map { PendingControl.external(token: $0.token, $0.operation, cause: $0.cause) })
+            flushControls()
         case .webSocketOpened(let id): webSocketOpened(id)
         case .lineReceived(let id, let line): lineReceived(id, line)
         case .connectionClosed(let id): connectionEnded(id, failure: nil)
