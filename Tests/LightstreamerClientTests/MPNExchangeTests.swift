@@ -308,6 +308,30 @@ import TLCP
         #expect(t.client.findMPNSubscription("sub3") === sub)
     }
 
+    @Test func subItemBeforeMPNOKMergesIntoTheApplicationsObject() async {
+        let t = Setup()
+        _ = await t.registered()
+        t.transport.receive("SUBCMD,2,1,2,1,2", "EOS,2,1")
+        _ = await t.log.waitFor("subscriptionsUpdated")
+        let sub = MPNSubscription(subscriptionMode: .MERGE, item: "i1", fields: ["f1"])
+        sub.notificationFormat = "fmt"
+        sub.addDelegate(t.log)
+        t.client.subscribeMPN(sub, coalescing: false)
+        _ = await t.transport.waitFor("LS_op=activate")
+        // The server lists the new subscription (and triggers it) before MPNOK arrives.
+        t.transport.receive("U,2,1,SUB-sub3|ADD")
+        _ = await t.transport.waitFor("LS_group=SUB-sub3")
+        t.transport.receive("SUBOK,4,1,10", "U,4,1,TRIGGERED|100|fmt|#|i1|f1|#|MERGE|#|#")
+        #expect(await t.log.waitFor("subscriptionsUpdated", count: 2))
+        t.transport.receive("MPNOK,3,sub3")
+        #expect(await t.log.waitFor("triggered"))
+        #expect(sub.subscriptionId == "sub3")
+        #expect(sub.status == .TRIGGERED)
+        #expect(t.client.MPNSubscriptions.count == 1)
+        #expect(t.client.findMPNSubscription("sub3") === sub)
+        #expect(t.client.filterMPNSubscriptions(.TRIGGERED).first === sub)
+    }
+
     // MARK: failures
 
     @Test(arguments: [17, 21, 40, 45, 48, 52, 53, -3])
