@@ -54,6 +54,18 @@ import Testing
         ])
     }
 
+    @Test func requestForAnotherSessionComesBackUnsent() {
+        var h = EngineHarness()
+        h.connectWS()
+        _ = h.takeSent()
+        _ = h.takeNotifications()
+        h.send(.externalControl(token: 5, operation: Self.activate("a"), session: "old"))
+        #expect(h.takeSent().isEmpty)
+        #expect(Self.dropped(h.takeNotifications()) == ["dropped 5 false"])
+        h.send(.externalControl(token: 6, operation: Self.activate("a"), session: "sid"))
+        #expect(h.takeSent().count == 1)
+    }
+
     @Test func sessionEndHandsBackSentAndQueuedRequests() {
         var h = EngineHarness()
         h.connectWS()

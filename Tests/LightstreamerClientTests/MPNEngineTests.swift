@@ -173,9 +173,24 @@ import TLCP
 
     @Test func requestsLostWithTheSessionAreAborted() {
         var e = Self.registered()
-        _ = e.handle(.subscribe(key: 1, Self.request, coalescing: false))
-        let a = e.handle(.sessionStarted(id: "s2"))
+        let t = Self.tokens(e.handle(.subscribe(key: 1, Self.request, coalescing: false)))
+        // Sent, no answer, then the session ended: the session engine hands it back.
+        let a = e.handle(.dropped(token: t[0], sent: true))
         #expect(Self.subscriptionEvents(a, key: 1).contains(.subscriptionFailed(code: 54, message: "The request was aborted because the session was closed")))
+        #expect(e.subscriptions[1]?.status == .UNKNOWN)
+    }
+
+    @Test func requestsNeverSentWaitForTheNextRegistration() {
+        var e = Self.registered()
+        let t = Self.tokens(e.handle(.subscribe(key: 1, Self.request, coalescing: false)))
+        _ = e.handle(.sessionEnded)
+        // Too late for the ended session: handed back unsent.
+        let back = e.handle(.dropped(token: t[0], sent: false))
+        #expect(Self.subscriptionEvents(back, key: 1).isEmpty)
+        #expect(e.subscriptions[1]?.status == .ACTIVE)
+        #expect(Self.sent(e.handle(.sessionStarted(id: "s2"))).isEmpty)  // the restore register was queued at the end
+        let r = e.handle(.notification(.mpnreg(deviceId: "devid", adapterName: "adapter")))
+        #expect(Self.sent(r) == ["LS_op=activate&LS_subId=0&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt"])
     }
 
     @Test func unsubscribeBeforeMPNOKDeactivatesAfterIt() {

@@ -103,11 +103,10 @@ struct MPNEngine {
         sessionId = nil
         registeredInSession = false
         registrationsAwaited = 0
-        // Requests of the ended session the session engine did not hand back got no answer.
-        for token in inFlight.keys.sorted() {
-            guard let op = inFlight.removeValue(forKey: token) else { continue }
-            abort(op, code: 54, message: "The request was aborted because the session was closed")
-        }
+        // Registers of the ended session are replaced by the one below. Other requests still
+        // in flight were handed to the session engine too late for this session: they come
+        // back with `dropped` (not sent) and wait for the next registration.
+        for (token, op) in inFlight where op == .register { inFlight.removeValue(forKey: token) }
         if internalSubscribed {
             internalSubscribed = false
             emit(.unsubscribeInternal)

@@ -6,7 +6,8 @@
 ///   engine sends it on the session's control channel (batched with other controls) and reports
 ///   its REQOK/REQERR as `AppNotification.externalReply(token:code:message:)`. Queued while no
 ///   session exists, it is the first request of the next one. An `activate` gets its
-///   `LS_subId` from the subscription counter (`externalSubscriptionId`). When a session ends,
+///   `LS_subId` from the subscription counter (`externalSubscriptionId`). A control made for a
+///   session that is no longer current comes back at once, unsent. When a session ends,
 ///   its unanswered and unsent external requests come back as `externalDropped`, then
 ///   `sessionEnded` is notified.
 /// - `ClientCore.extensionHook` receives, on the engine queue, every MPN notification

@@ -116,7 +116,11 @@ final class MPNManager: @unchecked Sendable {
     private func execute(_ a: MPNEngineAction) {
         switch a {
         case .send(let token, let op, let cause):
-            outgoing.append(ExternalControl(token: token, operation: op, cause: cause))
+            // A register is for whichever session comes; other requests only for the session
+            // the engine is in (if it ended meanwhile, they come back as not sent).
+            var session: String?
+            if case .mpnRegister = op { session = nil } else { session = engine.sessionId }
+            outgoing.append(ExternalControl(token: token, operation: op, cause: cause, session: session))
         case .subscribeInternal(let deviceId, let adapter):
             subscribeInternal(deviceId: deviceId, adapter: adapter)
         case .unsubscribeInternal:

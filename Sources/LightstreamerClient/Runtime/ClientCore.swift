@@ -110,9 +110,7 @@ final class ClientCore: @unchecked Sendable {
     /// Like `sendExternalControl`, for several controls that may share one batch.
     func sendExternalControls(_ controls: [ExternalControl]) {
         guard !controls.isEmpty else { return }
-        post(controls.count == 1
-             ? .externalControl(token: controls[0].token, operation: controls[0].operation, cause: controls[0].cause)
-             : .externalControls(controls))
+        post(.externalControls(controls))
     }
 
     func unsubscribe(_ sub: Subscription) {

@@ -137,7 +137,9 @@ enum EngineEvent: Sendable {
     case changeFrequency(key: Int, RequestedFrequency?)
     case sendMessage(key: Int, MessageSpec)
     /// A control operation from an extension (MPN); its reply is reported with the token.
-    case externalControl(token: Int, operation: ControlOperation, cause: String? = nil)
+    /// `session`: the session it was made for; if another one is current (or none), it is
+    /// handed back at once (`externalDropped`, not sent). nil: whichever session comes.
+    case externalControl(token: Int, operation: ControlOperation, cause: String? = nil, session: String? = nil)
     /// Several external controls at once: they can share one batch (one WS message or one
     /// HTTP control request).
     case externalControls([ExternalControl])
@@ -154,6 +156,8 @@ struct ExternalControl: Sendable, Equatable {
     var token: Int
     var operation: ControlOperation
     var cause: String?
+    /// The session it was made for (see `EngineEvent.externalControl`).
+    var session: String?
 }
 
 /// Subscription events for the application.

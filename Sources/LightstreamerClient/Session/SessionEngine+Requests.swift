@@ -13,6 +13,18 @@ extension SessionEngine {
     /// Whether requests may be sent now (a session exists and no recovery is under way).
     var canSendRequests: Bool { session != nil && recovery == nil && status != .disconnected && status != .willRetry }
 
+    /// External controls made for a session that is no longer current go back at once.
+    mutating func externalControlsRequested(_ list: [ExternalControl]) {
+        for c in list {
+            if let s = c.session, s != session?.id {
+                notify(.externalDropped(token: c.token, sent: false))
+            } else {
+                controlQueue.append(.external(token: c.token, c.operation, cause: c.cause))
+            }
+        }
+        flushControls()
+    }
+
     mutating func enqueueControl(_ c: PendingControl) {
         controlQueue.append(c)
         flushControls()
