@@ -111,6 +111,23 @@ import TLCP
         ])
     }
 
+    @Test func storedPreviousTokenIsSentAsRotation() async {
+        let store = temporaryTokenStore()
+        defer { try? FileManager.default.removeItem(at: store.directory) }
+        _ = MPNDevice(deviceToken: "old", applicationId: "com.example.testapp", platform: "Apple", tokenStore: store)
+        let device = MPNDevice(deviceToken: "new", applicationId: "com.example.testapp", platform: "Apple", tokenStore: store)
+        #expect(device.previousDeviceToken == "old")
+        let t = Setup()
+        await t.connect()
+        _ = t.transport.takeControls()
+        t.client.register(forMPN: device)
+        _ = await t.transport.waitFor("LS_op=register")
+        // A rotation found at start-up, not during the session: no LS_cause.
+        #expect(Self.strip(t.transport.takeControls()) == [
+            "LS_op=register&PN_type=Apple&PN_appId=com.example.testapp&PN_deviceToken=old&PN_newDeviceToken=new",
+        ])
+    }
+
     @Test func registrationWithAnotherDeviceIdOnRestoreIsError62() async {
         let t = Setup()
         _ = await t.registered()
