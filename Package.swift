@@ -118,6 +118,8 @@ let package = Package(
             dependencies: ["TLCP", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "LightstreamerClientTests", dependencies: ["LightstreamerClient", "TLCP"]),
+        // Runs the built `lightstreamer` CLI: argument errors, capabilities, session commands without a server.
+        .testTarget(name: "LightstreamerCLITests", dependencies: ["lightstreamer"]),
         .testTarget(name: "ClientEndToEndTests", dependencies: ["LightstreamerClient", "LightstreamerServer", "MPNModule"]),
         .testTarget(name: "LightstreamerServerTests", dependencies: ["LightstreamerServer", "TLCP"]),
         .testTarget(name: "InteropTests", dependencies: ["LightstreamerServer"]),

@@ -109,6 +109,8 @@ struct MPNSubscribeCommand: ParsableCommand {
     @Option(help: "Comma-separated field names.") var fields: String?
     @Option(help: "Field schema name.") var schema: String?
     @Option(name: .customLong("data-adapter")) var dataAdapter: String?
+    @Option(name: .customLong("buffer-size"), help: "N or unlimited.") var bufferSize: String?
+    @Option(name: .customLong("max-frequency"), help: "Updates per second, or unlimited.") var maxFrequency: String?
     @Option(help: "The notification format (JSON).") var format: String
     @Option(help: "Trigger expression (Java syntax).") var trigger: String?
     @Flag(help: "Coalesce with an equal MPN subscription.") var coalescing = false
@@ -117,7 +119,8 @@ struct MPNSubscribeCommand: ParsableCommand {
 
     var options: MPNRequestOptions {
         MPNRequestOptions(mode: mode, items: items.map(split), group: group, fields: fields.map(split), schema: schema,
-                          format: format, trigger: trigger, dataAdapter: dataAdapter)
+                          format: format, trigger: trigger, dataAdapter: dataAdapter, bufferSize: bufferSize,
+                          maxFrequency: maxFrequency)
     }
 
     func validate() throws {
@@ -153,8 +156,12 @@ struct MPNListCommand: ParsableCommand {
     @OptionGroup var device: MPNDeviceArguments
     @Option(help: "ALL, SUBSCRIBED or TRIGGERED.") var status = "ALL"
 
+    func validate() throws {
+        if (try? MPNSessionDriver.parseFilter(status)) == nil { throw ValidationError("Invalid --status '\(status)'") }
+    }
+
     func run() throws {
-        guard let filter = try? MPNSessionDriver.parseFilter(status) else { throw ValidationError("Invalid --status '\(status)'") }
+        let filter = try MPNSessionDriver.parseFilter(status)
         let code = MPNRun(device).run(waitForList: true) { r in
             for s in r.client.filterMPNSubscriptions(filter) {
                 r.print(MPNRun.describe(s), text: "\(s.subscriptionId ?? "-") \(s.status.rawValue) \(s.itemGroup ?? "") \(s.fieldSchema ?? "") "

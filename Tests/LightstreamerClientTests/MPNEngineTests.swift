@@ -31,6 +31,15 @@ import TLCP
 
     static let request = MPNRequest(mode: .MERGE, group: "i1", schema: "f1", format: "fmt")
 
+    /// `subscribeMPN`, then the `LS_subId` the session engine gives the activation when it builds
+    /// the request (the shared subscription counter).
+    @discardableResult
+    static func activate(_ e: inout MPNEngine, key: Int, subId: Int, coalescing: Bool = false) -> [MPNEngineAction] {
+        let a = e.handle(.subscribe(key: key, request, coalescing: coalescing))
+        for t in tokens(a) { _ = e.handle(.subscriptionIdAssigned(token: t, subscriptionId: subId)) }
+        return a
+    }
+
     /// A registered engine in session `s1`.
     static func registered() -> MPNEngine {
         var e = MPNEngine()
@@ -42,9 +51,10 @@ import TLCP
 
     @Test func registerWaitsForASessionThenRegistersOnce() {
         var e = MPNEngine()
-        #expect(Self.sent(e.handle(.register(Self.device, sessionAvailable: false))).isEmpty)
-        let a = e.handle(.sessionStarted(id: "s1"))
-        #expect(Self.sent(a) == ["LS_op=register&PN_type=Apple&PN_appId=app&PN_deviceToken=tok"])
+        // Sent at once: the session engine keeps it queued, and it is the first request of the
+        // next session.
+        #expect(Self.sent(e.handle(.register(Self.device, sessionAvailable: false))) == ["LS_op=register&PN_type=Apple&PN_appId=app&PN_deviceToken=tok"])
+        #expect(Self.sent(e.handle(.sessionStarted(id: "s1"))).isEmpty)
         let r = e.handle(.notification(.mpnreg(deviceId: "devid", adapterName: "adapter")))
         #expect(Self.deviceEvents(r) == [.registered, .status(.REGISTERED, timestamp: 0)])
         #expect(r.contains(.subscribeInternal(deviceId: "devid", adapter: "adapter")))
@@ -64,9 +74,13 @@ import TLCP
         var e = Self.registered()
         let restore = e.handle(.sessionStarted(id: "s2"))
         #expect(Self.sent(restore) == ["LS_op=register&PN_type=Apple&PN_appId=app&PN_deviceToken=tok&PN_newDeviceToken=tok&LS_cause=restore.token"])
+        // The device went back to UNKNOWN when the session ended, and its internal items went
+        // with it: MPNREG registers it again and subscribes them again.
+        #expect(Self.deviceEvents(restore) == [.status(.UNKNOWN, timestamp: 0)])
+        #expect(restore.contains(.unsubscribeInternal))
         let again = e.handle(.notification(.mpnreg(deviceId: "devid", adapterName: "adapter")))
-        #expect(Self.deviceEvents(again) == [.registered])  // already REGISTERED: no status change
-        #expect(!again.contains(.subscribeInternal(deviceId: "devid", adapter: "adapter")))  // kept across sessions
+        #expect(Self.deviceEvents(again) == [.registered, .status(.REGISTERED, timestamp: 0)])
+        #expect(again.contains(.subscribeInternal(deviceId: "devid", adapter: "adapter")))
 
         var d2 = Self.device
         d2.token = "tok2"
@@ -102,15 +116,15 @@ import TLCP
         #expect(Self.sent(e.handle(.resetBadge)).isEmpty)
         let r = e.handle(.notification(.mpnreg(deviceId: "devid", adapterName: "adapter")))
         #expect(Self.sent(r) == [
-            "LS_op=activate&LS_subId=1&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt",
-            "LS_op=reset_badge&PN_deviceId=devid",
+            "LS_op=activate&LS_subId=0&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt",
+            "LS_op=reset_badge&PN_deviceId=devid",  // LS_subId 0: numbered by the session engine
         ])
     }
 
     @Test func coalescedActivationsShareOneId() {
         var e = Self.registered()
-        let a1 = e.handle(.subscribe(key: 1, Self.request, coalescing: true))
-        let a2 = e.handle(.subscribe(key: 2, Self.request, coalescing: true))
+        let a1 = Self.activate(&e, key: 1, subId: 1, coalescing: true)
+        let a2 = Self.activate(&e, key: 2, subId: 2, coalescing: true)
         #expect(Self.sent(a1 + a2).allSatisfy { $0.hasSuffix("&PN_coalescing=true") })
         _ = e.handle(.notification(.mpnok(subscriptionId: 1, mpnSubscriptionId: "sub3")))
         let ok2 = e.handle(.notification(.mpnok(subscriptionId: 2, mpnSubscriptionId: "sub3")))
@@ -131,7 +145,7 @@ import TLCP
 
     @Test func filteredUnsubscribeRefusedReportsToMatchingSubscriptions() {
         var e = Self.registered()
-        _ = e.handle(.subscribe(key: 1, Self.request, coalescing: false))
+        Self.activate(&e, key: 1, subId: 1)
         _ = e.handle(.notification(.mpnok(subscriptionId: 1, mpnSubscriptionId: "s")))
         let t = Self.tokens(e.handle(.unsubscribeFilter(.SUBSCRIBED)))
         let a = e.handle(.reply(token: t[0], code: 41, message: "db"))
@@ -140,7 +154,7 @@ import TLCP
 
     @Test func modificationBeforeMPNOKIsSentAfterIt() {
         var e = Self.registered()
-        _ = e.handle(.subscribe(key: 1, Self.request, coalescing: false))
+        Self.activate(&e, key: 1, subId: 1)
         #expect(Self.sent(e.handle(.modify(key: 1, .trigger("x > 1")))).isEmpty)
         let ok = e.handle(.notification(.mpnok(subscriptionId: 1, mpnSubscriptionId: "s")))
         #expect(Self.sent(ok) == ["LS_op=pn_reconf&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_subscriptionId=s&PN_trigger=x%20%3E%201"])
@@ -159,14 +173,29 @@ import TLCP
 
     @Test func requestsLostWithTheSessionAreAborted() {
         var e = Self.registered()
-        _ = e.handle(.subscribe(key: 1, Self.request, coalescing: false))
-        let a = e.handle(.sessionStarted(id: "s2"))
+        let t = Self.tokens(e.handle(.subscribe(key: 1, Self.request, coalescing: false)))
+        // Sent, no answer, then the session ended: the session engine hands it back.
+        let a = e.handle(.dropped(token: t[0], sent: true))
         #expect(Self.subscriptionEvents(a, key: 1).contains(.subscriptionFailed(code: 54, message: "The request was aborted because the session was closed")))
+        #expect(e.subscriptions[1]?.status == .UNKNOWN)
+    }
+
+    @Test func requestsNeverSentWaitForTheNextRegistration() {
+        var e = Self.registered()
+        let t = Self.tokens(e.handle(.subscribe(key: 1, Self.request, coalescing: false)))
+        _ = e.handle(.sessionEnded)
+        // Too late for the ended session: handed back unsent.
+        let back = e.handle(.dropped(token: t[0], sent: false))
+        #expect(Self.subscriptionEvents(back, key: 1).isEmpty)
+        #expect(e.subscriptions[1]?.status == .ACTIVE)
+        #expect(Self.sent(e.handle(.sessionStarted(id: "s2"))).isEmpty)  // the restore register was queued at the end
+        let r = e.handle(.notification(.mpnreg(deviceId: "devid", adapterName: "adapter")))
+        #expect(Self.sent(r) == ["LS_op=activate&LS_subId=0&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt"])
     }
 
     @Test func unsubscribeBeforeMPNOKDeactivatesAfterIt() {
         var e = Self.registered()
-        _ = e.handle(.subscribe(key: 1, Self.request, coalescing: false))
+        Self.activate(&e, key: 1, subId: 1)
         #expect(Self.sent(e.handle(.unsubscribe(key: 1))).isEmpty)
         let ok = e.handle(.notification(.mpnok(subscriptionId: 1, mpnSubscriptionId: "s")))
         #expect(Self.sent(ok) == ["LS_op=deactivate&PN_deviceId=devid&PN_subscriptionId=s"])
@@ -183,7 +212,7 @@ import TLCP
 
     @Test func serverItemsTriggerAndPropertyChanges() {
         var e = Self.registered()
-        _ = e.handle(.subscribe(key: 1, Self.request, coalescing: false))
+        Self.activate(&e, key: 1, subId: 1)
         _ = e.handle(.notification(.mpnok(subscriptionId: 1, mpnSubscriptionId: "s")))
         _ = e.handle(.subscriptionsItemSubscribed)
         var values: [String: String?] = ["status": "ACTIVE", "status_timestamp": "10", "notification_format": "fmt", "trigger": nil,

@@ -19,6 +19,20 @@ import Testing
         try? FileManager.default.removeItem(at: store.directory)
     }
 
+    @Test func defaultApplicationIdNeverTraps() throws {
+        let suite = "mpn-tests-\(UUID().uuidString)"
+        let defaults = try #require(UserDefaults(suiteName: suite))
+        defer { defaults.removePersistentDomain(forName: suite) }
+        let dir = FileManager.default.temporaryDirectory
+        let noIdentifier = try #require(Bundle(path: dir.path))
+        #expect(noIdentifier.bundleIdentifier == nil)
+        // Neither LS_appID nor a bundle identifier (a Linux executable): the process name.
+        #expect(MPNDevice.defaultApplicationId(defaults: defaults, bundle: noIdentifier, processName: "myapp") == "myapp")
+        #expect(MPNDevice.defaultApplicationId(defaults: defaults, bundle: noIdentifier, processName: "") == "lightstreamer-swift-client")
+        defaults.set("com.example.fromDefaults", forKey: "LS_appID")
+        #expect(MPNDevice.defaultApplicationId(defaults: defaults, bundle: noIdentifier, processName: "myapp") == "com.example.fromDefaults")
+    }
+
     @Test func newDeviceIsUnknown() {
         let d = MPNDevice(deviceToken: "t", applicationId: "a", platform: "Google", tokenStore: nil)
         #expect(d.status == .UNKNOWN)

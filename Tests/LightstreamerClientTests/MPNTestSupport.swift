@@ -76,10 +76,10 @@ final class MPNEventLog: MPNDeviceDelegate, MPNSubscriptionDelegate, @unchecked 
     func add(_ e: String) { lock.withLock { events.append(e) } }
     var all: [String] { lock.withLock { events } }
 
-    /// Waits until an event containing `part` arrived (at most 3 s).
-    func waitFor(_ part: String) async -> Bool {
+    /// Waits until `count` events containing `part` arrived (at most 3 s).
+    func waitFor(_ part: String, count: Int = 1) async -> Bool {
         for _ in 0..<300 {
-            if all.contains(where: { $0.contains(part) }) { return true }
+            if all.filter({ $0.contains(part) }).count >= count { return true }
             try? await Task.sleep(nanoseconds: 10_000_000)
         }
         return false

@@ -44,7 +44,7 @@ import TLCP
         }
     }
 
-    @Test(.disabled("Client MPN wire flow not finished: MPNOK/MPNREG handling through the runtime fails here; see the session note")) func e4RegisterThenInternalItemsListPreexistingSubscription() async throws {
+    @Test func e4RegisterThenInternalItemsListPreexistingSubscription() async throws {
         let t = Setup()
         await t.connect()
         _ = t.transport.takeControls()
@@ -64,7 +64,8 @@ import TLCP
         t.transport.receive("SUBCMD,2,1,2,1,2", "U,2,1,SUB-sub3|ADD")
         _ = await t.transport.waitFor("SUB-sub3")
         let second = Self.strip(t.transport.takeControls())
-        #expect(second.contains { $0.contains("LS_op=add&LS_subId=3&LS_mode=MERGE&LS_group=SUB-sub3&LS_schema=status%20status_timestamp%20notification_format%20trigger%20group%20schema%20adapter%20mode%20requested_buffer_size%20requested_max_frequency&LS_data_adapter=adapter") })
+        // The second-level item inherits the first level's unfiltered frequency (tlcp.md E4).
+        #expect(second == ["LS_op=add&LS_subId=3&LS_mode=MERGE&LS_group=SUB-sub3&LS_schema=status%20status_timestamp%20notification_format%20trigger%20group%20schema%20adapter%20mode%20requested_buffer_size%20requested_max_frequency&LS_data_adapter=adapter&LS_snapshot=true&LS_requested_max_frequency=unfiltered&LS_ack=false"])
         t.transport.receive("EOS,2,1", "SUBOK,3,1,10", "U,3,1,ACTIVE|100|fmt|trg|i1|f1|adt|MERGE|unlimited|unlimited")
         #expect(await t.log.waitFor("subscriptionsUpdated"))
         let list = t.client.MPNSubscriptions
@@ -90,7 +91,7 @@ import TLCP
         #expect(t.client.MPNSubscriptions.isEmpty)
     }
 
-    @Test(.disabled("Client MPN wire flow not finished: MPNOK/MPNREG handling through the runtime fails here; see the session note")) func e5ActivateReconfigureDeactivateResetBadge() async throws {
+    @Test func e5ActivateReconfigureDeactivateResetBadge() async throws {
         let t = Setup()
         _ = await t.registered()
         t.transport.receive("SUBCMD,2,1,2,1,2", "EOS,2,1")
@@ -104,9 +105,9 @@ import TLCP
         #expect(sub.status == .ACTIVE)
         _ = await t.transport.waitFor("LS_op=activate")
         #expect(Self.strip(t.transport.takeControls()) == [
-            "LS_op=activate&LS_subId=1&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt&PN_trigger=trg",
+            "LS_op=activate&LS_subId=3&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt&PN_trigger=trg",
         ])
-        t.transport.receive("MPNOK,1,sub3")
+        t.transport.receive("MPNOK,3,sub3")
         #expect(await t.log.waitFor("subscribed sub3"))
         #expect(sub.subscriptionId == "sub3")
         #expect(sub.isSubscribed)
@@ -148,7 +149,7 @@ import TLCP
         #expect(Self.strip(t.transport.takeControls()) == ["LS_op=register&PN_type=Apple&PN_appId=com.example.testapp&PN_deviceToken=tok"])
     }
 
-    @Test(.disabled("Client MPN wire flow not finished: MPNOK/MPNREG handling through the runtime fails here; see the session note")) func modificationRefusedIsReported() async {
+    @Test func modificationRefusedIsReported() async {
         let t = Setup()
         _ = await t.registered()
         let sub = MPNSubscription(subscriptionMode: .DISTINCT, items: ["a", "b"], fields: ["x"])
@@ -157,7 +158,7 @@ import TLCP
         t.client.subscribeMPN(sub, coalescing: true)
         let sent = await t.transport.waitFor("LS_op=activate")
         #expect(sent.joined().contains("LS_mode=DISTINCT&LS_group=a%20b&LS_schema=x&PN_deviceId=devid&PN_notificationFormat=%7B%7D&PN_coalescing=true"))
-        t.transport.receive("MPNOK,1,subX")
+        t.transport.receive("MPNOK,3,subX")
         #expect(await t.log.waitFor("subscribed subX"))
         sub.notificationFormat = "bad"
         let reconf = await t.transport.waitFor("LS_op=pn_reconf")
@@ -166,7 +167,7 @@ import TLCP
         #expect(await t.log.waitFor("modificationFailed 52 notification_format"))
     }
 
-    @Test(.disabled("Client MPN wire flow not finished: MPNOK/MPNREG handling through the runtime fails here; see the session note")) func newSessionRestoresTheRegistration() async {
+    @Test func newSessionRestoresTheRegistration() async {
         let t = Setup()
         _ = await t.registered()
         t.client.disconnect()
@@ -180,7 +181,7 @@ import TLCP
         let regs = Self.strip(t.transport.takeControls()).filter { $0.contains("LS_op=register") }
         #expect(regs == ["LS_op=register&PN_type=Google&PN_appId=com.example.testapp&PN_deviceToken=tok&PN_newDeviceToken=tok&LS_cause=restore.token"])
         t.transport.receive("MPNREG,devid,adapter")
-        #expect(await t.log.waitFor("registered devid"))
+        #expect(await t.log.waitFor("registered devid", count: 2))
         #expect(t.log.all.filter { $0.hasPrefix("registered") }.count == 2)
     }
 }

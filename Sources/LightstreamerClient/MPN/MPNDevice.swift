@@ -23,15 +23,23 @@ public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {
     private var _deviceId: String?
 
     /// An Apple device. The application id is the `LS_appID` user default, else the main
-    /// bundle identifier. Precondition: one of them exists (on Linux there is no main bundle:
-    /// use `init(deviceToken:applicationId:platform:tokenStore:)`). The previous token is read
-    /// from, and the new one written to, `MPNTokenStore.default`.
+    /// bundle identifier (seed `MPNDevice.init(deviceToken:)`). Where neither exists (a Linux
+    /// executable has no bundle identifier) it does not trap: the application id falls back to
+    /// the process name, and a warning is logged; use
+    /// `init(deviceToken:applicationId:platform:tokenStore:)` to choose it. The previous token
+    /// is read from, and the new one written to, `MPNTokenStore.default`.
     public convenience init(deviceToken: String) {
-        let appId = UserDefaults.standard.string(forKey: "LS_appID") ?? Bundle.main.bundleIdentifier
-        guard let appId else {
-            preconditionFailure("Couldn't obtain an appropriate application ID for the MPN device")
-        }
-        self.init(deviceToken: deviceToken, applicationId: appId, platform: "Apple", tokenStore: .default)
+        self.init(deviceToken: deviceToken, applicationId: Self.defaultApplicationId(), platform: "Apple", tokenStore: .default)
+    }
+
+    /// `LS_appID` user default, main bundle identifier, else the process name (never empty).
+    static func defaultApplicationId(defaults: UserDefaults = .standard, bundle: Bundle = .main,
+                                     processName: String = ProcessInfo.processInfo.processName) -> String {
+        if let id = defaults.string(forKey: "LS_appID"), !id.isEmpty { return id }
+        if let id = bundle.bundleIdentifier, !id.isEmpty { return id }
+        let fallback = processName.isEmpty ? "lightstreamer-swift-client" : processName
+        LogManager.session?.warn("No LS_appID user default and no main bundle identifier: the MPN application ID is '\(fallback)'")
+        return fallback
     }
 
     /// A device with an explicit application id and platform (`Apple` or `Google`), for Linux

@@ -22,21 +22,23 @@ extension MPNEngine {
     mutating func sendActivation(key: Int, coalescing: Bool, deviceId: String) {
         guard var s = subscriptions[key], s.status == .ACTIVE, let r = s.request, let group = r.group, let schema = r.schema,
               let format = r.format else { return }
-        let subId = nextActivationSubId
-        nextActivationSubId += 1
-        s.activationSubId = subId
-        subscriptions[key] = s
-        let params = MPNActivateParameters(subscriptionId: subId, mode: r.mode.wire, group: group, schema: schema,
+        // LS_subId 0 is a placeholder: the session engine numbers the request with the
+        // subscription counter when it builds it, and reports the id (subscriptionIdAssigned).
+        let params = MPNActivateParameters(subscriptionId: 0, mode: r.mode.wire, group: group, schema: schema,
                                            dataAdapter: r.dataAdapter, bufferSize: r.bufferSize?.wire,
                                            maxFrequency: r.maxFrequency?.wire, deviceId: deviceId, notificationFormat: format,
                                            trigger: r.trigger, coalescing: coalescing ? true : nil)
-        send(.activate(key: key, coalescing: coalescing), .mpnActivate(params))
+        let token = send(.activate(key: key, coalescing: coalescing), .mpnActivate(params))
+        s.activationToken = token
+        s.activationSubId = nil
+        subscriptions[key] = s
     }
 
     mutating func activated(subId: Int, mpnId: String) {
         guard let key = subscriptions.keys.sorted().first(where: { subscriptions[$0]?.activationSubId == subId }),
               var s = subscriptions[key] else { return }
         s.activationSubId = nil
+        s.activationToken = nil
         s.id = mpnId
         s.status = .SUBSCRIBED
         let format = s.pendingFormat
@@ -73,7 +75,7 @@ extension MPNEngine {
         guard var s = subscriptions[key], s.status != .UNKNOWN else { return }
         if s.id != nil {
             perform(.deactivate(key: key))
-        } else if s.activationSubId != nil {
+        } else if s.activationSubId != nil || s.activationToken != nil {
             s.deactivateAfterActivation = true
             subscriptions[key] = s
         } else {
@@ -146,6 +148,7 @@ extension MPNEngine {
         s.status = .UNKNOWN
         s.id = nil
         s.activationSubId = nil
+        s.activationToken = nil
         if s.userMade {
             subscriptions[key] = s
             emit(.subscriptionState(key: key, s))

@@ -19,8 +19,8 @@ struct MPNEngine {
     var sessionId: String?
     /// MPNREG arrived in the current session: other MPN operations may go.
     var registeredInSession = false
-    /// A register was sent and its MPNREG is awaited.
-    var awaitingRegistration = false
+    /// Registers sent (or queued for the next session) whose MPNREG is awaited.
+    var registrationsAwaited = 0
     var internalSubscribed = false
 
     var subscriptions: [Int: MPNSubscriptionState] = [:]
@@ -29,7 +29,6 @@ struct MPNEngine {
     /// Requests sent, by token.
     var inFlight: [Int: PendingMPNOperation] = [:]
     var nextToken = 1
-    var nextActivationSubId = 1
     /// Keys of server-made subscription objects start here and go down.
     var nextServerKey = -1
 
@@ -48,6 +47,9 @@ struct MPNEngine {
         switch event {
         case .register(let d, let available): registerRequested(d, sessionAvailable: available)
         case .sessionStarted(let id): sessionStarted(id)
+        case .sessionEnded: sessionEnded()
+        case .dropped(let token, let sent): dropped(token: token, sent: sent)
+        case .subscriptionIdAssigned(let token, let subId): subscriptionIdAssigned(token: token, subId: subId)
         case .notification(let n): notificationReceived(n)
         case .reply(let token, let code, let message): replyReceived(token: token, code: code, message: message)
         case .subscribe(let key, let request, let coalescing): subscribeRequested(key: key, request, coalescing: coalescing)
@@ -79,21 +81,65 @@ struct MPNEngine {
             registeredInSession = false
             if internalSubscribed { emit(.unsubscribeInternal); internalSubscribed = false }
         }
-        guard sessionAvailable, sessionId != nil else { return }
+        // Without a session the request waits in the session engine's queue, where it goes
+        // out first when the next session starts.
+        _ = sessionAvailable
         sendRegister(cause: registeredToken != nil && registeredToken != d.token ? "refresh.token" : nil)
     }
 
     mutating func sessionStarted(_ id: String) {
+        if sessionId != nil, sessionId != id { sessionEnded() }
         sessionId = id
+        // The register queued when the previous session ended (or by `register(forMPN:)`
+        // before the first one) is the first request of this session.
+        guard device != nil, registrationsAwaited == 0, !registeredInSession else { return }
+        sendRegister(cause: registeredToken != nil ? "restore.token" : nil)
+    }
+
+    /// The session ended: the device is no longer registered (status UNKNOWN), the internal
+    /// items go with the session, and the registration is queued for the next session, ahead
+    /// of any other request; operations wait for its MPNREG.
+    mutating func sessionEnded() {
+        sessionId = nil
         registeredInSession = false
-        awaitingRegistration = false
-        // Requests of the previous session got no answer and never will.
-        for token in inFlight.keys.sorted() {
-            guard let op = inFlight.removeValue(forKey: token) else { continue }
-            abort(op, code: 54, message: "The request was aborted because the session was closed")
+        registrationsAwaited = 0
+        // Registers of the ended session are replaced by the one below. Other requests still
+        // in flight were handed to the session engine too late for this session: they come
+        // back with `dropped` (not sent) and wait for the next registration.
+        for (token, op) in inFlight where op == .register { inFlight.removeValue(forKey: token) }
+        if internalSubscribed {
+            internalSubscribed = false
+            emit(.unsubscribeInternal)
         }
+        snapshotComplete = false
+        seenInSnapshot = []
+        awaitingFirstValues = []
+        if deviceStatus != .UNKNOWN { setDeviceStatus(.UNKNOWN, timestamp: 0) }
         guard device != nil else { return }
         sendRegister(cause: registeredToken != nil ? "restore.token" : nil)
+    }
+
+    /// The session engine handed back a request of an ended session.
+    mutating func dropped(token: Int, sent: Bool) {
+        guard let op = inFlight.removeValue(forKey: token) else { return }
+        if op == .register { return }  // the next session registers again
+        if sent {
+            abort(op, code: 54, message: "The request was aborted because the session was closed")
+            return
+        }
+        // Never sent: it goes again once the device is registered in the next session.
+        if case .activate(let key, _) = op, var s = subscriptions[key] {
+            s.activationToken = nil
+            s.activationSubId = nil
+            subscriptions[key] = s
+        }
+        waiting.append(op)
+    }
+
+    mutating func subscriptionIdAssigned(token: Int, subId: Int) {
+        guard case .activate(let key, _)? = inFlight[token], var s = subscriptions[key], s.activationToken == token else { return }
+        s.activationSubId = subId
+        subscriptions[key] = s
     }
 
     mutating func sendRegister(cause: String?) {
@@ -109,15 +155,17 @@ struct MPNEngine {
         } else {
             params = MPNRegisterParameters(platform: d.platform, applicationId: d.applicationId, deviceToken: d.token)
         }
-        awaitingRegistration = true
+        registrationsAwaited += 1
         send(.register, .mpnRegister(params), cause: cause)
     }
 
-    mutating func send(_ op: PendingMPNOperation, _ operation: ControlOperation, cause: String? = nil) {
+    @discardableResult
+    mutating func send(_ op: PendingMPNOperation, _ operation: ControlOperation, cause: String? = nil) -> Int {
         let token = nextToken
         nextToken += 1
         inFlight[token] = op
         emit(.send(token: token, operation, cause: cause))
+        return token
     }
 
     mutating func setDeviceStatus(_ s: MPNDevice.Status, timestamp: Int64?) {
@@ -129,8 +177,8 @@ struct MPNEngine {
     }
 
     mutating func registered(deviceId id: String, adapter: String) {
-        guard awaitingRegistration, let d = device else { return }
-        awaitingRegistration = false
+        guard registrationsAwaited > 0, let d = device else { return }
+        registrationsAwaited -= 1
         if let old = deviceId, old != id || adapterName != adapter {
             registeredInSession = false
             emit(.deviceEvent(.registrationFailed(code: 62, message: "DeviceId or Adapter Name has unexpectedly been changed")))
@@ -196,7 +244,7 @@ struct MPNEngine {
     mutating func abort(_ op: PendingMPNOperation, code: Int, message: String?) {
         switch op {
         case .register:
-            awaitingRegistration = false
+            registrationsAwaited = max(0, registrationsAwaited - 1)
             guard code != 54 else { return }  // lost with the session: the new session registers again
             emit(.deviceEvent(.registrationFailed(code: code, message: message)))
             setDeviceStatus(.UNKNOWN, timestamp: 0)
@@ -205,6 +253,7 @@ struct MPNEngine {
         case .activate(let key, _):
             guard var s = subscriptions[key], s.status != .UNKNOWN else { return }
             s.activationSubId = nil
+            s.activationToken = nil
             s.status = .UNKNOWN
             s.id = nil
             subscriptions[key] = s

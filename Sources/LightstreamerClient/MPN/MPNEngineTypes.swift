@@ -21,8 +21,11 @@ struct MPNSubscriptionState: Sendable, Equatable {
     /// Made by the application (not discovered on the server).
     var userMade: Bool
     var request: MPNRequest?
-    /// The `LS_subId` of the activation awaiting MPNOK.
+    /// The `LS_subId` of the activation awaiting MPNOK (given by the session engine when the
+    /// request is built, from the counter `add` uses).
     var activationSubId: Int?
+    /// The token of the activation sent and not yet answered.
+    var activationToken: Int?
     /// Changes asked while the id was not known yet, sent after MPNOK.
     var pendingFormat: String??
     var pendingTrigger: String??
@@ -106,6 +109,12 @@ enum MPNEngineEvent: Sendable {
     /// `register(forMPN:)`; `sessionAvailable` tells whether a session exists now.
     case register(MPNDeviceInfo, sessionAvailable: Bool)
     case sessionStarted(id: String)
+    /// The session ended: the device is no longer registered in a session.
+    case sessionEnded
+    /// A request did not outlive its session; `sent`: it went on the network.
+    case dropped(token: Int, sent: Bool)
+    /// The `LS_subId` an activation got when the session engine built it.
+    case subscriptionIdAssigned(token: Int, subscriptionId: Int)
     case notification(TLCPNotification)
     case reply(token: Int, code: Int?, message: String?)
     case subscribe(key: Int, MPNRequest, coalescing: Bool)

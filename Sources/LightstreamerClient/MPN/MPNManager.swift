@@ -12,6 +12,8 @@ final class MPNManager: @unchecked Sendable {
     private var objects: [Int: MPNSubscription] = [:]
     private var nextKey = 1
     private var internalSubscriptions: [Subscription] = []
+    /// Requests of the event being handled, posted together at its end.
+    private var outgoing: [ExternalControl] = []
 
     init(core: ClientCore) {
         self.core = core
@@ -35,6 +37,9 @@ final class MPNManager: @unchecked Sendable {
         case .mpn(let notification): handle(.notification(notification))
         case .externalReply(let token, let code, let message): handle(.reply(token: token, code: code, message: message))
         case .sessionStarted(let id): handle(.sessionStarted(id: id))
+        case .sessionEnded: handle(.sessionEnded)
+        case .externalDropped(let token, let sent): handle(.dropped(token: token, sent: sent))
+        case .externalSubscriptionId(let token, let subId): handle(.subscriptionIdAssigned(token: token, subscriptionId: subId))
         default: break
         }
     }
@@ -102,13 +107,20 @@ final class MPNManager: @unchecked Sendable {
         lock.withLock {
             let actions = engine.handle(event)
             for a in actions { execute(a) }
+            // The requests of one event go together: they can share a batch.
+            core?.sendExternalControls(outgoing)
+            outgoing = []
         }
     }
 
     private func execute(_ a: MPNEngineAction) {
         switch a {
         case .send(let token, let op, let cause):
-            core?.sendExternalControl(token: token, op, cause: cause)
+            // A register is for whichever session comes; other requests only for the session
+            // the engine is in (if it ended meanwhile, they come back as not sent).
+            var session: String?
+            if case .mpnRegister = op { session = nil } else { session = engine.sessionId }
+            outgoing.append(ExternalControl(token: token, operation: op, cause: cause, session: session))
         case .subscribeInternal(let deviceId, let adapter):
             subscribeInternal(deviceId: deviceId, adapter: adapter)
         case .unsubscribeInternal:

@@ -107,6 +107,12 @@ final class ClientCore: @unchecked Sendable {
         post(.externalControl(token: token, operation: operation, cause: cause))
     }
 
+    /// Like `sendExternalControl`, for several controls that may share one batch.
+    func sendExternalControls(_ controls: [ExternalControl]) {
+        guard !controls.isEmpty else { return }
+        post(.externalControls(controls))
+    }
+
     func unsubscribe(_ sub: Subscription) {
         guard let key = sub.deactivate(from: self) else { return }
         stateLock.withLock { activeSubscriptions.removeAll { $0 === sub } }
@@ -297,7 +303,7 @@ final class ClientCore: @unchecked Sendable {
                 case .aborted(let sent): d.client(c, didAbortMessage: text, sentOnNetwork: sent)
                 }
             }
-        case .externalReply, .mpn, .sessionStarted:
+        case .externalReply, .mpn, .sessionStarted, .sessionEnded, .externalDropped, .externalSubscriptionId:
             extensionHook?(n)
         }
     }

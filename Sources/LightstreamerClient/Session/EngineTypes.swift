@@ -137,13 +137,27 @@ enum EngineEvent: Sendable {
     case changeFrequency(key: Int, RequestedFrequency?)
     case sendMessage(key: Int, MessageSpec)
     /// A control operation from an extension (MPN); its reply is reported with the token.
-    case externalControl(token: Int, operation: ControlOperation, cause: String? = nil)
+    /// `session`: the session it was made for; if another one is current (or none), it is
+    /// handed back at once (`externalDropped`, not sent). nil: whichever session comes.
+    case externalControl(token: Int, operation: ControlOperation, cause: String? = nil, session: String? = nil)
+    /// Several external controls at once: they can share one batch (one WS message or one
+    /// HTTP control request).
+    case externalControls([ExternalControl])
     case webSocketOpened(ConnectionID)
     case lineReceived(ConnectionID, String)
     /// The connection ended in an orderly way (HTTP body complete, WS closed by peer).
     case connectionClosed(ConnectionID)
     case connectionFailed(ConnectionID, String)
     case timerFired(TimerID)
+}
+
+/// A control operation from an extension (MPN).
+struct ExternalControl: Sendable, Equatable {
+    var token: Int
+    var operation: ControlOperation
+    var cause: String?
+    /// The session it was made for (see `EngineEvent.externalControl`).
+    var session: String?
 }
 
 /// Subscription events for the application.
@@ -192,6 +206,15 @@ enum AppNotification: Sendable {
     case mpn(TLCPNotification)
     /// A new session started (the MPN extension re-registers devices).
     case sessionStarted(id: String)
+    /// The session ended (closed, lost or abandoned): extension requests of that session were
+    /// reported with `externalDropped` just before.
+    case sessionEnded
+    /// An external control did not outlive its session: `sent` tells whether it went on the
+    /// network (its outcome is unknown) or was still queued.
+    case externalDropped(token: Int, sent: Bool)
+    /// An external `activate` got its `LS_subId` from the session's subscription counter (ids
+    /// are shared with `add`, so they never collide); MPNOK refers to it.
+    case externalSubscriptionId(token: Int, subscriptionId: Int)
 }
 
 /// Actions out of the engine, executed by the runtime in order.

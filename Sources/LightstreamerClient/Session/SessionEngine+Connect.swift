@@ -331,14 +331,31 @@ extension SessionEngine {
             session = nil
             messageProgressives = [:]
             notify(.property(.sessionId(nil)))
+            dropExternalControls()
+            notify(.sessionEnded)
         }
         stream = nil
         switchPending = false
+        // External controls queued while no session exists wait for the next one.
         controlQueue.removeAll { if case .external = $0 { return false } else { return true } }
         requests.removeAll()
         httpControlInFlight = nil
         httpMessageInFlight = nil
         for t in [TimerID.transport, .keepalive, .reconnect, .poll, .reverseHeartbeat] { cancel(t) }
+    }
+
+    /// External (MPN) controls belong to their session: those sent without a reply and those
+    /// still queued are handed back to the extension, which decides what to do in the next one.
+    mutating func dropExternalControls() {
+        let sent = requests.compactMap { id, purpose -> (Int, Int)? in
+            guard case .external(let token) = purpose, let n = Int(id) else { return nil }
+            return (n, token)
+        }.sorted { $0.0 < $1.0 }
+        for (_, token) in sent { notify(.externalDropped(token: token, sent: true)) }
+        for c in controlQueue {
+            if case .external(let token, _, _) = c { notify(.externalDropped(token: token, sent: false)) }
+        }
+        controlQueue.removeAll { if case .external = $0 { return true } else { return false } }
     }
 
     mutating func closeAllConnections() {

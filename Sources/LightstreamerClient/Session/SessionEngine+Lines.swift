@@ -128,6 +128,8 @@ extension SessionEngine {
             setStatus(s.transport.isWebSocket ? s.transport.connectedStatus : .connectedStreamSensing)
             notify(.sessionStarted(id: sid))
             resubscribeAll()
+            // External (MPN) requests queued while there was no session go first.
+            flushControls()
             flushMessages()
             armReverseHeartbeat()
             armKeepalive()

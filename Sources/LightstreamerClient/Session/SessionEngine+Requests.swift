@@ -13,6 +13,18 @@ extension SessionEngine {
     /// Whether requests may be sent now (a session exists and no recovery is under way).
     var canSendRequests: Bool { session != nil && recovery == nil && status != .disconnected && status != .willRetry }
 
+    /// External controls made for a session that is no longer current go back at once.
+    mutating func externalControlsRequested(_ list: [ExternalControl]) {
+        for c in list {
+            if let s = c.session, s != session?.id {
+                notify(.externalDropped(token: c.token, sent: false))
+            } else {
+                controlQueue.append(.external(token: c.token, c.operation, cause: c.cause))
+            }
+        }
+        flushControls()
+    }
+
     mutating func enqueueControl(_ c: PendingControl) {
         controlQueue.append(c)
         flushControls()
@@ -35,9 +47,12 @@ extension SessionEngine {
                 if !lines.isEmpty, size + 2 + line.utf8.count > session.requestLimit {
                     requests.removeValue(forKey: request.requestId)
                     nextRequestID -= 1
+                    if case .mpnActivate = request.operation { nextSubscriptionID -= 1 }
                     break
                 }
-                _ = purpose
+                if case .external(let token) = purpose, case .mpnActivate(let p) = request.operation {
+                    notify(.externalSubscriptionId(token: token, subscriptionId: p.subscriptionId))
+                }
                 controlQueue.removeFirst()
                 lines.append(line)
                 ids.append(request.requestId)
@@ -83,8 +98,14 @@ extension SessionEngine {
             let close: Bool? = s.transport.isWebSocket && !target.isWebSocket ? true : nil
             return (ControlRequest(requestId: newRequestID(purpose), operation: .forceRebind(pollingMillis: nil, closeSocket: close),
                                    cause: cause), purpose)
-        case .external(let token, let op, let cause):
+        case .external(let token, var op, let cause):
             let purpose = RequestPurpose.external(token: token)
+            if case .mpnActivate(var p) = op {
+                // The activation's LS_subId comes from the counter `add` uses.
+                p.subscriptionId = nextSubscriptionID
+                nextSubscriptionID += 1
+                op = .mpnActivate(p)
+            }
             return (ControlRequest(requestId: newRequestID(purpose), operation: op, cause: cause), purpose)
         }
     }

@@ -228,7 +228,7 @@ extension SessionEngine {
         spec.fieldSchema = parent.spec.secondLevelFields == nil ? parent.spec.secondLevelFieldSchema : nil
         spec.dataAdapter = parent.spec.secondLevelDataAdapter
         spec.snapshot = .yes
-        if let f = parent.spec.maxFrequency, f != .unfiltered { spec.maxFrequency = f }
+        spec.maxFrequency = parent.spec.maxFrequency
         let childKey = nextInternalKey
         nextInternalKey -= 1
         subscriptions[childKey] = EngineSubscription(

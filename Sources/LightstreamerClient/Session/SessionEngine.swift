@@ -71,7 +71,9 @@ struct SessionEngine {
         case .unsubscribe(let key): unsubscribeRequested(key: key)
         case .changeFrequency(let key, let f): frequencyChangeRequested(key: key, frequency: f)
         case .sendMessage(let key, let spec): messageRequested(key: key, spec: spec)
-        case .externalControl(let token, let op, let cause): enqueueControl(.external(token: token, op, cause: cause))
+        case .externalControl(let token, let op, let cause, let forSession):
+            externalControlsRequested([ExternalControl(token: token, operation: op, cause: cause, session: forSession)])
+        case .externalControls(let list): externalControlsRequested(list)
         case .webSocketOpened(let id): webSocketOpened(id)
         case .lineReceived(let id, let line): lineReceived(id, line)
         case .connectionClosed(let id): connectionEnded(id, failure: nil)

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+/// The `lightstreamer` executable run as a process, without a server: argument checking (exit
+/// code 4), `capabilities`, and the MPN commands of `lightstreamer session` that must answer
+/// with `error` events instead of dying (cli-session.md).
+@Suite struct CLITests {
+    struct Result {
+        var code: Int32
+        var stdout: String
+        var stderr: String
+        /// stdout as JSON objects, one a line.
+        var events: [[String: Any]] {
+            stdout.split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+            }
+        }
+    }
+
+    /// The built binary, next to the test bundle.
+    static var binary: URL? {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("lightstreamer")
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDir), !isDir.boolValue { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    /// Runs the CLI with `arguments` and `input` on stdin; waits without blocking a thread.
+    static func run(_ arguments: [String], input: String = "") async throws -> Result {
+        let binary = try #require(Self.binary, "the lightstreamer binary is built next to the tests")
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["LS_MPN_STORE_DIR"] = FileManager.default.temporaryDirectory.appendingPathComponent("cli-tests-\(UUID().uuidString)").path
+        p.environment = env
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        p.standardInput = stdin
+        p.standardOutput = stdout
+        p.standardError = stderr
+        let out = OutputCollector(), err = OutputCollector()
+        stdout.fileHandleForReading.readabilityHandler = { out.append($0.availableData) }
+        stderr.fileHandleForReading.readabilityHandler = { err.append($0.availableData) }
+        let code: Int32 = try await withCheckedThrowingContinuation { c in
+            p.terminationHandler = { c.resume(returning: $0.terminationStatus) }
+            do { try p.run() } catch { c.resume(throwing: error); return }
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try? stdin.fileHandleForWriting.close()
+        }
+        stdout.fileHandleForReading.readabilityHandler = nil
+        stderr.fileHandleForReading.readabilityHandler = nil
+        out.append(stdout.fileHandleForReading.readDataToEndOfFile())
+        err.append(stderr.fileHandleForReading.readDataToEndOfFile())
+        return Result(code: code, stdout: out.text, stderr: err.text)
+    }
+
+    static let device = ["--server", "http://127.0.0.1:9", "--device-token", "abcd", "--app-id", "com.example.app"]
+
+    @Test(arguments: [
+        ["mpn", "register", "--server", "http://127.0.0.1:9", "--device-token", "abcd", "--app-id", "a", "--platform", "Windows"],
+        ["mpn", "register", "--server", "http://127.0.0.1:9", "--app-id", "a"],
+        ["mpn", "register", "--server", "not an address", "--device-token", "abcd", "--app-id", "a"],
+        ["mpn", "subscribe"] + device + ["--items", "i1", "--fields", "f1"],
+        ["mpn", "subscribe"] + device + ["--mode", "RAW", "--items", "i1", "--fields", "f1", "--format", "{}"],
+        ["mpn", "subscribe"] + device + ["--fields", "f1", "--format", "{}"],
+        ["mpn", "subscribe"] + device + ["--items", "i1", "--format", "{}"],
+        ["mpn", "subscribe"] + device + ["--items", "i1", "--fields", "f1", "--format", "{}", "--buffer-size", "0"],
+        ["mpn", "subscribe"] + device + ["--items", "i1", "--fields", "f1", "--format", "{}", "--max-frequency", "fast"],
+        ["mpn", "list"] + device + ["--status", "BOGUS"],
+        ["mpn", "unsubscribe"] + device,
+        ["mpn", "unsubscribe"] + device + ["sub1", "--status", "ALL"],
+        ["mpn", "unsubscribe"] + device + ["--status", "ACTIVE"],
+        ["mpn", "nonsense"],
+        ["session", "--transport", "CARRIER-PIGEON"],
+        ["session", "--retry-delay-ms", "0"],
+    ])
+    func badArgumentsExitWith4(arguments: [String]) async throws {
+        let r = try await Self.run(arguments)
+        #expect(r.code == 4, "\(arguments): \(r.stderr)")
+        #expect(r.stdout.isEmpty)
+        #expect(!r.stderr.isEmpty)
+    }
+
+    @Test func capabilitiesIncludeMPN() async throws {
+        let r = try await Self.run(["capabilities"])
+        #expect(r.code == 0)
+        let caps = try #require(r.events.first?["capabilities"] as? [String])
+        #expect(caps.contains("mpn"))
+    }
+
+    @Test func sessionMPNCommandsNeverKillTheProgram() async throws {
+        let input = [
+            #"{"cmd":"mpn_subscribe","mpn":"m1","mode":"MERGE","items":["i1"],"fields":["f1"],"format":"{}"}"#,
+            #"{"cmd":"mpn_reset_badge"}"#,
+            #"{"cmd":"mpn_unsubscribe_filter","filter":"ALL"}"#,
+            #"{"cmd":"mpn_register","platform":"Windows","app_id":"a","token":"t"}"#,
+            #"{"cmd":"mpn_register","app_id":"com.example.app","token":"abcd"}"#,
+            #"{"cmd":"mpn_subscribe","mpn":"m1","mode":"RAW","items":["i1"],"fields":["f1"],"format":"{}"}"#,
+            #"{"cmd":"mpn_subscribe","mpn":"m1","mode":"MERGE","items":["i1"],"fields":["f1"]}"#,
+            #"{"cmd":"mpn_unsubscribe_filter","filter":"BAD"}"#,
+            #"{"cmd":"mpn_set_trigger","mpn":"nope","trigger":null}"#,
+            #"{"cmd":"mpn_subscribe","mpn":"m1","mode":"MERGE","items":["i1"],"fields":["f1"],"format":"{}","trigger":"x > 1","coalescing":true}"#,
+            #"{"cmd":"mpn_unsubscribe","mpn":"m1"}"#,
+            #"{"cmd":"mpn_bogus"}"#,
+            "not json",
+            #"{"cmd":"exit"}"#,
+        ].joined(separator: "\n") + "\n"
+        let r = try await Self.run(["session", "--server", "http://127.0.0.1:9"], input: input)
+        #expect(r.code == 0, "\(r.stderr)")
+        let events = r.events
+        #expect(events.first?["event"] as? String == "ready")
+        let errors = events.filter { $0["event"] as? String == "error" }.compactMap { $0["message"] as? String }
+        #expect(errors.count == 10, "\(errors)")
+        #expect(errors.prefix(3).allSatisfy { $0 == "No MPNDevice Registered" }, "\(errors)")
+        #expect(errors.contains("Specify property 'notificationFormat'"))
+        // The valid subscription became ACTIVE (it waits for the session), then inactive again
+        // when unsubscribed before being sent.
+        let m1 = events.filter { $0["mpn"] as? String == "m1" }.compactMap { e -> String? in
+            guard let name = e["event"] as? String else { return nil }
+            return name == "mpn_status" ? "status \(e["status"] as? String ?? "")" : name
+        }
+        #expect(m1.contains("status ACTIVE"))
+        #expect(m1.contains("mpn_unsubscribed"))
+    }
+}
+
+/// Bytes read from a pipe on another thread.
+final class OutputCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func append(_ d: Data) { lock.withLock { data.append(d) } }
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+}
