@@ -192,7 +192,7 @@ class Driver:
         c.addListener(watch)
         return c
 
-    def connected(self, w, timeout=10):
+    def connected(self, w, timeout=30):
         want = "CONNECTED:" + self.a.transport
         if not w.wait(lambda: want in w.statuses or w.server_errors, timeout):
             raise Failed(f"not {want} after {timeout}s; statuses {w.statuses}")
@@ -229,7 +229,7 @@ class Driver:
         try:
             self.connected(w)
             per_item = lambda: {i: [u for u in w.updates if u["item"] == i] for i in items}
-            self.need(w, lambda: all(len(v) >= 2 for v in per_item().values()), 15, "two updates per item")
+            self.need(w, lambda: all(len(v) >= 2 for v in per_item().values()), 30, "two updates per item")
             for item, ups in per_item().items():
                 if not ups[0]["snapshot"]:
                     raise Failed(f"first update of {item} is not a snapshot")
@@ -249,10 +249,10 @@ class Driver:
         c.connect()
         try:
             self.connected(w)
-            self.need(w, lambda: w.subscribed, 10, "onSubscription")
+            self.need(w, lambda: w.subscribed, 20, "onSubscription")
             token = "hello-" + uuid.uuid4().hex[:8]
             c.sendMessage(self.a.chat_prefix + token, None, -1, w, True)
-            self.need(w, lambda: any(token in " ".join(str(v) for v in u["fields"].values()) for u in w.updates), 10,
+            self.need(w, lambda: any(token in " ".join(str(v) for v in u["fields"].values()) for u in w.updates), 20,
                       "the chat update")
             return f"chat update with {token} received"
         finally:
@@ -266,7 +266,7 @@ class Driver:
             self.connected(w)
             text = self.a.chat_prefix + "msg-" + uuid.uuid4().hex[:6]
             c.sendMessage(text, "interop_seq", -1, w, True)
-            self.need(w, lambda: w.processed or w.message_failures, 10, "the message outcome")
+            self.need(w, lambda: w.processed or w.message_failures, 20, "the message outcome")
             if w.message_failures:
                 raise Failed(f"message failed: {w.message_failures}")
             original, response = w.processed[0]
@@ -283,7 +283,7 @@ class Driver:
         c.connect()
         try:
             self.connected(w)
-            self.need(w, lambda: self.a.command_item in w.eos, 10, "end of snapshot")
+            self.need(w, lambda: self.a.command_item in w.eos, 20, "end of snapshot")
             adds = [u for u in w.updates if u["fields"].get("command") == "ADD"]
             if not adds:
                 raise Failed(f"no ADD row in {w.updates[:3]}")
@@ -300,7 +300,7 @@ class Driver:
         c.connect()
         try:
             self.connected(w)
-            self.need(w, lambda: len(w.updates) >= 2, 15, "two RAW updates")
+            self.need(w, lambda: len(w.updates) >= 2, 30, "two RAW updates")
             if any(u["snapshot"] for u in w.updates):
                 raise Failed("a RAW update flagged as snapshot")
             return f"{len(w.updates)} RAW updates"
@@ -317,7 +317,7 @@ class Driver:
         try:
             self.connected(w)
             session = c.connectionDetails.getSessionId()
-            self.need(w, lambda: len(w.updates) >= 5, 15, "5 counter updates")
+            self.need(w, lambda: len(w.updates) >= 5, 30, "5 counter updates")
             before = len(w.updates)
             # Polling transports have moments with no socket open: try until one is cut.
             cut, tries = 0, 0
@@ -327,7 +327,7 @@ class Driver:
                 if cut == 0:
                     time.sleep(0.01)
             # The client notices, binds again with LS_recovery_from and keeps the session.
-            self.need(w, lambda: len(w.updates) >= before + 10, 25, "10 updates after the cut")
+            self.need(w, lambda: len(w.updates) >= before + 10, 50, "10 updates after the cut")
             statuses = list(w.statuses)
             values = [int(u["fields"][field]) for u in w.updates]
             gaps = [(a, b) for a, b in zip(values, values[1:]) if b != a + 1]
@@ -348,7 +348,7 @@ class Driver:
         c = self.client(w, adapter_set=self.a.refused_adapter_set, user=self.a.refused_user, password="x")
         c.connect()
         try:
-            if not w.wait(lambda: w.server_errors, 10):
+            if not w.wait(lambda: w.server_errors, 20):
                 raise Failed(f"no server error; statuses {w.statuses}")
             code, message = w.server_errors[0]
             if code != self.a.refused_code:

@@ -2,6 +2,9 @@
 import Foundation
 import TLCP
 
+/// How long the MPN tests wait for an expected event.
+let mpnTestWaitSeconds: Int64 = 30
+
 /// A transport that records what the client sends and lets a test inject server lines.
 final class MPNFakeTransport: TransportFactory, @unchecked Sendable {
     final class Connection: TransportConnection, @unchecked Sendable {
@@ -45,10 +48,13 @@ final class MPNFakeTransport: TransportFactory, @unchecked Sendable {
         lock.withLock { webSocket }?.events(.failed("test"))
     }
 
-    /// Waits (polling, at most 3 s) until the client has sent a message containing `part`;
+    /// Waits (polling, at most `mpnTestWaitSeconds`) until the client has sent a message containing `part`;
     /// returns every message sent since the last `takeControls()`.
     func waitFor(_ part: String) async -> [String] {
-        for _ in 0..<300 {
+        // A deadline rather than a number of rounds: under a loaded machine (the whole suite on
+        // two cores) the client may take seconds; a passing wait returns at once anyway.
+        let deadline = ContinuousClock.now + .seconds(mpnTestWaitSeconds)
+        while ContinuousClock.now < deadline {
             let all = lock.withLock { sent }
             if all.contains(where: { $0.contains(part) }) { return all }
             try? await Task.sleep(nanoseconds: 10_000_000)
@@ -78,7 +84,8 @@ final class MPNEventLog: MPNDeviceDelegate, MPNSubscriptionDelegate, @unchecked 
 
     /// Waits until `count` events containing `part` arrived (at most 3 s).
     func waitFor(_ part: String, count: Int = 1) async -> Bool {
-        for _ in 0..<300 {
+        let deadline = ContinuousClock.now + .seconds(mpnTestWaitSeconds)
+        while ContinuousClock.now < deadline {
             if all.filter({ $0.contains(part) }).count >= count { return true }
             try? await Task.sleep(nanoseconds: 10_000_000)
         }
