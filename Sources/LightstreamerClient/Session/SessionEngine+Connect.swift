@@ -184,17 +184,22 @@ extension SessionEngine {
     mutating func bindSession(_ transport: StreamTransport, cause: String) {
         guard let session, let address = sessionAddress else { return }
         var params = StreamParameters(cause: cause)
+        let continuation = nextPoll
+        nextPoll = nil
         if transport.isPolling {
             params.polling = true
-            params.pollingMillis = settings.pollingInterval
-            params.idleMillis = settings.idleTimeout
+            params.pollingMillis = continuation?.pollingMillis ?? settings.pollingInterval
+            params.idleMillis = continuation?.idleMillis ?? settings.idleTimeout
         } else {
             if !transport.isWebSocket { params.contentLength = Int(clamping: settings.contentLength) }
             params.keepaliveMillis = settings.keepaliveInterval > 0 ? settings.keepaliveInterval : nil
             params.inactivityMillis = settings.reverseHeartbeatInterval > 0 ? settings.reverseHeartbeatInterval : nil
             params.sendSync = settings.slowingEnabled ? nil : false
         }
-        let request = BindSessionRequest(session: session.id, stream: params)
+        // The next poll on the socket that carried the previous one names no session (tlcp.md 2.2).
+        let samePollingSocket = transport == .wsPolling && continuation != nil && webSocket?.open == true
+            && webSocket?.sessionBound == true && webSocket?.url == address.webSocketURL
+        let request = BindSessionRequest(session: samePollingSocket ? nil : session.id, stream: params)
         let id: ConnectionID
         if transport.isWebSocket {
             id = openWebSocket(url: address.webSocketURL, creating: false)
@@ -206,7 +211,8 @@ extension SessionEngine {
                            headers: extraHeaders(creating: false)))
         }
         stream = StreamState(connection: id, transport: transport, kind: .bind, sentAt: now)
-        schedule(.transport, after: plus(settings.retryDelay, transport.isPolling ? settings.idleTimeout : 0))
+        // A poll may be held by the server for the idle time it was asked for.
+        schedule(.transport, after: plus(settings.retryDelay, transport.isPolling ? (params.idleMillis ?? settings.idleTimeout) : 0))
     }
 
     /// Asks the server to unbind the stream (force_rebind); the bind on `target` follows LOOP.
@@ -336,6 +342,7 @@ extension SessionEngine {
         }
         stream = nil
         switchPending = false
+        nextPoll = nil
         // External controls queued while no session exists wait for the next one.
         controlQueue.removeAll { if case .external = $0 { return false } else { return true } }
         requests.removeAll()
@@ -385,7 +392,20 @@ extension SessionEngine {
     mutating func timerFired(_ timer: TimerID) {
         switch timer {
         case .transport:
-            guard let s = stream, !s.gotConok || s.transport.isPolling else { return }
+            guard var s = stream, !s.gotConok || s.transport.isPolling else { return }
+            if s.kind == .bind, s.transport == .httpStreaming, !s.gotConok, !s.fallbackRebindRequested, session != nil,
+               recovery == nil, let next = Self.fallback(after: s.transport, selection: settings.forcedTransport) {
+                // tlcp.md 5.3/E9: a mute HTTP stream may be held by a buffering proxy while the
+                // server has bound the session to it. Ask the server to unbind it (force_rebind
+                // on a control connection); the polling bind follows its LOOP. If nothing comes
+                // within another retryDelay, the stream is given up (streamLost below).
+                s.fallbackRebindRequested = true
+                stream = s
+                target = next
+                requestRebind(cause: "http.streaming.unavailable")
+                schedule(.transport, after: settings.retryDelay)
+                return
+            }
             let prefix = s.kind == .recovery ? "recovery" : s.transport.causePrefix
             if s.transport.isPolling && s.gotConok {
                 streamLost(cause: "\(prefix).idle.timeout")

@@ -110,6 +110,7 @@ extension SessionEngine {
         guard var s = stream, !s.gotConok else { return }
         s.gotConok = true
         s.boundAt = now
+        s.conokIdleMillis = keepalive
         stream = s
         lastDataAt = now
         if !s.transport.isPolling || s.kind == .create && !s.transport.isWebSocket { cancel(.transport) }
@@ -142,6 +143,12 @@ extension SessionEngine {
         case .recovery:
             session?.keepaliveMillis = keepalive
         }
+        // `forcedTransport` changed while this stream was being opened: switch now.
+        if s.kind != .recovery, !(s.kind == .create && !s.transport.isWebSocket),
+           !Self.transport(s.transport, satisfies: settings.forcedTransport) {
+            target = Self.initialTransport(for: settings.forcedTransport)
+            requestRebind(cause: "api")
+        }
     }
 
     mutating func loopReceived(delay: Int) {
@@ -160,8 +167,16 @@ extension SessionEngine {
         }
         if switchPending {
             switchPending = false
+            nextPoll = nil
             bindSession(target, cause: "\(s.transport.causePrefix).loop")
             return
+        }
+        // A poll (not the HTTP create, which is a poll of zero length) was answered: the next
+        // one continues with the server's values.
+        if s.transport.isPolling, target.isPolling, s.transport == target, !(s.kind == .create && !s.transport.isWebSocket) {
+            nextPoll = (pollingMillis: max(0, delay), idleMillis: s.conokIdleMillis ?? settings.idleTimeout)
+        } else {
+            nextPoll = nil
         }
         if target.isPolling && delay > 0 {
             schedule(.poll, after: delay)

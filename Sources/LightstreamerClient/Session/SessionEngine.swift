@@ -34,6 +34,9 @@ struct SessionEngine {
     var recovery: RecoveryState?
     /// A transport switch (force_rebind) is waiting for its LOOP.
     var switchPending = false
+    /// After a LOOP ending a poll: the next poll asks for the LOOP delay as `LS_polling_millis`
+    /// and the idle time of that poll's CONOK as `LS_idle_millis` (tlcp.md 2.2, E10).
+    var nextPoll: (pollingMillis: Int, idleMillis: Int)?
     var lastDataAt: Int64 = 0
     var wantsConnection = false
     /// A create after CONERR 5 carries `LS_ttl_millis=unlimited` over HTTP.
@@ -178,6 +181,10 @@ struct StreamState {
     var ended = false
     var boundAt: Int64 = 0
     var sentAt: Int64 = 0
+    /// The third CONOK argument: on a poll, the idle time the server granted.
+    var conokIdleMillis: Int?
+    /// Stream-Sense asked the server (force_rebind) to unbind this mute HTTP stream.
+    var fallbackRebindRequested = false
 }
 
 struct WebSocketState {
