@@ -136,6 +136,7 @@ extension SessionEngine {
             let ws = openWebSocket(url: address.webSocketURL, creating: true)
             sendOnWebSocket(TLCPRequestEncoder.webSocketMessage(.createSession(request)))
             stream = StreamState(connection: ws, transport: target, kind: .create, sentAt: now)
+            stream?.slowing = !target.isPolling && params.sendSync == nil
         }
         schedule(.transport, after: plus(settings.retryDelay, target.isPolling && !useHTTP ? settings.idleTimeout : 0))
     }
@@ -211,6 +212,7 @@ extension SessionEngine {
                            headers: extraHeaders(creating: false)))
         }
         stream = StreamState(connection: id, transport: transport, kind: .bind, sentAt: now)
+        stream?.slowing = !transport.isPolling && params.sendSync == nil
         // A poll may be held by the server for the idle time it was asked for.
         schedule(.transport, after: plus(settings.retryDelay, transport.isPolling ? (params.idleMillis ?? settings.idleTimeout) : 0))
     }

@@ -252,9 +252,10 @@ extension SessionEngine {
     }
 
     /// SYNC: with slowing on, a client reading SYNC much later than the server wrote it is
-    /// falling behind: move to polling.
+    /// falling behind: move to polling. Slowing follows the value of `slowingEnabled` the
+    /// stream was opened with (a change applies to the next connection attempt).
     mutating func syncReceived(seconds: Int) {
-        guard settings.slowingEnabled, let s = stream, s.gotConok, !s.transport.isPolling else { return }
+        guard let s = stream, s.slowing, s.gotConok, !s.ended, !s.transport.isPolling else { return }
         let late = (now - s.boundAt) - Int64(seconds) * 1000
         guard late > 7_000 else { return }
         let polling: StreamTransport = s.transport.isWebSocket ? .wsPolling : .httpPolling

@@ -185,6 +185,8 @@ struct StreamState {
     var conokIdleMillis: Int?
     /// Stream-Sense asked the server (force_rebind) to unbind this mute HTTP stream.
     var fallbackRebindRequested = false
+    /// Opened with SYNC on (`slowingEnabled` when it was sent): SYNC drives slowing.
+    var slowing = false
 }
 
 struct WebSocketState {
