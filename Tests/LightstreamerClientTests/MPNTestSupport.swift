@@ -48,7 +48,10 @@ final class MPNFakeTransport: TransportFactory, @unchecked Sendable {
     /// Waits (polling, at most 3 s) until the client has sent a message containing `part`;
     /// returns every message sent since the last `takeControls()`.
     func waitFor(_ part: String) async -> [String] {
-        for _ in 0..<300 {
+        // A deadline rather than a number of sleeps: on a loaded machine (end-to-end suites in
+        // parallel) sleeps overshoot.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
             let all = lock.withLock { sent }
             if all.contains(where: { $0.contains(part) }) { return all }
             try? await Task.sleep(nanoseconds: 10_000_000)
@@ -78,7 +81,8 @@ final class MPNEventLog: MPNDeviceDelegate, MPNSubscriptionDelegate, @unchecked 
 
     /// Waits until `count` events containing `part` arrived (at most 3 s).
     func waitFor(_ part: String, count: Int = 1) async -> Bool {
-        for _ in 0..<300 {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
             if all.filter({ $0.contains(part) }).count >= count { return true }
             try? await Task.sleep(nanoseconds: 10_000_000)
         }
