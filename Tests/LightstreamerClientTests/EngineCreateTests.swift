@@ -315,3 +315,33 @@ import Testing
         #expect(h.engine.extraHeaders(creating: true) == ["X-A": "1"])
     }
 }
+
+/// A connection refused locally for good (the server's TLS key is not among the pins).
+@Suite struct EngineRejectedConnectionTests {
+    @Test func rejectedCreateIsError62WithoutRetry() {
+        var h = EngineHarness()
+        h.send(.connect)
+        h.send(.connectionRejected(1, code: 62, message: "pins"))
+        #expect(h.status == "DISCONNECTED")
+        #expect(h.serverErrors() == [62])
+        #expect(h.timers[.retry] == nil)
+        #expect(h.timers[.transport] == nil)
+        _ = h.takeSent()
+        h.advance(60_000)
+        #expect(h.takeSent().isEmpty)
+    }
+
+    @Test func rejectedBindEndsTheSession() {
+        var h = EngineHarness { $0.forcedTransport = .HTTP }
+        h.send(.connect)
+        h.receive(1, "CONOK,sid,70000,5000,*", "LOOP,0")
+        _ = h.takeNotifications()
+        h.send(.connectionRejected(2, code: 62, message: "pins"))
+        #expect(h.statuses == ["DISCONNECTED"])
+        #expect(h.serverErrors() == [62])
+        #expect(h.engine.session == nil)
+        // A late rejection of a closed connection changes nothing.
+        h.send(.connectionRejected(2, code: 62, message: "pins"))
+        #expect(h.serverErrors() == [62])
+    }
+}

@@ -252,6 +252,15 @@ extension SessionEngine {
         }
     }
 
+    /// A connection refused locally for good (certificate pins): no retry; the code goes to
+    /// the application as a server error, after DISCONNECTED.
+    mutating func connectionRejected(_ id: ConnectionID, code: Int, message: String) {
+        guard connections.removeValue(forKey: id) != nil else { return }
+        log(.error, "connection \(id) refused: \(code) \(message)")
+        guard wantsConnection, status != .disconnected else { return }
+        terminate(code: code, message: message)
+    }
+
     /// The stream connection broke without LOOP or END.
     mutating func streamLost(cause: String) {
         guard let lost = stream else { return }

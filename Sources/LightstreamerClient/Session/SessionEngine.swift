@@ -81,6 +81,7 @@ struct SessionEngine {
         case .lineReceived(let id, let line): lineReceived(id, line)
         case .connectionClosed(let id): connectionEnded(id, failure: nil)
         case .connectionFailed(let id, let reason): connectionEnded(id, failure: reason)
+        case .connectionRejected(let id, let code, let message): connectionRejected(id, code: code, message: message)
         case .timerFired(let timer): timerFired(timer)
         }
         return actions
