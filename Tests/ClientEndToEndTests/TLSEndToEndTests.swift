@@ -1,5 +1,8 @@
 import Crypto
 import Foundation
+#if canImport(Security)
+import Security
+#endif
 @testable import LightstreamerClient
 import LightstreamerServer
 import Testing
@@ -87,10 +90,23 @@ import X509
         // The transport timeout is retryDelay: leave room for TLS handshakes on a busy machine.
         client.connectionOptions.retryDelay = 2000
         client.connectionDetails.additionalTrustRootsPEM = [pki.caPEM]
-        if let pin { client.connectionDetails.certificatePins = [try SecKey(certificatePEM: pin)] }
+        if let pin { client.connectionDetails.certificatePins = [try pinKey(pin)] }
         let events = ClientRecorder()
         client.addDelegate(events)
         return (client, events)
+    }
+
+    /// The public key of a PEM certificate as a `SecKey`.
+    func pinKey(_ pem: String) throws -> SecKey {
+        #if canImport(Security)
+        let base64 = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        guard let der = Data(base64Encoded: base64),
+              let certificate = SecCertificateCreateWithData(nil, der as CFData),
+              let key = SecCertificateCopyKey(certificate) else { throw TestError("no key in \(pem)") }
+        return key
+        #else
+        return try SecKey(certificatePEM: pem)
+        #endif
     }
 
     @Test(arguments: [TransportSelection.WS_STREAMING, .HTTP_STREAMING])
@@ -147,7 +163,7 @@ import X509
         let untrusted = LightstreamerClient(serverAddress: "https://localhost:\(port)", adapterSet: "DEMO")
         untrusted.connectionOptions.forcedTransport = .WS_STREAMING
         untrusted.connectionOptions.retryDelay = 300
-        untrusted.connectionDetails.certificatePins = [try SecKey(certificatePEM: pki.leafPEM)]
+        untrusted.connectionDetails.certificatePins = [try pinKey(pki.leafPEM)]
         let ev2 = ClientRecorder()
         untrusted.addDelegate(ev2)
         untrusted.connect()
@@ -163,9 +179,9 @@ import X509
         let rec = PropertyRecorder()
         client.addDelegate(rec)
         #expect(client.connectionDetails.certificatePins.isEmpty)
-        let key = try SecKey(certificatePEM: pki.leafPEM)
+        let key = try pinKey(pki.leafPEM)
         client.connectionDetails.certificatePins = [key]
-        client.connectionDetails.certificatePins = [try SecKey(certificatePEM: pki.leafPEM)]  // same key
+        client.connectionDetails.certificatePins = [try pinKey(pki.leafPEM)]  // same key
         client.connectionDetails.certificatePins = []
         try await waitUntil { rec.properties.filter { $0 == "certificatePins" }.count >= 2 }
         try await Task.sleep(for: .milliseconds(100))

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Security)
+import Security
+#endif
 
 /// Where and as whom a `LightstreamerClient` connects (client-api.md 1.5), plus what the
 /// server told about the session.
