@@ -106,21 +106,42 @@ import Testing
                 + "LS_polling=true&LS_polling_millis=0&LS_idle_millis=0&LS_adapter_set=TEST&\(Self.cid)&LS_cause=ws.unavailable",
         ].filter { $0 != "close#1" })
         h.receive(2, "CONOK,sid,70000,5000,*", "LOOP,0")
-        #expect(h.takeSent().last?.hasSuffix("LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=http.loop") == true)
+        // WS gets another chance for the bind; it times out too.
+        #expect(h.takeSent() == ["close#2", "ws.open ws://server/lightstreamer"])  // wsok and the bind wait for the open
+        h.advance(4000)
+        #expect(h.takeSent() == ["close#3", "http#4 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+            + "LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=ws.unavailable"])
         // The streaming bind gets nothing within retryDelay (a buffering proxy may hold it while
         // the server has bound the session): force_rebind on a control connection, the stream
         // stays open.
         h.advance(4000)
-        #expect(h.takeSent() == ["http#4 http://server/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=sid "
+        #expect(h.takeSent() == ["http#5 http://server/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=sid "
             + "LS_reqId=1&LS_op=force_rebind&LS_cause=http.streaming.unavailable"])
-        h.receive(4, "REQOK,1")
+        h.receive(5, "REQOK,1")
         // The held stream finally delivers CONOK, then the LOOP the force_rebind caused.
-        h.receive(3, "CONOK,sid,70000,5000,*", "LOOP,0")
-        #expect(h.takeSent() == ["close#3", "http#5 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+        h.receive(4, "CONOK,sid,70000,5000,*", "LOOP,0")
+        #expect(h.takeSent() == ["close#4", "http#6 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
             + "LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=http.loop"])
-        h.receive(5, "CONOK,sid,70000,19000,*")
+        h.receive(6, "CONOK,sid,70000,19000,*")
         #expect(h.status == "CONNECTED:HTTP-POLLING")
         #expect(h.engine.session?.id == "sid")
+    }
+
+    /// The WS create failed but WS works for the bind: the session streams over WS.
+    @Test func webSocketCreateFailedButBindOverWebSocketWorks() {
+        var h = EngineHarness()
+        h.send(.connect)
+        h.send(.connectionFailed(1, "refused"))
+        h.receive(2, "CONOK,sid,70000,5000,*", "LOOP,0")
+        _ = h.takeSent()
+        h.send(.webSocketOpened(3))
+        #expect(h.takeSent() == ["ws#3 wsok", "ws#3 bind_session|LS_session=sid&LS_send_sync=false&LS_cause=http.loop"])
+        h.receive(3, "WSOK", "CONOK,sid,70000,5000,*")
+        #expect(h.status == "CONNECTED:WS-STREAMING")
+        // Later session: WS first again.
+        h.receive(3, "END,48,expired")
+        h.advance(10_000)
+        #expect(h.takeSent().contains("ws.open ws://server/lightstreamer"))
     }
 
     /// The mute HTTP stream never answers, not even the force_rebind's LOOP: after a further
@@ -130,14 +151,15 @@ import Testing
         h.send(.connect)
         h.send(.connectionFailed(1, "refused"))
         h.receive(2, "CONOK,sid,70000,5000,*", "LOOP,0")
+        h.send(.connectionFailed(3, "refused"))  // the WS bind
         h.advance(4000)
         _ = h.takeSent()
         h.advance(4000)
         let sent = h.takeSent()
-        #expect(sent.contains("close#3"))
-        #expect(sent.last == "http#5 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+        #expect(sent.contains("close#4"))
+        #expect(sent.last == "http#6 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
             + "LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=http.streaming.unavailable")
-        h.receive(5, "CONOK,sid,70000,19000,*")
+        h.receive(6, "CONOK,sid,70000,19000,*")
         #expect(h.status == "CONNECTED:HTTP-POLLING")
     }
 

@@ -49,6 +49,7 @@ extension SessionEngine {
         }
         wantsConnection = true
         target = Self.initialTransport(for: settings.forcedTransport)
+        retryWebSocketOnBind = false
         retry = RetryState()
         setStatus(.connecting)
         createSession(cause: "api")
@@ -303,6 +304,7 @@ extension SessionEngine {
     /// A create attempt failed (no answer, connection error).
     mutating func createFailed(transport: StreamTransport, wasWebSocket: Bool, cause: String) {
         if wasWebSocket, let next = Self.fallback(after: target, selection: settings.forcedTransport) {
+            retryWebSocketOnBind = !next.isWebSocket && target == .wsStreaming
             target = next
             createSession(cause: "ws.unavailable")
             return
@@ -354,6 +356,7 @@ extension SessionEngine {
         stream = nil
         switchPending = false
         nextPoll = nil
+        retryWebSocketOnBind = false
         // External controls queued while no session exists wait for the next one.
         controlQueue.removeAll { if case .external = $0 { return false } else { return true } }
         requests.removeAll()

@@ -178,6 +178,12 @@ extension SessionEngine {
         } else {
             nextPoll = nil
         }
+        if s.kind == .create, retryWebSocketOnBind {
+            // Created over HTTP because the WS create failed: WS gets one more chance for the
+            // bind; if it fails too, Stream-Sense binds over HTTP streaming.
+            retryWebSocketOnBind = false
+            if Self.transport(.wsStreaming, satisfies: settings.forcedTransport) { target = .wsStreaming }
+        }
         if target.isPolling && delay > 0 {
             schedule(.poll, after: delay)
         } else {

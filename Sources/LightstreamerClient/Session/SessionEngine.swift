@@ -37,6 +37,9 @@ struct SessionEngine {
     /// After a LOOP ending a poll: the next poll asks for the LOOP delay as `LS_polling_millis`
     /// and the idle time of that poll's CONOK as `LS_idle_millis` (tlcp.md 2.2, E10).
     var nextPoll: (pollingMillis: Int, idleMillis: Int)?
+    /// The WS create failed and the session was created over HTTP: the first bind tries WS
+    /// once more before HTTP streaming (tlcp.md 5.3, E9).
+    var retryWebSocketOnBind = false
     var lastDataAt: Int64 = 0
     var wantsConnection = false
     /// A create after CONERR 5 carries `LS_ttl_millis=unlimited` over HTTP.
