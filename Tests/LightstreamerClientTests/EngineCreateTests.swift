@@ -263,6 +263,25 @@ import Testing
         #expect(h.status == "CONNECTED:HTTP-POLLING")
     }
 
+    /// Between two polls the session is unbound: a live `forcedTransport` change needs no
+    /// force_rebind, the next bind (after the LOOP delay) is on the new transport.
+    @Test func forcedTransportChangedBetweenPollsBindsTheNewTransport() {
+        var h = EngineHarness { $0.forcedTransport = .HTTP_POLLING }
+        h.send(.connect)
+        h.receive(1, "CONOK,sid,70000,5000,*", "LOOP,0")
+        h.receive(2, "CONOK,sid,70000,19000,*", "LOOP,500")
+        _ = h.takeSent()
+        var s = h.engine.settings
+        s.forcedTransport = .HTTP_STREAMING
+        h.send(.settingsChanged(s, property: "forcedTransport"))
+        #expect(h.takeSent().isEmpty)
+        h.advance(500)
+        #expect(h.takeSent() == ["http#3 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+            + "LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=http.loop"])
+        h.receive(3, "CONOK,sid,70000,5000,*")
+        #expect(h.status == "CONNECTED:HTTP-STREAMING")
+    }
+
     /// Streaming → polling on a live switch: the polling bind uses the options, not the
     /// streaming LOOP/CONOK values.
     @Test func forcedPollingSwitchLiveUsesTheOptions() {
