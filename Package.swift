@@ -120,7 +120,15 @@ let package = Package(
         .testTarget(name: "LightstreamerClientTests", dependencies: ["LightstreamerClient", "TLCP"]),
         // Runs the built `lightstreamer` CLI: argument errors, capabilities, session commands without a server.
         .testTarget(name: "LightstreamerCLITests", dependencies: ["lightstreamer"]),
-        .testTarget(name: "ClientEndToEndTests", dependencies: ["LightstreamerClient", "LightstreamerServer", "MPNModule"]),
+        .testTarget(
+            name: "ClientEndToEndTests",
+            dependencies: [
+                "LightstreamerClient", "LightstreamerServer", "MPNModule",
+                // A test CA and server certificate for the TLS tests.
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(name: "LightstreamerServerTests", dependencies: ["LightstreamerServer", "TLCP"]),
         .testTarget(name: "InteropTests", dependencies: ["LightstreamerServer"]),
         // Loopback load test of the server (BENCHMARKS.md, section "Server").

@@ -130,13 +130,22 @@ struct MPNSubscribeCommand: ParsableCommand {
     func run() throws {
         let sub = try options.make()
         let coalescing = coalescing
+        let format = format
+        let trigger = trigger
         let code = MPNRun(device).run(waitForList: false) { r in
             let printer = MPNSubscriptionEventPrinter(name: "mpn")
             printer.printing = false
             printer.onEvent = { event, s in
+                // One outcome: a new session (Stream-Sense, retry) restores the subscription
+                // and reports it subscribed again.
+                guard !r.done.finished else { return }
                 switch event {
                 case "mpn_subscribed":
-                    r.print(MPNRun.describe(s), text: "\(s.subscriptionId ?? "-") \(s.status.rawValue)")
+                    // The server's values come later (SUB- item): until then, the requested ones.
+                    var d = MPNRun.describe(s)
+                    if (d["format"] ?? nil) == nil { d["format"] = format }
+                    if (d["trigger"] ?? nil) == nil { d["trigger"] = trigger }
+                    r.print(d, text: "\(s.subscriptionId ?? "-") \(s.status.rawValue)")
                     r.done.finish(ExitStatus.done)
                 case "mpn_subscription_failed":
                     Output.error("MPN subscription refused")

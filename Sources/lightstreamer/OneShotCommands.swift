@@ -9,6 +9,9 @@ final class Completion: @unchecked Sendable {
     private var code: Int32?
     var connected = false
 
+    /// An outcome is known: later events must not print another one.
+    var finished: Bool { lock.withLock { code != nil } }
+
     func finish(_ c: Int32) {
         let first: Bool = lock.withLock {
             guard code == nil else { return false }

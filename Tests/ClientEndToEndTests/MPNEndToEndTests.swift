@@ -73,10 +73,19 @@ struct MPNEndToEndTests {
 
         client.disconnect()
         try await waitUntil { events.statuses.last == "DISCONNECTED" }
+        // The seed: isActive goes back to false on disconnection; the object stays, id kept.
+        try await waitUntil { !sub.isActive }
+        #expect(sub.status == .UNKNOWN)
+        #expect(sub.subscriptionId == id)
+        #expect(!rec.events.contains("unsubscribed"))
         let before = rec.events.filter { $0 == "registered" }.count
         client.connect()
         try await waitUntil { rec.events.filter { $0 == "registered" }.count > before }
         #expect(device.deviceId == deviceId)
+        // The new registration's SUBS- snapshot gives the same object its status back.
+        try await waitUntil { sub.isTriggered }
+        #expect(client.findMPNSubscription(id) === sub)
+        #expect(client.MPNSubscriptions.count == 1)
 
         // A second client, same device: the subscription comes from the server.
         let (other, _) = server.client(transport: .WS_STREAMING)

@@ -43,18 +43,29 @@ import Testing
         p.standardOutput = stdout
         p.standardError = stderr
         let out = OutputCollector(), err = OutputCollector()
-        stdout.fileHandleForReading.readabilityHandler = { out.append($0.availableData) }
-        stderr.fileHandleForReading.readabilityHandler = { err.append($0.availableData) }
+        // Read until EOF in the handlers: nil-ing them after the exit could lose a chunk a
+        // handler was still appending.
+        for (pipe, collector) in [(stdout, out), (stderr, err)] {
+            pipe.fileHandleForReading.readabilityHandler = { h in
+                let d = h.availableData
+                if d.isEmpty {
+                    h.readabilityHandler = nil
+                    collector.finish()
+                } else {
+                    collector.append(d)
+                }
+            }
+        }
         let code: Int32 = try await withCheckedThrowingContinuation { c in
             p.terminationHandler = { c.resume(returning: $0.terminationStatus) }
             do { try p.run() } catch { c.resume(throwing: error); return }
             stdin.fileHandleForWriting.write(Data(input.utf8))
             try? stdin.fileHandleForWriting.close()
         }
-        stdout.fileHandleForReading.readabilityHandler = nil
-        stderr.fileHandleForReading.readabilityHandler = nil
-        out.append(stdout.fileHandleForReading.readDataToEndOfFile())
-        err.append(stderr.fileHandleForReading.readDataToEndOfFile())
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !(out.finished && err.finished), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         return Result(code: code, stdout: out.text, stderr: err.text)
     }
 
@@ -132,6 +143,10 @@ import Testing
 final class OutputCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
+    private var ended = false
     func append(_ d: Data) { lock.withLock { data.append(d) } }
+    /// EOF was read.
+    func finish() { lock.withLock { ended = true } }
+    var finished: Bool { lock.withLock { ended } }
     var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 }

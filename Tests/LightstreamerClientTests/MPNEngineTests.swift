@@ -265,4 +265,83 @@ import TLCP
         let t2 = Self.tokens(e.handle(.resetBadge))
         #expect(Self.deviceEvents(e.handle(.reply(token: t2[0], code: 45, message: "dev"))) == [.badgeResetFailed(code: 45, message: "dev")])
     }
+
+    /// The seed: `isActive` goes back to false on client disconnection. The objects stay (same
+    /// key, id kept) and the next registration's SUBS- snapshot gives them back their status;
+    /// one the server no longer lists goes away.
+    @Test func subscriptionsGoUnknownWhenTheSessionEndsAndComeBackWithTheNextSnapshot() {
+        var e = Self.registered()
+        Self.activate(&e, key: 1, subId: 1)
+        _ = e.handle(.notification(.mpnok(subscriptionId: 1, mpnSubscriptionId: "a")))
+        _ = e.handle(.subscriptionsItemSubscribed)
+        let active: [String: String?] = ["status": "ACTIVE", "status_timestamp": "10", "notification_format": "fmt", "group": "i1",
+                                         "schema": "f1", "mode": "MERGE"]
+        var triggered = active
+        triggered["status"] = "TRIGGERED"
+        _ = e.handle(.subscriptionsItem(key: "SUB-a", command: "ADD", values: active))
+        _ = e.handle(.subscriptionsItem(key: "SUB-b", command: "ADD", values: triggered))  // server-made, key -1
+        _ = e.handle(.subscriptionsItem(key: "SUB-c", command: "ADD", values: active))     // server-made, key -2
+        _ = e.handle(.subscriptionsEndOfSnapshot)
+        #expect(e.subscriptions[-1]?.status == .TRIGGERED)
+        #expect(e.subscriptions[-2]?.status == .SUBSCRIBED)
+
+        let end = e.handle(.sessionEnded)
+        // Status change only: they were not unsubscribed.
+        #expect(Self.subscriptionEvents(end, key: 1) == [.status(.UNKNOWN, timestamp: 10)])
+        #expect(Self.subscriptionEvents(end, key: -1) == [.status(.UNKNOWN, timestamp: 10)])
+        #expect(Self.subscriptionEvents(end, key: -2) == [.status(.UNKNOWN, timestamp: 10)])
+        #expect(!end.contains { if case .removeSubscription = $0 { return true } else { return false } })
+        for k in [1, -1, -2] {
+            #expect(e.subscriptions[k]?.status == .UNKNOWN)
+            #expect(e.subscriptions[k]?.id != nil)
+        }
+        // The runtime's objects see status UNKNOWN with the id kept.
+        #expect(end.contains { if case .subscriptionState(1, let s) = $0 { return s.status == .UNKNOWN && s.id == "a" } else { return false } })
+
+        _ = e.handle(.sessionStarted(id: "s2"))
+        let reg = e.handle(.notification(.mpnreg(deviceId: "devid", adapterName: "adapter")))
+        #expect(reg.contains(.subscribeInternal(deviceId: "devid", adapter: "adapter")))
+        _ = e.handle(.subscriptionsItemSubscribed)
+        // The server lists a (now TRIGGERED) and b; c was deleted while no session was watching.
+        var a2 = triggered
+        a2["status_timestamp"] = "30"
+        let ra = e.handle(.subscriptionsItem(key: "SUB-a", command: "ADD", values: a2))
+        #expect(!ra.contains { if case .createSubscription = $0 { return true } else { return false } })
+        #expect(Self.subscriptionEvents(ra, key: 1) == [.property("status_timestamp"), .status(.TRIGGERED, timestamp: 30), .triggered, .subscribed])
+        let rb = e.handle(.subscriptionsItem(key: "SUB-b", command: "ADD", values: triggered))
+        #expect(Self.subscriptionEvents(rb, key: -1) == [.status(.TRIGGERED, timestamp: 10), .triggered, .subscribed])
+        let eos = e.handle(.subscriptionsEndOfSnapshot)
+        #expect(eos.contains(.removeSubscription(key: -2)))
+        #expect(Self.subscriptionEvents(eos, key: -2) == [.unsubscribed])
+        #expect(Self.deviceEvents(eos) == [.subscriptionsUpdated])
+        #expect(e.subscriptions[1]?.status == .TRIGGERED)
+        #expect(e.subscriptions[1]?.id == "a")
+        #expect(e.subscriptions[-1]?.status == .TRIGGERED)
+        #expect(e.subscriptions[-2] == nil)
+        #expect(Set(e.subscriptions.keys) == [1, -1])
+    }
+
+    /// An application's object missing from the new snapshot keeps existing (it is the
+    /// application's) but loses its id; a DELETE of a disconnected one does the same.
+    @Test func applicationSubscriptionDeletedWhileDisconnectedLosesItsId() {
+        var e = Self.registered()
+        Self.activate(&e, key: 1, subId: 1)
+        _ = e.handle(.notification(.mpnok(subscriptionId: 1, mpnSubscriptionId: "a")))
+        Self.activate(&e, key: 2, subId: 2)
+        _ = e.handle(.notification(.mpnok(subscriptionId: 2, mpnSubscriptionId: "b")))
+        _ = e.handle(.sessionEnded)
+        _ = e.handle(.sessionStarted(id: "s2"))
+        _ = e.handle(.notification(.mpnreg(deviceId: "devid", adapterName: "adapter")))
+        _ = e.handle(.subscriptionsItemSubscribed)
+        let del = e.handle(.subscriptionsItem(key: "SUB-b", command: "DELETE", values: [:]))
+        #expect(Self.subscriptionEvents(del, key: 2) == [.unsubscribed])
+        let eos = e.handle(.subscriptionsEndOfSnapshot)
+        #expect(Self.subscriptionEvents(eos, key: 1) == [.unsubscribed])
+        for k in [1, 2] {
+            #expect(e.subscriptions[k]?.status == .UNKNOWN)
+            #expect(e.subscriptions[k]?.id == nil)
+        }
+        // It can be subscribed again.
+        #expect(Self.sent(e.handle(.subscribe(key: 1, Self.request, coalescing: false))).count == 1)
+    }
 }

@@ -104,7 +104,7 @@ import TLCP
         t.transport.clear()
         t.client.connect()
         _ = await t.transport.waitFor("create_session")
-        t.transport.receive("WSOK", "CONOK,sid2,70000,5000,*")
+        t.transport.receive("WSOK", "CONOK,sid2,70000,600000,*")
         _ = await t.transport.waitFor("LS_op=register")
         #expect(Self.strip(t.transport.takeControls()) == [
             "LS_op=register&PN_type=Google&PN_appId=com.example.testapp&PN_deviceToken=tok2&PN_newDeviceToken=tok2&LS_cause=restore.token",
@@ -135,7 +135,7 @@ import TLCP
         _ = await t.transport.waitFor("LS_op=destroy")
         t.client.connect()
         _ = await t.transport.waitFor("create_session")
-        t.transport.receive("WSOK", "CONOK,sid2,70000,5000,*")
+        t.transport.receive("WSOK", "CONOK,sid2,70000,600000,*")
         _ = await t.transport.waitFor("restore.token")
         t.transport.receive("MPNREG,otherid,adapter")
         #expect(await t.log.waitFor("registrationFailed 62"))
@@ -171,7 +171,7 @@ import TLCP
 
         t.client.connect()
         _ = await t.transport.waitFor("create_session")
-        t.transport.receive("WSOK", "CONOK,sid2,70000,5000,*")
+        t.transport.receive("WSOK", "CONOK,sid2,70000,600000,*")
         _ = await t.transport.waitFor("LS_group=p1")
         try? await Task.sleep(nanoseconds: 50_000_000)
         let first = Self.strip(t.transport.takeControls())

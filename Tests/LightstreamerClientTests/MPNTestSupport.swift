@@ -82,7 +82,7 @@ final class MPNEventLog: MPNDeviceDelegate, MPNSubscriptionDelegate, @unchecked 
     func add(_ e: String) { lock.withLock { events.append(e) } }
     var all: [String] { lock.withLock { events } }
 
-    /// Waits until `count` events containing `part` arrived (at most 3 s).
+    /// Waits until `count` events containing `part` arrived (at most `mpnTestWaitSeconds`).
     func waitFor(_ part: String, count: Int = 1) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(mpnTestWaitSeconds)
         while ContinuousClock.now < deadline {

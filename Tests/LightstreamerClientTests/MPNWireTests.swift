@@ -26,10 +26,13 @@ import TLCP
             device.addDelegate(log)
         }
 
+        /// The CONOK keepalive is 10 minutes: these tests run on the real clock, and on a loaded
+        /// machine a step can take longer than a short keepalive plus the stalled timeout, after
+        /// which the client would (rightly) reconnect and leave the script.
         func connect() async {
             client.connect()
             _ = await transport.waitFor("create_session")
-            transport.receive("WSOK", "CONOK,sid,70000,5000,*")
+            transport.receive("WSOK", "CONOK,sid,70000,600000,*")
         }
 
         /// E4 up to the internal subscriptions, with an empty SUBS- snapshot.
@@ -144,7 +147,7 @@ import TLCP
         t.client.connect()
         let created = await t.transport.waitFor("create_session")
         #expect(!created.contains { $0.contains("LS_op=register") })
-        t.transport.receive("WSOK", "CONOK,sid,70000,5000,*")
+        t.transport.receive("WSOK", "CONOK,sid,70000,600000,*")
         _ = await t.transport.waitFor("LS_op=register")
         #expect(Self.strip(t.transport.takeControls()) == ["LS_op=register&PN_type=Apple&PN_appId=com.example.testapp&PN_deviceToken=tok"])
     }
@@ -176,7 +179,7 @@ import TLCP
         t.transport.clear()
         t.client.connect()
         _ = await t.transport.waitFor("create_session")
-        t.transport.receive("WSOK", "CONOK,sid2,70000,5000,*")
+        t.transport.receive("WSOK", "CONOK,sid2,70000,600000,*")
         _ = await t.transport.waitFor("LS_op=register")
         let regs = Self.strip(t.transport.takeControls()).filter { $0.contains("LS_op=register") }
         #expect(regs == ["LS_op=register&PN_type=Google&PN_appId=com.example.testapp&PN_deviceToken=tok&PN_newDeviceToken=tok&LS_cause=restore.token"])

@@ -88,10 +88,15 @@ struct MPNServerEndToEndTests {
         // Exactly one notification, with the value that crossed the threshold, even as the counter goes on.
         _ = try await c.poll(idleMillis: 1000)
         await server.module.settle()
-        #expect(provider.alerts() == ["count \(threshold + 1)"])
+        // (threshold + 1 unless the machine is so loaded that the counter passed it before the
+        // activation: then the first value seen.)
+        let alerts = provider.alerts()
+        #expect(alerts.count == 1)
+        let fired = try #require(alerts.first.flatMap { Int($0.dropFirst("count ".count)) })
+        #expect(fired > threshold)
         let n = try #require(provider.notifications.first)
         #expect(n.triggered && n.deviceToken == "0a1b2c" && n.subscriptionId == mpnId)
-        #expect(n.payload.serialized == #"{"aps":{"alert":"count \#(threshold + 1)","badge":1}}"#)
+        #expect(n.payload.serialized == #"{"aps":{"alert":"count \#(fired)","badge":1}}"#)
 
         // Restart on the same file: device and subscription are still there, still TRIGGERED, no new notification.
         await server.shutdown()

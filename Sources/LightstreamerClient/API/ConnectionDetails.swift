@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Security)
+import Security
+#endif
 
 /// Where and as whom a `LightstreamerClient` connects (client-api.md 1.5), plus what the
 /// server told about the session.
@@ -12,6 +15,9 @@ public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendab
     private var instanceAddress: String?
     private var socketName: String?
     private var ip: String?
+    private var pins: [SecKey] = []
+    private var pinValues = CertificatePins([])
+    private var extraRoots: [String] = []
     weak var core: ClientCore?
 
     init() {}
@@ -54,6 +60,33 @@ public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendab
     /// Sets the password (write-only).
     public func setPassword(_ password: String?) {
         update("password") { defer { secret = password }; return secret != password }
+    }
+
+    /// Public keys the server's (leaf) certificate must have one of, on https/wss; `[]` (the
+    /// default) pins nothing. A server with another key is refused with error 62
+    /// (`didReceiveServerError`), and the client does not retry. Standard certificate
+    /// validation applies either way.
+    public var certificatePins: [SecKey] {
+        get { lock.withLock { pins } }
+        set {
+            let values = CertificatePins(newValue)
+            update("certificatePins") {
+                defer { pins = newValue; pinValues = values }
+                return pinValues != values || pins.count != newValue.count
+            }
+        }
+    }
+
+    /// Extra trusted root certificates (PEM), besides the system's. Not public: a hook for
+    /// tests against a server with a test CA.
+    var additionalTrustRootsPEM: [String] {
+        get { lock.withLock { extraRoots } }
+        set { lock.withLock { extraRoots = newValue } }
+    }
+
+    /// What TLS connections must check.
+    var tlsPolicy: TLSPolicy {
+        lock.withLock { TLSPolicy(pins: pinValues, additionalTrustRootsPEM: extraRoots) }
     }
 
     /// The current session id, set by the server.

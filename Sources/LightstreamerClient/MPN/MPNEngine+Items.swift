@@ -49,6 +49,11 @@ extension MPNEngine {
             awaitingFirstValues.remove(id)
             for k in subscriptions.keys.sorted() where subscriptions[k]?.id == id { becameInactive(key: k) }
         }
+        // Objects of an ended session whose id the new snapshot does not list.
+        for k in subscriptions.keys.sorted() {
+            guard let sub = subscriptions[k], sub.disconnected, let id = sub.id, !seenInSnapshot.contains(id) else { continue }
+            forgetDisconnected(key: k)
+        }
         if awaitingFirstValues.isEmpty { emit(.deviceEvent(.subscriptionsUpdated)) }
     }
 
@@ -82,13 +87,16 @@ extension MPNEngine {
         default: newStatus = s.status == .UNKNOWN ? .SUBSCRIBED : s.status
         }
         let oldStatus = s.status
+        // Back after a new session (it went UNKNOWN when the previous one ended).
+        let restored = s.disconnected
+        s.disconnected = false
         s.status = newStatus
         subscriptions[key] = s
         emit(.subscriptionState(key: key, s))
         if oldStatus != newStatus {
             events.append(.status(newStatus, timestamp: ts))
             if newStatus == .TRIGGERED { events.append(.triggered) }
-            if oldStatus == .ACTIVE, s.userMade { events.append(.subscribed) }
+            if (oldStatus == .ACTIVE && s.userMade) || restored { events.append(.subscribed) }
         }
         if !events.isEmpty { emit(.subscriptionEvents(key: key, events)) }
     }

@@ -13,6 +13,7 @@ extension MPNEngine {
         s.pendingFormat = nil
         s.pendingTrigger = nil
         s.deactivateAfterActivation = false
+        s.disconnected = false
         subscriptions[key] = s
         emit(.subscriptionState(key: key, s))
         emit(.subscriptionEvents(key: key, [.status(.ACTIVE, timestamp: s.timestamp)]))
@@ -143,7 +144,27 @@ extension MPNEngine {
         }
     }
 
+    /// The session ended: subscriptions known to the server (SUBSCRIBED or TRIGGERED) are no
+    /// longer active for the client (status UNKNOWN, `isActive` false; no `didUnsubscribe`,
+    /// they were not unsubscribed). Each object keeps its id, so that the `SUBS-` snapshot of
+    /// the next registration finds it again and gives it back its status; ones missing from
+    /// that snapshot go away (`subscriptionsSnapshotEnded`).
+    mutating func disconnectSubscriptions() {
+        for key in subscriptions.keys.sorted() {
+            guard var s = subscriptions[key], s.id != nil, s.status == .SUBSCRIBED || s.status == .TRIGGERED else { continue }
+            s.status = .UNKNOWN
+            s.disconnected = true
+            subscriptions[key] = s
+            emit(.subscriptionState(key: key, s))
+            emit(.subscriptionEvents(key: key, [.status(.UNKNOWN, timestamp: s.timestamp)]))
+        }
+    }
+
     mutating func becameInactive(key: Int) {
+        if let s = subscriptions[key], s.disconnected {
+            forgetDisconnected(key: key)
+            return
+        }
         guard var s = subscriptions[key], s.status != .UNKNOWN else { return }
         s.status = .UNKNOWN
         s.id = nil
@@ -157,6 +178,23 @@ extension MPNEngine {
             subscriptions.removeValue(forKey: key)
             emit(.subscriptionState(key: key, s))
             emit(.subscriptionEvents(key: key, [.status(.UNKNOWN, timestamp: s.timestamp), .unsubscribed]))
+            emit(.removeSubscription(key: key))
+        }
+    }
+
+    /// A subscription of an ended session that the server no longer has: it leaves the list
+    /// (a server-made object is dropped, an application's object loses its id).
+    mutating func forgetDisconnected(key: Int) {
+        guard var s = subscriptions[key], s.disconnected else { return }
+        s.disconnected = false
+        s.id = nil
+        s.server = nil
+        emit(.subscriptionState(key: key, s))
+        emit(.subscriptionEvents(key: key, [.unsubscribed]))
+        if s.userMade {
+            subscriptions[key] = s
+        } else {
+            subscriptions.removeValue(forKey: key)
             emit(.removeSubscription(key: key))
         }
     }

@@ -115,6 +115,7 @@ struct MPNEngine {
         seenInSnapshot = []
         awaitingFirstValues = []
         if deviceStatus != .UNKNOWN { setDeviceStatus(.UNKNOWN, timestamp: 0) }
+        disconnectSubscriptions()
         guard device != nil else { return }
         sendRegister(cause: registeredToken != nil ? "restore.token" : nil)
     }

@@ -30,6 +30,9 @@ struct MPNSubscriptionState: Sendable, Equatable {
     var pendingFormat: String??
     var pendingTrigger: String??
     var deactivateAfterActivation = false
+    /// Went UNKNOWN because the session ended, id kept: the next `SUBS-` snapshot restores it
+    /// or removes it.
+    var disconnected = false
 }
 
 /// Events for `MPNSubscriptionDelegate`.

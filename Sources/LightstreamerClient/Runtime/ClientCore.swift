@@ -199,13 +199,15 @@ final class ClientCore: @unchecked Sendable {
     private func execute(_ action: EngineAction) {
         switch action {
         case .openWebSocket(let id, let url, let headers):
-            connections[id] = transport.openWebSocket(url: url, headers: withCookies(headers, url: url), events: handler(id))
+            connections[id] = transport.openWebSocket(url: url, headers: withCookies(headers, url: url), tls: details.tlsPolicy,
+                                                      events: handler(id))
         case .sendWebSocket(let id, let text):
             LogManager.proto?.debug("WS send: \(text.prefix(500))")
             connections[id]?.send(text)
         case .httpPost(let id, let url, let body, let headers):
             LogManager.proto?.debug("HTTP POST \(url): \(body.prefix(500))")
-            connections[id] = transport.post(url: url, body: body, headers: withCookies(headers, url: url), events: handler(id))
+            connections[id] = transport.post(url: url, body: body, headers: withCookies(headers, url: url), tls: details.tlsPolicy,
+                                             events: handler(id))
         case .close(let id):
             connections.removeValue(forKey: id)?.close()
         case .schedule(let timer, let ms):
@@ -263,6 +265,9 @@ final class ClientCore: @unchecked Sendable {
         case .failed(let reason):
             connections.removeValue(forKey: id)
             process(.connectionFailed(id, reason))
+        case .rejected(let code, let message):
+            connections.removeValue(forKey: id)
+            process(.connectionRejected(id, code: code, message: message))
         }
     }
 

@@ -148,6 +148,9 @@ enum EngineEvent: Sendable {
     /// The connection ended in an orderly way (HTTP body complete, WS closed by peer).
     case connectionClosed(ConnectionID)
     case connectionFailed(ConnectionID, String)
+    /// The connection was refused locally for good (62: the server's TLS key is not among
+    /// the certificate pins): the client stops, reporting the code as a server error.
+    case connectionRejected(ConnectionID, code: Int, message: String)
     case timerFired(TimerID)
 }
 

@@ -49,6 +49,7 @@ extension SessionEngine {
         }
         wantsConnection = true
         target = Self.initialTransport(for: settings.forcedTransport)
+        retryWebSocketOnBind = false
         retry = RetryState()
         setStatus(.connecting)
         createSession(cause: "api")
@@ -136,6 +137,7 @@ extension SessionEngine {
             let ws = openWebSocket(url: address.webSocketURL, creating: true)
             sendOnWebSocket(TLCPRequestEncoder.webSocketMessage(.createSession(request)))
             stream = StreamState(connection: ws, transport: target, kind: .create, sentAt: now)
+            stream?.slowing = !target.isPolling && params.sendSync == nil
         }
         schedule(.transport, after: plus(settings.retryDelay, target.isPolling && !useHTTP ? settings.idleTimeout : 0))
     }
@@ -184,17 +186,22 @@ extension SessionEngine {
     mutating func bindSession(_ transport: StreamTransport, cause: String) {
         guard let session, let address = sessionAddress else { return }
         var params = StreamParameters(cause: cause)
+        let continuation = nextPoll
+        nextPoll = nil
         if transport.isPolling {
             params.polling = true
-            params.pollingMillis = settings.pollingInterval
-            params.idleMillis = settings.idleTimeout
+            params.pollingMillis = continuation?.pollingMillis ?? settings.pollingInterval
+            params.idleMillis = continuation?.idleMillis ?? settings.idleTimeout
         } else {
             if !transport.isWebSocket { params.contentLength = Int(clamping: settings.contentLength) }
             params.keepaliveMillis = settings.keepaliveInterval > 0 ? settings.keepaliveInterval : nil
             params.inactivityMillis = settings.reverseHeartbeatInterval > 0 ? settings.reverseHeartbeatInterval : nil
             params.sendSync = settings.slowingEnabled ? nil : false
         }
-        let request = BindSessionRequest(session: session.id, stream: params)
+        // The next poll on the socket that carried the previous one names no session (tlcp.md 2.2).
+        let samePollingSocket = transport == .wsPolling && continuation != nil && webSocket?.open == true
+            && webSocket?.sessionBound == true && webSocket?.url == address.webSocketURL
+        let request = BindSessionRequest(session: samePollingSocket ? nil : session.id, stream: params)
         let id: ConnectionID
         if transport.isWebSocket {
             id = openWebSocket(url: address.webSocketURL, creating: false)
@@ -206,7 +213,9 @@ extension SessionEngine {
                            headers: extraHeaders(creating: false)))
         }
         stream = StreamState(connection: id, transport: transport, kind: .bind, sentAt: now)
-        schedule(.transport, after: plus(settings.retryDelay, transport.isPolling ? settings.idleTimeout : 0))
+        stream?.slowing = !transport.isPolling && params.sendSync == nil
+        // A poll may be held by the server for the idle time it was asked for.
+        schedule(.transport, after: plus(settings.retryDelay, transport.isPolling ? (params.idleMillis ?? settings.idleTimeout) : 0))
     }
 
     /// Asks the server to unbind the stream (force_rebind); the bind on `target` follows LOOP.
@@ -242,6 +251,15 @@ extension SessionEngine {
         case .httpHeartbeat, .httpFireAndForget:
             break
         }
+    }
+
+    /// A connection refused locally for good (certificate pins): no retry; the code goes to
+    /// the application as a server error, after DISCONNECTED.
+    mutating func connectionRejected(_ id: ConnectionID, code: Int, message: String) {
+        guard connections.removeValue(forKey: id) != nil else { return }
+        log(.error, "connection \(id) refused: \(code) \(message)")
+        guard wantsConnection, status != .disconnected else { return }
+        terminate(code: code, message: message)
     }
 
     /// The stream connection broke without LOOP or END.
@@ -286,6 +304,7 @@ extension SessionEngine {
     /// A create attempt failed (no answer, connection error).
     mutating func createFailed(transport: StreamTransport, wasWebSocket: Bool, cause: String) {
         if wasWebSocket, let next = Self.fallback(after: target, selection: settings.forcedTransport) {
+            retryWebSocketOnBind = !next.isWebSocket && target == .wsStreaming
             target = next
             createSession(cause: "ws.unavailable")
             return
@@ -336,6 +355,8 @@ extension SessionEngine {
         }
         stream = nil
         switchPending = false
+        nextPoll = nil
+        retryWebSocketOnBind = false
         // External controls queued while no session exists wait for the next one.
         controlQueue.removeAll { if case .external = $0 { return false } else { return true } }
         requests.removeAll()
@@ -385,7 +406,20 @@ extension SessionEngine {
     mutating func timerFired(_ timer: TimerID) {
         switch timer {
         case .transport:
-            guard let s = stream, !s.gotConok || s.transport.isPolling else { return }
+            guard var s = stream, !s.gotConok || s.transport.isPolling else { return }
+            if s.kind == .bind, s.transport == .httpStreaming, !s.gotConok, !s.fallbackRebindRequested, session != nil,
+               recovery == nil, let next = Self.fallback(after: s.transport, selection: settings.forcedTransport) {
+                // tlcp.md 5.3/E9: a mute HTTP stream may be held by a buffering proxy while the
+                // server has bound the session to it. Ask the server to unbind it (force_rebind
+                // on a control connection); the polling bind follows its LOOP. If nothing comes
+                // within another retryDelay, the stream is given up (streamLost below).
+                s.fallbackRebindRequested = true
+                stream = s
+                target = next
+                requestRebind(cause: "http.streaming.unavailable")
+                schedule(.transport, after: settings.retryDelay)
+                return
+            }
             let prefix = s.kind == .recovery ? "recovery" : s.transport.causePrefix
             if s.transport.isPolling && s.gotConok {
                 streamLost(cause: "\(prefix).idle.timeout")

@@ -110,6 +110,7 @@ extension SessionEngine {
         guard var s = stream, !s.gotConok else { return }
         s.gotConok = true
         s.boundAt = now
+        s.conokIdleMillis = keepalive
         stream = s
         lastDataAt = now
         if !s.transport.isPolling || s.kind == .create && !s.transport.isWebSocket { cancel(.transport) }
@@ -142,6 +143,12 @@ extension SessionEngine {
         case .recovery:
             session?.keepaliveMillis = keepalive
         }
+        // `forcedTransport` changed while this stream was being opened: switch now.
+        if s.kind != .recovery, !(s.kind == .create && !s.transport.isWebSocket),
+           !Self.transport(s.transport, satisfies: settings.forcedTransport) {
+            target = Self.initialTransport(for: settings.forcedTransport)
+            requestRebind(cause: "api")
+        }
     }
 
     mutating func loopReceived(delay: Int) {
@@ -160,8 +167,22 @@ extension SessionEngine {
         }
         if switchPending {
             switchPending = false
+            nextPoll = nil
             bindSession(target, cause: "\(s.transport.causePrefix).loop")
             return
+        }
+        // A poll (not the HTTP create, which is a poll of zero length) was answered: the next
+        // one continues with the server's values.
+        if s.transport.isPolling, target.isPolling, s.transport == target, !(s.kind == .create && !s.transport.isWebSocket) {
+            nextPoll = (pollingMillis: max(0, delay), idleMillis: s.conokIdleMillis ?? settings.idleTimeout)
+        } else {
+            nextPoll = nil
+        }
+        if s.kind == .create, retryWebSocketOnBind {
+            // Created over HTTP because the WS create failed: WS gets one more chance for the
+            // bind; if it fails too, Stream-Sense binds over HTTP streaming.
+            retryWebSocketOnBind = false
+            if Self.transport(.wsStreaming, satisfies: settings.forcedTransport) { target = .wsStreaming }
         }
         if target.isPolling && delay > 0 {
             schedule(.poll, after: delay)
@@ -237,9 +258,10 @@ extension SessionEngine {
     }
 
     /// SYNC: with slowing on, a client reading SYNC much later than the server wrote it is
-    /// falling behind: move to polling.
+    /// falling behind: move to polling. Slowing follows the value of `slowingEnabled` the
+    /// stream was opened with (a change applies to the next connection attempt).
     mutating func syncReceived(seconds: Int) {
-        guard settings.slowingEnabled, let s = stream, s.gotConok, !s.transport.isPolling else { return }
+        guard let s = stream, s.slowing, s.gotConok, !s.ended, !s.transport.isPolling else { return }
         let late = (now - s.boundAt) - Int64(seconds) * 1000
         guard late > 7_000 else { return }
         let polling: StreamTransport = s.transport.isWebSocket ? .wsPolling : .httpPolling

@@ -9,6 +9,7 @@ extension SessionEngine {
         closeAllConnections()
         stream = nil
         switchPending = false
+        nextPoll = nil
         httpControlInFlight = nil
         httpMessageInFlight = nil
         recovery = RecoveryState(startedAt: now, cause: cause)

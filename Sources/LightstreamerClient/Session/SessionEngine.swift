@@ -34,6 +34,12 @@ struct SessionEngine {
     var recovery: RecoveryState?
     /// A transport switch (force_rebind) is waiting for its LOOP.
     var switchPending = false
+    /// After a LOOP ending a poll: the next poll asks for the LOOP delay as `LS_polling_millis`
+    /// and the idle time of that poll's CONOK as `LS_idle_millis` (tlcp.md 2.2, E10).
+    var nextPoll: (pollingMillis: Int, idleMillis: Int)?
+    /// The WS create failed and the session was created over HTTP: the first bind tries WS
+    /// once more before HTTP streaming (tlcp.md 5.3, E9).
+    var retryWebSocketOnBind = false
     var lastDataAt: Int64 = 0
     var wantsConnection = false
     /// A create after CONERR 5 carries `LS_ttl_millis=unlimited` over HTTP.
@@ -78,6 +84,7 @@ struct SessionEngine {
         case .lineReceived(let id, let line): lineReceived(id, line)
         case .connectionClosed(let id): connectionEnded(id, failure: nil)
         case .connectionFailed(let id, let reason): connectionEnded(id, failure: reason)
+        case .connectionRejected(let id, let code, let message): connectionRejected(id, code: code, message: message)
         case .timerFired(let timer): timerFired(timer)
         }
         return actions
@@ -178,6 +185,12 @@ struct StreamState {
     var ended = false
     var boundAt: Int64 = 0
     var sentAt: Int64 = 0
+    /// The third CONOK argument: on a poll, the idle time the server granted.
+    var conokIdleMillis: Int?
+    /// Stream-Sense asked the server (force_rebind) to unbind this mute HTTP stream.
+    var fallbackRebindRequested = false
+    /// Opened with SYNC on (`slowingEnabled` when it was sent): SYNC drives slowing.
+    var slowing = false
 }
 
 struct WebSocketState {

@@ -13,10 +13,29 @@ final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
 
     let group: EventLoopGroup
     private let sslContext: NIOSSLContext?
+    /// Contexts with extra trust roots (tests), by their PEMs.
+    private let contextLock = Lock()
+    private var extraContexts: [[String]: NIOSSLContext] = [:]
 
     init(group: EventLoopGroup) {
         self.group = group
         sslContext = try? NIOSSLContext(configuration: .makeClientConfiguration())
+    }
+
+    private func context(for policy: TLSPolicy) throws -> NIOSSLContext {
+        if policy.additionalTrustRootsPEM.isEmpty {
+            guard let sslContext else { throw NIOConnectionError.tlsUnavailable }
+            return sslContext
+        }
+        return try contextLock.withLock {
+            if let c = extraContexts[policy.additionalTrustRootsPEM] { return c }
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            let roots = try policy.additionalTrustRootsPEM.flatMap { try NIOSSLCertificate.fromPEMBytes(Array($0.utf8)) }
+            configuration.additionalTrustRoots = [.certificates(roots)]
+            let c = try NIOSSLContext(configuration: configuration)
+            extraContexts[policy.additionalTrustRootsPEM] = c
+            return c
+        }
     }
 
     private func bootstrap(_ url: TransportURL) -> ClientBootstrap {
@@ -26,14 +45,39 @@ final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
             .connectTimeout(.seconds(10))
     }
 
-    private func addTLS(_ channel: Channel, _ url: TransportURL) throws {
+    /// TLS with standard validation; with pins, the validated leaf's key must also be one of
+    /// them. The pin check runs in NIOSSL's verification hook after BoringSSL's own checks
+    /// (a full custom verification callback would replace them), before any request byte is
+    /// sent; a mismatch ends the connection with `rejected(62)`.
+    private func addTLS(_ channel: Channel, _ url: TransportURL, _ policy: TLSPolicy, _ connection: NIOConnection) throws {
         guard url.secure else { return }
-        guard let sslContext else { throw NIOConnectionError.tlsUnavailable }
-        let handler = try NIOSSLClientHandler(context: sslContext, serverHostname: url.hostIsIPAddress ? nil : url.host)
+        let context = try context(for: policy)
+        let hostname = url.hostIsIPAddress ? nil : url.host
+        let handler: NIOSSLClientHandler
+        if policy.pins.isEmpty {
+            handler = try NIOSSLClientHandler(context: context, serverHostname: hostname)
+        } else {
+            let pins = policy.pins
+            handler = try NIOSSLClientHandler._makeSSLClientHandler(context: context, serverHostname: hostname) { leaf, channel in
+                if pins.matches(leaf: leaf) { return channel.eventLoop.makeSucceededVoidFuture() }
+                connection.reject(code: 62, message: "The server's public key does not match the certificate pins")
+                return channel.eventLoop.makeFailedFuture(NIOConnectionError.certificatePinMismatch)
+            }
+        }
         try channel.pipeline.syncOperations.addHandler(handler)
     }
 
     func openWebSocket(url text: String, headers: [String: String],
+                       events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+        openWebSocket(url: text, headers: headers, tls: .standard, events: events)
+    }
+
+    func post(url text: String, body: String, headers: [String: String],
+              events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+        post(url: text, body: body, headers: headers, tls: .standard, events: events)
+    }
+
+    func openWebSocket(url text: String, headers: [String: String], tls: TLSPolicy,
                        events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
         let connection = NIOConnection(events: events)
         guard let url = TransportURL(text) else {
@@ -47,7 +91,7 @@ final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
         let requestHead = HTTPRequestHead(version: .http1_1, method: .GET, uri: url.target, headers: head)
         let future = bootstrap(url).channelInitializer { [weak self] channel in
             do {
-                try self?.addTLS(channel, url)
+                try self?.addTLS(channel, url, tls, connection)
                 let requestHandler = UpgradeRequestHandler(head: requestHead, connection: connection)
                 let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: 1 << 24, automaticErrorHandling: true) { channel, response in
                     let setCookies = response.headers["Set-Cookie"]
@@ -71,7 +115,7 @@ final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
         return connection
     }
 
-    func post(url text: String, body: String, headers: [String: String],
+    func post(url text: String, body: String, headers: [String: String], tls: TLSPolicy,
               events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
         let connection = NIOConnection(events: events)
         guard let url = TransportURL(text) else {
@@ -86,7 +130,7 @@ final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
         let requestHead = HTTPRequestHead(version: .http1_1, method: .POST, uri: url.target, headers: head)
         let future = bootstrap(url).channelInitializer { [weak self] channel in
             do {
-                try self?.addTLS(channel, url)
+                try self?.addTLS(channel, url, tls, connection)
                 try channel.pipeline.syncOperations.addHTTPClientHandlers()
                 try channel.pipeline.syncOperations.addHandler(
                     HTTPLineHandler(head: requestHead, body: body, url: text, connection: connection))
@@ -100,7 +144,7 @@ final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
     }
 }
 
-enum NIOConnectionError: Error { case tlsUnavailable }
+enum NIOConnectionError: Error { case tlsUnavailable, certificatePinMismatch }
 
 /// One connection: reports exactly one terminal event (closed or failed) and nothing after a
 /// local close.
@@ -135,7 +179,7 @@ final class NIOConnection: TransportConnection, @unchecked Sendable {
         let pass: Bool = lock.withLock {
             guard !finished, !closeRequested else { return false }
             switch e {
-            case .closed, .failed: finished = true
+            case .closed, .failed, .rejected: finished = true
             default: break
             }
             return true
@@ -144,6 +188,7 @@ final class NIOConnection: TransportConnection, @unchecked Sendable {
     }
 
     func fail(_ reason: String) { emit(.failed(reason)) }
+    func reject(code: Int, message: String) { emit(.rejected(code: code, message: message)) }
     func upgraded() { emit(.opened) }
 
     func send(_ text: String) {

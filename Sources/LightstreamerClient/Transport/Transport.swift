@@ -11,6 +11,17 @@ enum TransportEvent: Sendable {
     /// The peer ended the connection or the HTTP response ended.
     case closed
     case failed(String)
+    /// Refused locally for good, with a client error code (62: TLS key not among the pins).
+    case rejected(code: Int, message: String)
+}
+
+/// What a TLS (https/wss) connection checks besides standard validation.
+struct TLSPolicy: Sendable, Hashable {
+    var pins = CertificatePins([])
+    /// Extra trusted roots (PEM), for tests.
+    var additionalTrustRootsPEM: [String] = []
+
+    static let standard = TLSPolicy()
 }
 
 /// An open connection.
@@ -31,4 +42,21 @@ protocol TransportFactory: Sendable {
                        events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
     func post(url: String, body: String, headers: [String: String],
               events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
+    /// The same with a TLS policy (certificate pins); factories without TLS ignore it.
+    func openWebSocket(url: String, headers: [String: String], tls: TLSPolicy,
+                       events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
+    func post(url: String, body: String, headers: [String: String], tls: TLSPolicy,
+              events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
+}
+
+extension TransportFactory {
+    func openWebSocket(url: String, headers: [String: String], tls: TLSPolicy,
+                       events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+        openWebSocket(url: url, headers: headers, events: events)
+    }
+
+    func post(url: String, body: String, headers: [String: String], tls: TLSPolicy,
+              events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+        post(url: url, body: body, headers: headers, events: events)
+    }
 }
