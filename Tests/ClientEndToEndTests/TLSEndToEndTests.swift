@@ -121,7 +121,7 @@ import X509
         sub.addDelegate(updates)
         client.subscribe(sub)
         client.connect()
-        try await waitUntil { updates.counts.count >= 2 || !events.serverErrors.isEmpty }
+        try await waitUntil(seconds: 30) { updates.counts.count >= 2 || !events.serverErrors.isEmpty }
         #expect(events.serverErrors.isEmpty)
         #expect(events.statuses.contains(transport == .WS_STREAMING ? "CONNECTED:WS-STREAMING" : "CONNECTED:HTTP-STREAMING"))
         client.disconnect()
@@ -135,7 +135,7 @@ import X509
         defer { Task { await server.shutdown() } }
         let (client, events) = try client(port: port, pki, transport: transport, pin: pki.otherPEM)
         client.connect()
-        try await waitUntil { !events.serverErrors.isEmpty }
+        try await waitUntil(seconds: 30) { !events.serverErrors.isEmpty }
         #expect(events.serverErrors == [62])
         #expect(client.status == .DISCONNECTED)
         let statuses = events.statuses
@@ -157,7 +157,7 @@ import X509
         // Trusted CA, no pins: connects.
         let (trusted, events) = try client(port: port, pki, transport: .WS_STREAMING, pin: nil)
         trusted.connect()
-        try await waitUntil { events.statuses.contains("CONNECTED:WS-STREAMING") }
+        try await waitUntil(seconds: 30) { events.statuses.contains("CONNECTED:WS-STREAMING") }
         trusted.disconnect()
         // Untrusted CA: never connects, even with the right pin.
         let untrusted = LightstreamerClient(serverAddress: "https://localhost:\(port)", adapterSet: "DEMO")
@@ -167,7 +167,7 @@ import X509
         let ev2 = ClientRecorder()
         untrusted.addDelegate(ev2)
         untrusted.connect()
-        try await waitUntil { ev2.statuses.contains("DISCONNECTED:WILL-RETRY") }
+        try await waitUntil(seconds: 30) { ev2.statuses.contains("DISCONNECTED:WILL-RETRY") }
         #expect(!ev2.statuses.contains { $0.hasPrefix("CONNECTED") })
         untrusted.disconnect()
     }
@@ -183,7 +183,7 @@ import X509
         client.connectionDetails.certificatePins = [key]
         client.connectionDetails.certificatePins = [try pinKey(pki.leafPEM)]  // same key
         client.connectionDetails.certificatePins = []
-        try await waitUntil { rec.properties.filter { $0 == "certificatePins" }.count >= 2 }
+        try await waitUntil(seconds: 30) { rec.properties.filter { $0 == "certificatePins" }.count >= 2 }
         try await Task.sleep(for: .milliseconds(100))
         #expect(rec.properties.filter { $0 == "certificatePins" }.count == 2)
         #if !canImport(Security)

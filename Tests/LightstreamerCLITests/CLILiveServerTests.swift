@@ -4,7 +4,7 @@ import Testing
 /// The `lightstreamer` executable against a live `lightstreamer-server` (the built binary,
 /// spawned on a free port with its MPN Module on a temporary SQLite file; having no APNs or FCM
 /// credentials it writes each notification as a JSON line on standard error).
-@Suite struct CLILiveServerTests {
+@Suite(.serialized) struct CLILiveServerTests {
     /// A spawned `lightstreamer-server`; stop it with `stop()`.
     final class LiveServer: @unchecked Sendable {
         let process: Process
@@ -42,8 +42,11 @@ import Testing
             let stdout = OutputCollector(), stderr = OutputCollector()
             out.fileHandleForReading.readabilityHandler = { stdout.append($0.availableData) }
             err.fileHandleForReading.readabilityHandler = { stderr.append($0.availableData) }
-            try p.run()
-            let deadline = Date().addingTimeInterval(20)
+            // Off the cooperative pool: `run()` blocks until the child has started.
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+                DispatchQueue.global().async { c.resume(with: Result { try p.run() }) }
+            }
+            let deadline = Date().addingTimeInterval(30)
             while true {
                 // "lightstreamer-server ready on http://127.0.0.1:PORT"
                 if let line = stdout.text.split(separator: "\n").first(where: { $0.hasPrefix("lightstreamer-server ready on ") }),

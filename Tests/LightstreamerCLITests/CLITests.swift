@@ -4,7 +4,10 @@ import Testing
 /// The `lightstreamer` executable run as a process, without a server: argument checking (exit
 /// code 4), `capabilities`, and the MPN commands of `lightstreamer session` that must answer
 /// with `error` events instead of dying (cli-session.md).
-@Suite struct CLITests {
+/// Serialized, and every process is started on a Dispatch thread: `Process.run()` blocks its
+/// thread until the child has started, and many at once on the two-thread cooperative pool
+/// froze the whole test process (every other suite timed out).
+@Suite(.serialized) struct CLITests {
     struct Result {
         var code: Int32
         var stdout: String
@@ -58,9 +61,11 @@ import Testing
         }
         let code: Int32 = try await withCheckedThrowingContinuation { c in
             p.terminationHandler = { c.resume(returning: $0.terminationStatus) }
-            do { try p.run() } catch { c.resume(throwing: error); return }
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try? stdin.fileHandleForWriting.close()
+            DispatchQueue.global().async {
+                do { try p.run() } catch { c.resume(throwing: error); return }
+                stdin.fileHandleForWriting.write(Data(input.utf8))
+                try? stdin.fileHandleForWriting.close()
+            }
         }
         let deadline = ContinuousClock.now + .seconds(5)
         while !(out.finished && err.finished), ContinuousClock.now < deadline {
