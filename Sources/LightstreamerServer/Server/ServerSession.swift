@@ -41,6 +41,14 @@ final class ServerSession: Sendable {
 
     private let inner: NIOLockedValueBox<Inner>
 
+    /// Engine events waiting to reach the machine (see `enqueueTableEvent`).
+    private struct Inbox {
+        var events: [(subscriptionId: Int, event: TableEvent)] = []
+        var drainScheduled = false
+    }
+
+    private let inbox = NIOLockedValueBox(Inbox())
+
     init(id: String, user: String?, adapterSet: AdapterSet, eventLoop: any EventLoop, manager: SessionManager,
          machine: SessionStateMachine) {
         self.id = id
@@ -132,7 +140,67 @@ final class ServerSession: Sendable {
         Task {
             await engine.unsubscribeTable(handle)
             if let info { self.adapterSet.metadata.notifyTableClosed(sessionId: self.id, table: info) }
-            self.run { m, now in m.unsubscribed(id, now: now) }
+            // The engine sends nothing more for this table: what it sent before goes first, so
+            // that no stale event outlives the table (a later add may reuse the id).
+            self.run { m, now in m.tableEvents(self.takeInbox(), now: now) + m.unsubscribed(id, now: now) }
+        }
+    }
+
+    // MARK: - Engine events
+
+    /// An engine event for subscription `id`, from whatever thread the engine delivers on.
+    /// Events queue here and reach the machine in batches on the session's event loop: one
+    /// lock round, one merged write and one hop per batch instead of per event, and the
+    /// engine's thread only pays for the append.
+    ///
+    /// When the loop falls behind and `inboxLimit` events wait, the engine's thread handles them
+    /// itself (as if there were no inbox): memory stays bounded and the producer slows down
+    /// instead of queues growing.
+    func enqueueTableEvent(_ id: Int, _ event: TableEvent) {
+        let (schedule, full) = inbox.withLockedValue { box -> (Bool, Bool) in
+            box.events.append((id, event))
+            let full = box.events.count >= Self.inboxLimit
+            if box.drainScheduled { return (false, full) }
+            box.drainScheduled = true
+            return (true, full)
+        }
+        if full { handleInbox() }
+        guard schedule else { return }
+        let delay = manager.settings.maxUpdateDelayMillis
+        if delay > 0 {
+            eventLoop.scheduleTask(in: .milliseconds(Int64(delay))) { self.drainInbox() }
+        } else {
+            eventLoop.execute { self.drainInbox() }
+        }
+    }
+
+    static let inboxLimit = 256
+
+    private func drainInbox() {
+        run { m, now in
+            let events = self.inbox.withLockedValue { box -> [(subscriptionId: Int, event: TableEvent)] in
+                box.drainScheduled = false
+                defer { box.events.removeAll(keepingCapacity: true) }
+                return box.events
+            }
+            return events.isEmpty ? [] : m.tableEvents(events, now: now)
+        }
+    }
+
+    /// Handles what waits now, on the calling thread (the scheduled drain finds less or nothing).
+    private func handleInbox() {
+        run { m, now in
+            let events = self.takeInbox()
+            return events.isEmpty ? [] : m.tableEvents(events, now: now)
+        }
+    }
+
+    /// Events queued so far (called with the session locked, so that they are handled before
+    /// what the caller does next).
+    private func takeInbox() -> [(subscriptionId: Int, event: TableEvent)] {
+        inbox.withLockedValue { box in
+            defer { box.events.removeAll(keepingCapacity: true) }
+            return box.events
         }
     }
 
@@ -224,7 +292,6 @@ final class SessionTableSink: TableSink {
     }
 
     func deliver(_ event: TableEvent) {
-        let id = subscriptionId
-        session.run { m, now in m.tableEvent(id, event, now: now) }
+        session.enqueueTableEvent(subscriptionId, event)
     }
 }

@@ -32,6 +32,10 @@ public struct SessionSettings: Sendable, Hashable {
     public var syncIntervalMillis: Int = 30_000
     /// Delay before a waiting poll answers once data is ready (lets a burst travel together).
     public var pollCoalesceMillis: Int = 10
+    /// Longest delay the server may add to data notifications to send more of them in one
+    /// socket write (0: write as soon as the session's event loop gets to them). Updates of
+    /// the same session that arrive within this window go out together.
+    public var maxUpdateDelayMillis: Int = 0
     /// How long a sequence waits for missing message progressives without `LS_max_wait`.
     public var defaultMessageMaxWaitMillis: Int = 10_000
 
