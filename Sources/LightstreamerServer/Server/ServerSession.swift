@@ -48,6 +48,7 @@ final class ServerSession: Sendable {
     }
 
     private let inbox = NIOLockedValueBox(Inbox())
+    private let pump: DeliveryPump
 
     init(id: String, user: String?, adapterSet: AdapterSet, eventLoop: any EventLoop, manager: SessionManager,
          machine: SessionStateMachine) {
@@ -57,6 +58,7 @@ final class ServerSession: Sendable {
         self.eventLoop = eventLoop
         self.manager = manager
         self.inner = NIOLockedValueBox(Inner(machine: machine))
+        self.pump = manager.pump(for: eventLoop)
     }
 
     var resolver: SubscriptionResolver { SubscriptionResolver(adapterSet: adapterSet, user: user, sessionId: id) }
@@ -153,30 +155,30 @@ final class ServerSession: Sendable {
     /// lock round, one merged write and one hop per batch instead of per event, and the
     /// engine's thread only pays for the append.
     ///
-    /// When the loop falls behind and `inboxLimit` events wait, the engine's thread handles them
-    /// itself (as if there were no inbox): memory stays bounded and the producer slows down
-    /// instead of queues growing.
+    /// Batches run on the loop through its `DeliveryPump`, a slice of time at a time, so that
+    /// the loop keeps polling its sockets however fast events come. When `inboxLimit` events
+    /// wait here (the loop is far behind), the engine's thread handles them itself: memory
+    /// stays bounded and the producer slows down instead of queues growing.
     func enqueueTableEvent(_ id: Int, _ event: TableEvent) {
-        let (schedule, full) = inbox.withLockedValue { box -> (Bool, Bool) in
+        enum Next { case none, schedule, handleHere }
+        let next = inbox.withLockedValue { box -> Next in
             box.events.append((id, event))
-            let full = box.events.count >= Self.inboxLimit
-            if box.drainScheduled { return (false, full) }
+            if box.events.count >= Self.inboxLimit { return .handleHere }
+            if box.drainScheduled { return .none }
             box.drainScheduled = true
-            return (true, full)
+            return .schedule
         }
-        if full { handleInbox() }
-        guard schedule else { return }
-        let delay = manager.settings.maxUpdateDelayMillis
-        if delay > 0 {
-            eventLoop.scheduleTask(in: .milliseconds(Int64(delay))) { self.drainInbox() }
-        } else {
-            eventLoop.execute { self.drainInbox() }
+        switch next {
+        case .none: break
+        case .handleHere: handleInbox()
+        case .schedule: pump.add(self)
         }
     }
 
     static let inboxLimit = 256
 
-    private func drainInbox() {
+    /// Runs the waiting batch (called by the pump, on the session's event loop).
+    func drainInbox() {
         run { m, now in
             let events = self.inbox.withLockedValue { box -> [(subscriptionId: Int, event: TableEvent)] in
                 box.drainScheduled = false

@@ -10,6 +10,18 @@ public final class SessionManager: Sendable {
     let settings: SessionSettings
     let metrics: ServerMetrics
     let logger: Logger
+    private let pumps = NIOLockedValueBox<[ObjectIdentifier: DeliveryPump]>([:])
+
+    /// The pump that runs engine-event batches of sessions on `loop`.
+    func pump(for loop: any EventLoop) -> DeliveryPump {
+        pumps.withLockedValue { p in
+            let key = ObjectIdentifier(loop)
+            if let existing = p[key] { return existing }
+            let new = DeliveryPump(eventLoop: loop, delayMillis: settings.maxUpdateDelayMillis)
+            p[key] = new
+            return new
+        }
+    }
     private let sessions = NIOLockedValueBox<[String: ServerSession]>([:])
     private let counter = NIOLockedValueBox<UInt64>(0)
 
