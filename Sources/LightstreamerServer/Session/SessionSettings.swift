@@ -32,6 +32,8 @@ public struct SessionSettings: Sendable, Hashable {
     public var syncIntervalMillis: Int = 30_000
     /// Delay before a waiting poll answers once data is ready (lets a burst travel together).
     public var pollCoalesceMillis: Int = 10
+    /// Most live sessions; a create beyond it gets CONERR 8 (nil: no limit).
+    public var maxSessions: Int? = nil
     /// Longest delay the server may add to data notifications to send more of them in one
     /// socket write (0: write as soon as the session's event loop gets to them). Updates of
     /// the same session that arrive within this window go out together.
