@@ -33,6 +33,17 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.armUpgrade = armUpgrade
     }
 
+    private lazy var drainWatch = DrainWatch(limitMillis: manager.settings.maxUndrainedMillis)
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        drainWatch.writabilityChanged(context: context) { [logger] in
+            logger.info("closing an HTTP connection whose client does not read")
+            loopBound.value.close(promise: nil)
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
     /// Whether this connection is counted in `connectionsOpen` (until it closes or upgrades).
     private var counted = false
 
@@ -58,6 +69,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        drainWatch.cancel()
         countClosed()
         if let r = response, let session = r.session {
             manager.connectionClosed(r.id, sessionIds: [session])
@@ -67,6 +79,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        drainWatch.cancel()
         // Closed, or upgraded to WebSocket (the WS handler counts it from then on).
         countClosed()
     }

@@ -32,6 +32,9 @@ public struct SessionSettings: Sendable, Hashable {
     public var syncIntervalMillis: Int = 30_000
     /// Delay before a waiting poll answers once data is ready (lets a burst travel together).
     public var pollCoalesceMillis: Int = 10
+    /// How long a connection may stay unable to take more output (its client does not read)
+    /// before it is closed; reading its requests pauses meanwhile (0: never close).
+    public var maxUndrainedMillis: Int = 20_000
     /// Most live sessions; a create beyond it gets CONERR 8 (nil: no limit).
     public var maxSessions: Int? = nil
     /// Longest delay the server may add to data notifications to send more of them in one
