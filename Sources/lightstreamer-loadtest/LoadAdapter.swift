@@ -12,20 +12,33 @@ final class LoadDataAdapter: DataAdapter {
     let rate: Double
     private let listener = NIOLockedValueBox<(any ItemEventListener)?>(nil)
     private let subscribed = NIOLockedValueBox<Set<String>>([])
-    private let task = NIOLockedValueBox<RepeatedTask?>(nil)
+    private let task = NIOLockedValueBox<Scheduled<Void>?>(nil)
+    private let stopped = NIOLockedValueBox(false)
 
     init(itemCount: Int, rate: Double) {
         self.itemCount = itemCount
         self.rate = rate
     }
 
+    /// Ticks at a fixed rate: tick k is due at start + k × interval, however long the previous
+    /// ones took (a late producer runs its ticks back to back instead of lowering the rate).
     func start(on loop: any EventLoop) {
         let interval = TimeAmount.nanoseconds(Int64(1_000_000_000 / rate))
-        let t = loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [self] _ in tick() }
+        schedule(at: .now() + interval, interval: interval, on: loop)
+    }
+
+    private func schedule(at deadline: NIODeadline, interval: TimeAmount, on loop: any EventLoop) {
+        let t = loop.scheduleTask(deadline: deadline) { [self] in
+            tick()
+            if !stopped.withLockedValue({ $0 }) { schedule(at: deadline + interval, interval: interval, on: loop) }
+        }
         task.withLockedValue { $0 = t }
     }
 
-    func stop() { task.withLockedValue { $0?.cancel() } }
+    func stop() {
+        stopped.withLockedValue { $0 = true }
+        task.withLockedValue { $0?.cancel() }
+    }
 
     private func tick() {
         guard let l = listener.withLockedValue({ $0 }) else { return }

@@ -27,6 +27,7 @@ struct LoadTestCommand: AsyncParsableCommand {
     var serve = false
     @Option(help: "Port of a server started with --serve (default: start one in this process).") var connectPort: Int?
     @Option(help: "Port for --serve (0: any).") var port = 0
+    @Option(help: "Server: longest delay added to updates to batch them per write (ms).") var maxUpdateDelayMillis = 0
 
     func run() async throws {
         LoggingSystem.bootstrap { label in
@@ -55,6 +56,7 @@ struct LoadTestCommand: AsyncParsableCommand {
         options.sessions.sessionTimeoutMillis = 600_000
         options.sessions.sessionRecoveryMillis = 600_000
         options.sessions.recoveryWindowMillis = 2_000
+        options.sessions.maxUpdateDelayMillis = maxUpdateDelayMillis
         let server = LightstreamerServer(options: options, adapterSets: [set])
         try await server.start()
         let port = server.port ?? 0

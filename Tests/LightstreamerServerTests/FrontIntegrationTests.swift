@@ -119,8 +119,8 @@ import Testing
         try await Self.withServer { server, group in
             let port = try #require(server.port)
             let ws = try await RawTestConnection.webSocket(port: port, group: group, subprotocol: "chat")
-            // Refused: an error response or a closed connection, never 101.
-            _ = await ws.waitFor("HTTP/1.1 ", seconds: 1)
+            // Refused with an HTTP error, never 101.
+            #expect(await ws.waitFor("HTTP/1.1 400"))
             #expect(!ws.text.contains(" 101 "))
             let ok = try await RawTestConnection.webSocket(port: port, group: group)
             #expect(await ok.waitFor(" 101 "))

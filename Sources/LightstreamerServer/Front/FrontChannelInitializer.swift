@@ -23,16 +23,34 @@ struct FrontChannelInitializer: Sendable {
             if let sslContext {
                 try sync.addHandler(NIOSSLServerHandler(context: sslContext))
             }
-            let upgrader = makeUpgrader()
-            try sync.configureHTTPServerPipeline(
-                withPipeliningAssistance: true,
-                withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in
-                    context.pipeline.removeHandler(name: Self.httpHandlerName, promise: nil)
-                }),
-                withErrorHandling: true)
-            try sync.addHandler(HTTPTLCPHandler(manager: manager, urlPrefix: urlPrefix, logger: logger),
+            // The handlers `configureHTTPServerPipeline` would add, kept at hand: NIO's upgrade
+            // handler only looks at the first request of a connection, so after every response
+            // that leaves a keep-alive connection open a fresh one goes in front of the TLCP
+            // handler (`armUpgrade`), and a later request on the connection may still upgrade.
+            let encoder = HTTPResponseEncoder()
+            let httpHandlers: [any RemovableChannelHandler] = [
+                ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)),
+                HTTPServerPipelineHandler(),
+                NIOHTTPResponseHeadersValidator(),
+                HTTPServerProtocolErrorHandler(),
+            ]
+            try sync.addHandler(encoder)
+            try sync.addHandlers(httpHandlers)
+            let armUpgrade: (ChannelHandlerContext) -> Void = { context in
+                let upgradeHandler = makeUpgradeHandler(encoder: encoder, httpHandlers: httpHandlers)
+                try? context.pipeline.syncOperations.addHandler(upgradeHandler, position: .before(context.handler))
+            }
+            try sync.addHandler(makeUpgradeHandler(encoder: encoder, httpHandlers: httpHandlers))
+            try sync.addHandler(HTTPTLCPHandler(manager: manager, urlPrefix: urlPrefix, logger: logger, armUpgrade: armUpgrade),
                                 name: Self.httpHandlerName)
         }
+    }
+
+    private func makeUpgradeHandler(encoder: HTTPResponseEncoder, httpHandlers: [any RemovableChannelHandler]) -> HTTPServerUpgradeHandler {
+        HTTPServerUpgradeHandler(upgraders: [makeUpgrader()], httpEncoder: encoder, extraHTTPHandlers: httpHandlers,
+                                 upgradeCompletionHandler: { context in
+                                     context.pipeline.removeHandler(name: Self.httpHandlerName, promise: nil)
+                                 })
     }
 
     /// The WebSocket upgrader for `<prefix>/lightstreamer`, negotiating the TLCP subprotocol.

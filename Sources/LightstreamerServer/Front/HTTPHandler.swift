@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOWebSocket
 import TLCP
 
 /// TLCP over HTTP (section 1.2): `<prefix>/lightstreamer/<request>.txt`, POST (or GET), streams
@@ -13,6 +14,9 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     let urlPrefix: String
     let logger: Logger
     let maxBodyBytes: Int
+    /// Puts a fresh WebSocket upgrade handler in front of this one, so that the next request on
+    /// a keep-alive connection may upgrade (called before each keep-alive response ends).
+    let armUpgrade: ((ChannelHandlerContext) -> Void)?
 
     private var head: HTTPRequestHead?
     private var body: ByteBuffer?
@@ -20,11 +24,24 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The response in progress.
     private var response: (id: ConnectionID, writer: HTTPResponseWriter, session: String?)?
 
-    init(manager: SessionManager, urlPrefix: String, logger: Logger, maxBodyBytes: Int = 1 << 20) {
+    init(manager: SessionManager, urlPrefix: String, logger: Logger, maxBodyBytes: Int = 1 << 20,
+         armUpgrade: ((ChannelHandlerContext) -> Void)? = nil) {
         self.manager = manager
         self.urlPrefix = urlPrefix
         self.logger = logger
         self.maxBodyBytes = maxBodyBytes
+        self.armUpgrade = armUpgrade
+    }
+
+    private lazy var drainWatch = DrainWatch(limitMillis: manager.settings.maxUndrainedMillis)
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        drainWatch.writabilityChanged(context: context) { [logger] in
+            logger.info("closing an HTTP connection whose client does not read")
+            loopBound.value.close(promise: nil)
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     /// Whether this connection is counted in `connectionsOpen` (until it closes or upgrades).
@@ -52,6 +69,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        drainWatch.cancel()
         countClosed()
         if let r = response, let session = r.session {
             manager.connectionClosed(r.id, sessionIds: [session])
@@ -61,6 +79,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        drainWatch.cancel()
         // Closed, or upgraded to WebSocket (the WS handler counts it from then on).
         countClosed()
     }
@@ -91,6 +110,11 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is NIOWebSocketUpgradeError {
+            // The upgrader declined (no TLCP subprotocol, wrong path): the request comes on
+            // to `channelRead` and gets an HTTP answer.
+            return
+        }
         logger.debug("HTTP error", metadata: ["error": "\(error)"])
         context.close(promise: nil)
     }
@@ -101,12 +125,21 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let uri = Substring(head.uri)
         let path = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         let query = uri.firstIndex(of: "?").map { uri[uri.index(after: $0)...] } ?? ""
-        // Every response closes its connection: NIO upgrades to WebSocket only on the first
-        // request of a connection, and clients reuse keep-alive connections for the WS.
-        let keepAlive = false
+        // HTTP/1.1 persistent connections (1.0 with `Connection: keep-alive`), unless the client
+        // said `Connection: close`. Requests that arrive while a response is in progress wait
+        // for it (`HTTPServerPipelineHandler`), so answers go out in request order.
+        let keepAlive = head.isKeepAlive
         if path == "/metrics" {
             respondPlain(status: .ok, manager.metrics.prometheusText(nowMillis: monotonicMillis()), keepAlive: keepAlive,
                          contentType: "text/plain; version=0.0.4; charset=utf-8", context: context)
+            return
+        }
+        if path == urlPrefix + "/lightstreamer",
+           head.headers[canonicalForm: "Upgrade"].contains(where: { $0.lowercased() == "websocket" }) {
+            // The upgrader declined: no TLCP version among the offered subprotocols.
+            let offered = FrontChannelInitializer.offeredSubprotocols(head.headers)
+            respondPlain(status: .badRequest, "Unsupported WebSocket subprotocol: \(offered.joined(separator: ", "))\r\n",
+                         keepAlive: false, context: context)
             return
         }
         let base = urlPrefix + "/lightstreamer/"
@@ -174,10 +207,12 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func drainResponse(_ id: ConnectionID, _ ops: [OutboundQueue.Op], context: ChannelHandlerContext) {
         guard var r = response, r.id == id else { return }
-        let (ended, close) = r.writer.apply(ops) { part in
-            context.write(wrapOutboundOut(part), promise: nil)
-        }
+        var parts: [HTTPServerResponsePart] = []
+        let (ended, close) = r.writer.apply(ops) { parts.append($0) }
+        // State first: writing the end may hand us the next pipelined request at once.
         response = ended ? nil : r
+        if ended && !close { armUpgrade?(context) }
+        for part in parts { context.write(wrapOutboundOut(part), promise: nil) }
         context.flush()
         if ended && close {
             context.close(promise: nil)
@@ -261,6 +296,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         head.headers.replaceOrAdd(name: "Content-Type", value: contentType)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        if keepAlive { armUpgrade?(context) }
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [channel = context.channel] _ in
             if !keepAlive { channel.close(promise: nil) }
         }

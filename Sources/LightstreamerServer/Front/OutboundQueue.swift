@@ -28,8 +28,11 @@ final class OutboundQueue: Sendable {
 
     func push(_ op: Op) {
         let schedule = state.withLockedValue { s -> Bool in
-            if case .text(let t) = op, case .text(let previous)? = s.ops.last {
-                s.ops[s.ops.count - 1] = .text(previous + t)
+            if case .text(let t) = op, case .text(var previous)? = s.ops.last {
+                // Drop the array's copy first so that `previous` is unique and grows in place.
+                s.ops.removeLast()
+                previous += t
+                s.ops.append(.text(previous))
             } else {
                 s.ops.append(op)
             }

@@ -47,6 +47,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     /// Requests without `LS_session` that arrived while a create or bind was pending.
     private var waiting: [TLCPRequest] = []
     private var closing = false
+    private lazy var drainWatch = DrainWatch(limitMillis: manager.settings.maxUndrainedMillis)
 
     init(manager: SessionManager, version: TLCPVersion, clientIP: String?, headers: [String: String], logger: Logger) {
         self.manager = manager
@@ -66,7 +67,20 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         manager.metrics.update { $0.connectionsOpen += 1 }
     }
 
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        drainWatch.writabilityChanged(context: context) {
+            let (handler, context) = loopBound.value
+            handler.logger.info("closing a WebSocket whose client does not read",
+                                metadata: ["connection": "\(handler.connectionID)"])
+            handler.closing = true
+            context.close(promise: nil)
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
+        drainWatch.cancel()
         manager.metrics.update { $0.connectionsOpen -= 1 }
         var ids: [String] = []
         if case .bound(let s) = stream { ids.append(s) }

@@ -93,6 +93,9 @@ public final class LightstreamerServer: Service, Sendable {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // Accept many connections per loop iteration (NIO's default is 4): when the loop is
+            // busy writing updates, iterations are long and new clients would wait.
+            .serverChannelOption(.maxMessagesPerRead, value: 256)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in initializer.initialize(channel) }

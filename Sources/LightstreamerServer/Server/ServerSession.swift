@@ -41,6 +41,15 @@ final class ServerSession: Sendable {
 
     private let inner: NIOLockedValueBox<Inner>
 
+    /// Engine events waiting to reach the machine (see `enqueueTableEvent`).
+    private struct Inbox {
+        var events: [(subscriptionId: Int, event: TableEvent)] = []
+        var drainScheduled = false
+    }
+
+    private let inbox = NIOLockedValueBox(Inbox())
+    private let pump: DeliveryPump
+
     init(id: String, user: String?, adapterSet: AdapterSet, eventLoop: any EventLoop, manager: SessionManager,
          machine: SessionStateMachine) {
         self.id = id
@@ -49,6 +58,7 @@ final class ServerSession: Sendable {
         self.eventLoop = eventLoop
         self.manager = manager
         self.inner = NIOLockedValueBox(Inner(machine: machine))
+        self.pump = manager.pump(for: eventLoop)
     }
 
     var resolver: SubscriptionResolver { SubscriptionResolver(adapterSet: adapterSet, user: user, sessionId: id) }
@@ -132,7 +142,67 @@ final class ServerSession: Sendable {
         Task {
             await engine.unsubscribeTable(handle)
             if let info { self.notifyTableClosed(info) }
-            self.run { m, now in m.unsubscribed(id, now: now) }
+            // The engine sends nothing more for this table: what it sent before goes first, so
+            // that no stale event outlives the table (a later add may reuse the id).
+            self.run { m, now in m.tableEvents(self.takeInbox(), now: now) + m.unsubscribed(id, now: now) }
+        }
+    }
+
+    // MARK: - Engine events
+
+    /// An engine event for subscription `id`, from whatever thread the engine delivers on.
+    /// Events queue here and reach the machine in batches on the session's event loop: one
+    /// lock round, one merged write and one hop per batch instead of per event, and the
+    /// engine's thread only pays for the append.
+    ///
+    /// Batches run on the loop through its `DeliveryPump`, a slice of time at a time, so that
+    /// the loop keeps polling its sockets however fast events come. When `inboxLimit` events
+    /// wait here (the loop is far behind), the engine's thread handles them itself: memory
+    /// stays bounded and the producer slows down instead of queues growing.
+    func enqueueTableEvent(_ id: Int, _ event: TableEvent) {
+        enum Next { case none, schedule, handleHere }
+        let next = inbox.withLockedValue { box -> Next in
+            box.events.append((id, event))
+            if box.events.count >= Self.inboxLimit { return .handleHere }
+            if box.drainScheduled { return .none }
+            box.drainScheduled = true
+            return .schedule
+        }
+        switch next {
+        case .none: break
+        case .handleHere: handleInbox()
+        case .schedule: pump.add(self)
+        }
+    }
+
+    static let inboxLimit = 256
+
+    /// Runs the waiting batch (called by the pump, on the session's event loop).
+    func drainInbox() {
+        run { m, now in
+            let events = self.inbox.withLockedValue { box -> [(subscriptionId: Int, event: TableEvent)] in
+                box.drainScheduled = false
+                defer { box.events.removeAll(keepingCapacity: true) }
+                return box.events
+            }
+            return events.isEmpty ? [] : m.tableEvents(events, now: now)
+        }
+    }
+
+    /// Handles what waits now, on the calling thread (the scheduled drain finds less or nothing).
+    private func handleInbox() {
+        run { m, now in
+            let events = self.takeInbox()
+            return events.isEmpty ? [] : m.tableEvents(events, now: now)
+        }
+    }
+
+    /// Events queued so far (called with the session locked, so that they are handled before
+    /// what the caller does next).
+    private func takeInbox() -> [(subscriptionId: Int, event: TableEvent)] {
+        inbox.withLockedValue { box in
+            defer { box.events.removeAll(keepingCapacity: true) }
+            return box.events
         }
     }
 
@@ -241,7 +311,6 @@ final class SessionTableSink: TableSink {
     }
 
     func deliver(_ event: TableEvent) {
-        let id = subscriptionId
-        session.run { m, now in m.tableEvent(id, event, now: now) }
+        session.enqueueTableEvent(subscriptionId, event)
     }
 }

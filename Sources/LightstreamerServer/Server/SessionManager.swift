@@ -10,6 +10,18 @@ public final class SessionManager: Sendable {
     let settings: SessionSettings
     let metrics: ServerMetrics
     let logger: Logger
+    private let pumps = NIOLockedValueBox<[ObjectIdentifier: DeliveryPump]>([:])
+
+    /// The pump that runs engine-event batches of sessions on `loop`.
+    func pump(for loop: any EventLoop) -> DeliveryPump {
+        pumps.withLockedValue { p in
+            let key = ObjectIdentifier(loop)
+            if let existing = p[key] { return existing }
+            let new = DeliveryPump(eventLoop: loop, delayMillis: settings.maxUpdateDelayMillis)
+            p[key] = new
+            return new
+        }
+    }
     private let sessions = NIOLockedValueBox<[String: ServerSession]>([:])
     private let counter = NIOLockedValueBox<UInt64>(0)
 
@@ -44,6 +56,10 @@ public final class SessionManager: Sendable {
     /// written: the caller answers CONERR with the code.
     func createSession(_ request: CreateSessionRequest, version: TLCPVersion, connection: any OutboundConnection,
                        clientIP: String?, headers: [String: String], eventLoop: any EventLoop) async -> Result<String, SessionRefusal> {
+        let started = monotonicMillis()
+        if let limit = settings.maxSessions, sessionCount >= limit {
+            return .failure(SessionRefusal(code: 8, message: "Configured limit of active sessions reached"))
+        }
         let requested = request.adapterSet ?? "DEFAULT"
         let setName = engine.adapterSet(named: requested) != nil ? requested : aliases[requested] ?? requested
         guard let adapterSet = engine.adapterSet(named: setName) else {
@@ -54,6 +70,12 @@ public final class SessionManager: Sendable {
             try await metadata.notifyUser(user: request.user, password: request.password, headers: headers, clientIP: clientIP)
         } catch {
             return .failure(Self.createRefusal(error, version: version))
+        }
+        // `LS_ttl_millis`: the client stops waiting after that long; a create that took longer
+        // (a slow Metadata Adapter) is dropped with CONERR 5, and the client retries at once.
+        if case .millis(let ttl)? = request.ttl, version.supports(.ttl), version.supports(.extendedCreateErrors),
+           monotonicMillis() - started > Int64(ttl) {
+            return .failure(SessionRefusal(code: 5, message: "Create not served within LS_ttl_millis"))
         }
         let id = newSessionId()
         do {

@@ -32,6 +32,15 @@ public struct SessionSettings: Sendable, Hashable {
     public var syncIntervalMillis: Int = 30_000
     /// Delay before a waiting poll answers once data is ready (lets a burst travel together).
     public var pollCoalesceMillis: Int = 10
+    /// How long a connection may stay unable to take more output (its client does not read)
+    /// before it is closed; reading its requests pauses meanwhile (0: never close).
+    public var maxUndrainedMillis: Int = 20_000
+    /// Most live sessions; a create beyond it gets CONERR 8 (nil: no limit).
+    public var maxSessions: Int? = nil
+    /// Longest delay the server may add to data notifications to send more of them in one
+    /// socket write (0: write as soon as the session's event loop gets to them). Updates of
+    /// the same session that arrive within this window go out together.
+    public var maxUpdateDelayMillis: Int = 0
     /// How long a sequence waits for missing message progressives without `LS_max_wait`.
     public var defaultMessageMaxWaitMillis: Int = 10_000
     /// Whether MPN operations are handed over (set when the server has an MPN Module); when

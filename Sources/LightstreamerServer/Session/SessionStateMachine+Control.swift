@@ -221,35 +221,38 @@ extension SessionStateMachine {
 
     /// An event of subscription `id` from the item engine.
     public mutating func tableEvent(_ id: Int, _ event: TableEvent, now: Int64) -> [SessionAction] {
-        guard !isClosed, var t = tables[id] else { return output.take() }
-        if case .subscribing = t.state {
+        guard !isClosed else { return output.take() }
+        let early = withTable(id) { t -> Bool in
+            guard case .subscribing = t.state else { return false }
             t.early.append(event)
-            tables[id] = t
-            return output.take()
+            return true
         }
-        deliver(id, event, now: now)
+        if early == false { deliver(id, event, now: now) }
         return output.take()
     }
 
     mutating func deliver(_ id: Int, _ event: TableEvent, now: Int64) {
-        guard let grant = tables[id]?.grant else { return }
-        switch event {
-        case .update(let item, let values, _):
-            guard item >= 1, item <= grant.itemCount, values.count == grant.fieldCount else { return }
-            let previous = tables[id]?.rows[item - 1]
-            let tokens = UpdateCodec.encode(previous: previous, current: values, diffs: diffs)
-            tables[id]?.rows[item - 1] = values
-            emitData(.update(UpdateNotification(subscriptionId: id, item: item, values: tokens)), now: now)
-        case .endOfSnapshot(let item):
-            guard item >= 1, item <= grant.itemCount else { return }
-            emitData(.endOfSnapshot(subscriptionId: id, item: item), now: now)
-        case .clearSnapshot(let item):
-            guard item >= 1, item <= grant.itemCount else { return }
-            tables[id]?.rows[item - 1] = nil
-            emitData(.clearSnapshot(subscriptionId: id, item: item), now: now)
-        case .overflow(let item, let lost):
-            guard item >= 1, item <= grant.itemCount, lost > 0 else { return }
-            emitData(.overflow(subscriptionId: id, item: item, lostCount: lost), now: now)
+        let diffs = self.diffs
+        let notification: TLCPNotification?? = withTable(id) { t -> TLCPNotification? in
+            guard let grant = t.grant else { return nil }
+            switch event {
+            case .update(let item, let values, _):
+                guard item >= 1, item <= grant.itemCount, values.count == grant.fieldCount else { return nil }
+                let tokens = UpdateCodec.encode(previous: t.rows[item - 1], current: values, diffs: diffs)
+                t.rows[item - 1] = values
+                return .update(UpdateNotification(subscriptionId: id, item: item, values: tokens))
+            case .endOfSnapshot(let item):
+                guard item >= 1, item <= grant.itemCount else { return nil }
+                return .endOfSnapshot(subscriptionId: id, item: item)
+            case .clearSnapshot(let item):
+                guard item >= 1, item <= grant.itemCount else { return nil }
+                t.rows[item - 1] = nil
+                return .clearSnapshot(subscriptionId: id, item: item)
+            case .overflow(let item, let lost):
+                guard item >= 1, item <= grant.itemCount, lost > 0 else { return nil }
+                return .overflow(subscriptionId: id, item: item, lostCount: lost)
+            }
         }
+        if let n = notification ?? nil { emitData(n, now: now) }
     }
 }

@@ -76,8 +76,11 @@ public struct SessionStateMachine: Sendable {
         var actions: [SessionAction] = []
 
         mutating func write(_ text: String, to conn: ConnectionID, updates: Int) {
-            if case .write(let c, let t, let u)? = actions.last, c == conn {
-                actions[actions.count - 1] = .write(c, t + text, updates: u + updates)
+            if case .write(let c, var t, let u)? = actions.last, c == conn {
+                // Drop the array's copy first so that `t` is unique and grows in place.
+                actions.removeLast()
+                t += text
+                actions.append(.write(c, t, updates: u + updates))
             } else {
                 actions.append(.write(conn, text, updates: updates))
             }

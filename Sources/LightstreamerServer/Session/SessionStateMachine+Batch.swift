@@ -1,0 +1,30 @@
+import TLCP
+
+extension SessionStateMachine {
+    /// Several engine events at once, in order: the same actions as calling `tableEvent` for
+    /// each, except that consecutive writes to one connection come out as one `write` (one
+    /// socket write for a burst of updates).
+    public mutating func tableEvents(_ events: [(subscriptionId: Int, event: TableEvent)], now: Int64) -> [SessionAction] {
+        var merged = Output()
+        for (id, event) in events {
+            for action in tableEvent(id, event, now: now) {
+                if case .write(let conn, let text, let updates) = action {
+                    merged.write(text, to: conn, updates: updates)
+                } else {
+                    merged.actions.append(action)
+                }
+            }
+        }
+        return merged.take()
+    }
+}
+
+extension SessionStateMachine {
+    /// In-place access to one table (nil if there is none). Reading through `tables[id]?.x`
+    /// copies the whole table first, which costs a retain and release per field on the
+    /// per-update path, and makes the next write to its `rows` copy them.
+    mutating func withTable<R>(_ id: Int, _ body: (inout SessionTable) -> R) -> R? {
+        guard let i = tables.index(forKey: id) else { return nil }
+        return body(&tables.values[i])
+    }
+}

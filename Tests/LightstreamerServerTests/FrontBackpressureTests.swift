@@ -1,0 +1,88 @@
+@testable import LightstreamerServer
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Testing
+
+/// Write-side backpressure: a WebSocket client that never reads is cut off after
+/// `maxUndrainedMillis`, and its session waits for a recovery bind.
+@Suite(.timeLimit(.minutes(1))) struct FrontBackpressureTests {
+    /// One item, `flood`, updated with 8 KB values every millisecond while subscribed.
+    final class FloodAdapter: DataAdapter {
+        private let listener = NIOLockedValueBox<(any ItemEventListener)?>(nil)
+        private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
+
+        func setListener(_ listener: any ItemEventListener) { self.listener.withLockedValue { $0 = listener } }
+        func subscribe(item: String) async throws {
+            let listener = self.listener.withLockedValue { $0 }
+            let t = Task {
+                var n = 0
+                while !Task.isCancelled {
+                    n += 1
+                    // A different letter each time: no diff can be shorter than the value.
+                    let letter = Character(Unicode.Scalar(UInt8(97 + n % 26)))
+                    let value = String(repeating: letter, count: 8_000)
+                    listener?.update(item: item, fields: ["v": value], isSnapshot: false)
+                    try? await Task.sleep(for: .milliseconds(1))
+                }
+            }
+            task.withLockedValue { $0 = t }
+        }
+        func unsubscribe(item: String) async { task.withLockedValue { $0?.cancel() } }
+        func isSnapshotAvailable(item: String) -> Bool { false }
+    }
+
+    /// Receives nothing: the channel never reads, with a tiny receive buffer.
+    final class Mute: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+    }
+
+    static func frame(_ text: String) -> ByteBuffer {
+        let payload = Array(text.utf8)
+        var bytes: [UInt8] = [0x81, 0x80 | UInt8(payload.count)]
+        let mask: [UInt8] = [1, 2, 3, 4]
+        bytes.append(contentsOf: mask)
+        for (i, b) in payload.enumerated() { bytes.append(b ^ mask[i % 4]) }
+        return ByteBuffer(bytes: bytes)
+    }
+
+    @Test func aClientThatNeverReadsIsDisconnectedAndItsSessionWaits() async throws {
+        var options = ServerOptions(host: "127.0.0.1", port: 0)
+        options.threads = 1
+        options.sessions.maxUndrainedMillis = 300
+        let set = AdapterSet(name: "FLOOD", dataAdapters: ["DEFAULT": FloodAdapter()])
+        let server = LightstreamerServer(options: options, adapterSets: [set])
+        try await server.start()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let port = try #require(server.port)
+        let channel = try await ClientBootstrap(group: group)
+            .channelOption(.socketOption(.so_rcvbuf), value: 4096)
+            .channelOption(.autoRead, value: false)
+            .channelInitializer { ch in ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(Mute()) } }
+            .connect(host: "127.0.0.1", port: port).get()
+        let upgrade = "GET /lightstreamer HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            + "Sec-WebSocket-Protocol: TLCP-2.5.0.lightstreamer.com\r\n\r\n"
+        try await channel.writeAndFlush(ByteBuffer(string: upgrade)).get()
+        try await channel.writeAndFlush(Self.frame("create_session\r\nLS_cid=x&LS_adapter_set=FLOOD&LS_send_sync=false")).get()
+        try await channel.writeAndFlush(Self.frame(
+            "control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=flood&LS_schema=v&LS_ack=false")).get()
+
+        // The session starts, the socket fills up, and the server cuts the connection.
+        let deadline = ContinuousClock.now + .seconds(30)
+        var sawOpen = false
+        while ContinuousClock.now < deadline {
+            let open = server.metrics.snapshot.connectionsOpen
+            if open > 0 { sawOpen = true }
+            if sawOpen && open == 0 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(sawOpen)
+        #expect(server.metrics.snapshot.connectionsOpen == 0)
+        // Dropped, not destroyed: the session waits for a recovery bind.
+        #expect(server.sessionCount == 1)
+        try? await channel.close()
+        await server.shutdown()
+        try? await group.shutdownGracefully()
+    }
+}

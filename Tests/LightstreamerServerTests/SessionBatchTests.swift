@@ -1,0 +1,48 @@
+@testable import LightstreamerServer
+import TLCP
+import Testing
+
+/// `tableEvents`: engine events handed over in batches behave as one by one, in fewer writes.
+@Suite struct SessionBatchTests {
+    @Test func aBatchIsOneWriteWithTheSameLines() {
+        var one = SessionScript()
+        var batch = SessionScript()
+        for s in [0, 1] {
+            var script = s == 0 ? one : batch
+            _ = script.take()
+            script.subscribe(1, items: 2, fields: 2, ack: false)
+            script.subscribe(2, mode: .distinct, items: 1, fields: 1, ack: false)
+            _ = script.take()
+            if s == 0 { one = script } else { batch = script }
+        }
+        let events: [(subscriptionId: Int, event: TableEvent)] = [
+            (1, .update(item: 1, values: ["a", "b"], isSnapshot: true)),
+            (2, .update(item: 1, values: ["x"], isSnapshot: false)),
+            (1, .update(item: 2, values: ["c", nil], isSnapshot: true)),
+            (1, .update(item: 1, values: ["a", "B"], isSnapshot: false)),
+            (2, .overflow(item: 1, lost: 3)),
+            (9, .update(item: 1, values: ["unknown"], isSnapshot: false)),
+            (1, .clearSnapshot(item: 2)),
+        ]
+        for (id, e) in events { one.record(one.machine.tableEvent(id, e, now: one.now)) }
+        let actions = batch.machine.tableEvents(events, now: batch.now)
+        batch.record(actions)
+        let expected = ["U,1,1,a|b", "U,2,1,x", "U,1,2,c|#", "U,1,1,|B", "OV,2,1,3", "CS,1,2"]
+        #expect(one.take() == expected)
+        #expect(batch.take() == expected)
+        let writes = actions.filter { if case .write = $0 { true } else { false } }
+        #expect(writes.count == 1)
+        if case .write(_, _, let updates)? = writes.first { #expect(updates == 4) }
+        #expect(batch.machine.dataNotificationCount == one.machine.dataNotificationCount)
+    }
+
+    @Test func eventsOfASubscriptionStillSubscribingWait() {
+        var s = SessionScript()
+        _ = s.take()
+        s.control(.add(SubscribeParameters(subscriptionId: 1, mode: .merge, group: "g", schema: "s")), ack: false)
+        s.record(s.machine.tableEvents([(1, .update(item: 1, values: ["v", "w"], isSnapshot: true))], now: s.now))
+        #expect(s.take().isEmpty)
+        s.record(s.machine.subscribeSucceeded(1, grant: SubscriptionGrant(itemCount: 1, fieldCount: 2), now: s.now))
+        #expect(s.take() == ["SUBOK,1,1,2", "CONF,1,unlimited,filtered", "U,1,1,v|w"])
+    }
+}
