@@ -29,7 +29,7 @@ import Testing
     func officialPythonClientOnEveryTransport() async throws {
         let python = try #require(Self.python)
         let venvPython = try await withCheckedThrowingContinuation { c in
-            DispatchQueue.global().async { c.resume(with: Result { try Self.prepareVenv(python: python) }) }
+            Thread { c.resume(with: Result { try Self.prepareVenv(python: python) }) }.start()
         }
 
         var options = ServerOptions(host: "127.0.0.1", port: 0)
@@ -106,13 +106,12 @@ import Testing
         var stderr: String
     }
 
-    /// `run` on a Dispatch thread, so that waiting never blocks the cooperative pool (the
-    /// in-process server needs it).
+    /// `run` on a thread of its own, so that waiting never blocks the cooperative pool (the
+    /// in-process server needs it). Not on `DispatchQueue.global()`: on Linux its threads are
+    /// the ones the Swift concurrency pool runs on, so blocking them starves every task.
     static func runOffPool(_ path: String, _ arguments: [String], timeout: Double) async throws -> ProcessResult {
         try await withCheckedThrowingContinuation { c in
-            DispatchQueue.global().async {
-                c.resume(with: Result { try run(path, arguments, timeout: timeout) })
-            }
+            Thread { c.resume(with: Result { try run(path, arguments, timeout: timeout) }) }.start()
         }
     }
 
@@ -133,9 +132,9 @@ import Testing
         nonisolated(unsafe) var outData = Data()
         nonisolated(unsafe) var errData = Data()
         group.enter()
-        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        Thread { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }.start()
         group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        Thread { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }.start()
         p.waitUntilExit()
         group.wait()
         killer.cancel()

@@ -44,7 +44,7 @@ import Testing
             err.fileHandleForReading.readabilityHandler = { stderr.append($0.availableData) }
             // Off the cooperative pool: `run()` blocks until the child has started.
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
-                DispatchQueue.global().async { c.resume(with: Result { try p.run() }) }
+                Thread { c.resume(with: Result { try p.run() }) }.start()
             }
             let deadline = Date().addingTimeInterval(30)
             while true {

@@ -4,9 +4,9 @@ import Testing
 /// The `lightstreamer` executable run as a process, without a server: argument checking (exit
 /// code 4), `capabilities`, and the MPN commands of `lightstreamer session` that must answer
 /// with `error` events instead of dying (cli-session.md).
-/// Serialized, and every process is started on a Dispatch thread: `Process.run()` blocks its
-/// thread until the child has started, and many at once on the two-thread cooperative pool
-/// froze the whole test process (every other suite timed out).
+/// Serialized, and every process is started on a thread of its own: `Process.run()` blocks
+/// its thread until the child has started, and on Linux `DispatchQueue.global()` threads are
+/// the Swift concurrency pool's, which other suites' in-process servers need.
 @Suite(.serialized) struct CLITests {
     struct Result {
         var code: Int32
@@ -61,11 +61,11 @@ import Testing
         }
         let code: Int32 = try await withCheckedThrowingContinuation { c in
             p.terminationHandler = { c.resume(returning: $0.terminationStatus) }
-            DispatchQueue.global().async {
+            Thread {
                 do { try p.run() } catch { c.resume(throwing: error); return }
                 stdin.fileHandleForWriting.write(Data(input.utf8))
                 try? stdin.fileHandleForWriting.close()
-            }
+            }.start()
         }
         let deadline = ContinuousClock.now + .seconds(5)
         while !(out.finished && err.finished), ContinuousClock.now < deadline {

@@ -23,9 +23,15 @@ import Testing
                        "-subj", "/CN=localhost"]
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        try #require(p.terminationStatus == 0)
+        // Waited for on a thread of its own, not on the cooperative pool.
+        let status: Int32 = try await withCheckedThrowingContinuation { c in
+            Thread {
+                do { try p.run() } catch { c.resume(throwing: error); return }
+                p.waitUntilExit()
+                c.resume(returning: p.terminationStatus)
+            }.start()
+        }
+        try #require(status == 0)
 
         var options = ServerOptions(host: "127.0.0.1", port: 0)
         options.threads = 1
