@@ -96,7 +96,7 @@ let package = Package(
         ),
         // MPN test helper: the kill -9 child of the SQLite store test, and the MPN micro-benchmarks.
         .executableTarget(name: "mpn-helper", dependencies: ["MPNModule", "MPNTestSupport"], path: "Tests/MPNHelper"),
-        // Local HTTP/2 TLS provider server and a hand-driven data adapter (tests and benchmarks).
+        // Local HTTP/2 TLS provider server, test certificates and a hand-driven data adapter (tests and benchmarks).
         .target(
             name: "MPNTestSupport",
             dependencies: [
@@ -125,6 +125,7 @@ let package = Package(
             dependencies: [
                 "LightstreamerClient", "LightstreamerServer", "MPNModule",
                 // A test CA and server certificate for the TLS tests.
+                "MPNTestSupport",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

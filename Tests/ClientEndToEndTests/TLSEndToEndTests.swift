@@ -5,6 +5,7 @@ import Security
 #endif
 @testable import LightstreamerClient
 import LightstreamerServer
+import MPNTestSupport
 import Testing
 import X509
 
@@ -21,44 +22,18 @@ import X509
         let keyFile: String
 
         static func make() throws -> TestPKI {
-            let now = Date()
-            func ca(_ name: String) throws -> (Certificate, P256.Signing.PrivateKey, DistinguishedName) {
-                let key = P256.Signing.PrivateKey()
-                let dn = try DistinguishedName { CommonName(name) }
-                let cert = try Certificate(
-                    version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
-                    notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(3600),
-                    issuer: dn, subject: dn, signatureAlgorithm: .ecdsaWithSHA256,
-                    extensions: try Certificate.Extensions {
-                        Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                        Critical(KeyUsage(keyCertSign: true))
-                    },
-                    issuerPrivateKey: .init(key))
-                return (cert, key, dn)
-            }
-            let (caCert, caKey, caName) = try ca("Lightstreamer test CA")
-            let (other, _, _) = try ca("Some other key")
-            let key = P256.Signing.PrivateKey()
-            let leaf = try Certificate(
-                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
-                notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(3600),
-                issuer: caName, subject: try DistinguishedName { CommonName("localhost") }, signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: try Certificate.Extensions {
-                    Critical(BasicConstraints.notCertificateAuthority)
-                    Critical(KeyUsage(digitalSignature: true))
-                    try ExtendedKeyUsage([.serverAuth])
-                    SubjectAlternativeNames([.dnsName("localhost")])
-                },
-                issuerPrivateKey: .init(caKey))
+            let authority = try TestCertificateAuthority(name: "Lightstreamer test CA")
+            let other = try TestCertificateAuthority(name: "Some other key")
+            let leaf = try authority.issueServerCertificate(host: "localhost")
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tls-e2e-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            let leafPEM = try leaf.serializeAsPEM().pemString
-            let caPEM = try caCert.serializeAsPEM().pemString
+            let leafPEM = leaf.pem
+            let caPEM = authority.pem
             let chain = dir.appendingPathComponent("chain.pem").path
             let keyFile = dir.appendingPathComponent("key.pem").path
             try (leafPEM + "\n" + caPEM + "\n").write(toFile: chain, atomically: true, encoding: .utf8)
-            try key.pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
-            return TestPKI(caPEM: caPEM, leafPEM: leafPEM, otherPEM: try other.serializeAsPEM().pemString, directory: dir,
+            try leaf.keyPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
+            return TestPKI(caPEM: caPEM, leafPEM: leafPEM, otherPEM: other.pem, directory: dir,
                            chainFile: chain, keyFile: keyFile)
         }
     }

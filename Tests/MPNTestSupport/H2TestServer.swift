@@ -52,35 +52,11 @@ public final class H2TestServer: Sendable {
     }
 
     public static func start(script: @escaping Script) async throws -> H2TestServer {
-        // A throw-away CA and a leaf for "localhost" signed by it (BoringSSL will not take a
-        // self-signed leaf as its own root).
-        let caKey = P256.Signing.PrivateKey()
-        let caName = try DistinguishedName { CommonName("MPN test CA") }
-        let now = Date()
-        let ca = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(caKey.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(3600),
-            issuer: caName, subject: caName, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                Critical(KeyUsage(keyCertSign: true))
-            },
-            issuerPrivateKey: .init(caKey))
-        let key = P256.Signing.PrivateKey()
-        let leaf = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(3600),
-            issuer: caName, subject: try DistinguishedName { CommonName("localhost") }, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.notCertificateAuthority)
-                Critical(KeyUsage(digitalSignature: true))
-                try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames([.dnsName("localhost")])
-            },
-            issuerPrivateKey: .init(caKey))
-        let sslCert = try NIOSSLCertificate(bytes: Array(try leaf.serializeAsPEM().pemString.utf8), format: .pem)
-        let caCert = try NIOSSLCertificate(bytes: Array(try ca.serializeAsPEM().pemString.utf8), format: .pem)
-        let sslKey = try NIOSSLPrivateKey(bytes: Array(key.derRepresentation), format: .der)
+        let authority = try TestCertificateAuthority(name: "MPN test CA")
+        let leaf = try authority.issueServerCertificate(host: "localhost")
+        let sslCert = try NIOSSLCertificate(bytes: Array(leaf.pem.utf8), format: .pem)
+        let caCert = try NIOSSLCertificate(bytes: Array(authority.pem.utf8), format: .pem)
+        let sslKey = try NIOSSLPrivateKey(bytes: Array(leaf.keyDER), format: .der)
         var tls = TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(sslCert)], privateKey: .privateKey(sslKey))
         tls.applicationProtocols = ["h2"]
         let context = try NIOSSLContext(configuration: tls)
