@@ -5,12 +5,16 @@ import Testing
 
 /// The server over real loopback sockets, spoken to byte by byte.
 @Suite(.timeLimit(.minutes(1))) struct FrontIntegrationTests {
-    static func withServer(_ body: (LightstreamerServer, MultiThreadedEventLoopGroup) async throws -> Void) async throws {
+    /// A server on a free port (one thread; the fast DEMO set, also as DEFAULT, unless `adapterSets`
+    /// are given) and a client event loop group, both shut down after `body`.
+    static func withServer(adapterSets: [AdapterSet]? = nil, configure: (inout ServerOptions) -> Void = { _ in },
+                           _ body: (LightstreamerServer, MultiThreadedEventLoopGroup) async throws -> Void) async throws {
         var options = ServerOptions(host: "127.0.0.1", port: 0)
         options.threads = 1
-        options.adapterSetAliases = ["DEFAULT": "DEMO"]
-        let demo = DemoAdapters.makeDemoAdapterSet(options: .init(stockUpdatesPerSecond: 20, counterUpdatesPerSecond: 50))
-        let server = LightstreamerServer(options: options, adapterSets: [demo])
+        if adapterSets == nil { options.adapterSetAliases = ["DEFAULT": "DEMO"] }
+        configure(&options)
+        let sets = adapterSets ?? [DemoAdapters.makeDemoAdapterSet(options: .init(stockUpdatesPerSecond: 20, counterUpdatesPerSecond: 50))]
+        let server = LightstreamerServer(options: options, adapterSets: sets)
         try await server.start()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {

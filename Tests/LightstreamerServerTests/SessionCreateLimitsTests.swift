@@ -23,23 +23,9 @@ import Testing
 
     static func withServer(delayMillis: Int, maxSessions: Int? = nil,
                            _ body: (LightstreamerServer, MultiThreadedEventLoopGroup) async throws -> Void) async throws {
-        var options = ServerOptions(host: "127.0.0.1", port: 0)
-        options.threads = 1
-        options.sessions.maxSessions = maxSessions
         let set = AdapterSet(name: "DEFAULT", metadata: SlowMetadata(delayMillis: delayMillis),
                              dataAdapters: ["DEFAULT": SimulatedDataAdapter(items: [:])])
-        let server = LightstreamerServer(options: options, adapterSets: [set])
-        try await server.start()
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        do {
-            try await body(server, group)
-        } catch {
-            await server.shutdown()
-            try? await group.shutdownGracefully()
-            throw error
-        }
-        await server.shutdown()
-        try? await group.shutdownGracefully()
+        try await FrontIntegrationTests.withServer(adapterSets: [set], configure: { $0.sessions.maxSessions = maxSessions }, body)
     }
 
     static let create = "/lightstreamer/create_session.txt?LS_protocol=TLCP-2.5.0"
