@@ -76,7 +76,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     private var _secondFields: [String]?
     private var _secondSchema: String?
     private var _secondAdapter: String?
-    private var _delegates: [SubscriptionDelegate] = []
+    private var _delegates = DelegateList<SubscriptionDelegate>()
     // state
     private var active = false
     private var subscribed = false
@@ -139,28 +139,20 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     // MARK: delegates
 
     public func addDelegate(_ delegate: SubscriptionDelegate) {
-        let added: Bool = lock.withLock {
-            guard !_delegates.contains(where: { $0 === delegate }) else { return false }
-            _delegates.append(delegate)
-            return true
-        }
+        let added = lock.withLock { _delegates.add(delegate) }
         guard added else { return }
         let box = UncheckedBox(delegate)
         CallbackQueue.queue.async { box.value.subscriptionDidAddDelegate(self) }
     }
 
     public func removeDelegate(_ delegate: SubscriptionDelegate) {
-        let removed: Bool = lock.withLock {
-            guard let i = _delegates.firstIndex(where: { $0 === delegate }) else { return false }
-            _delegates.remove(at: i)
-            return true
-        }
+        let removed = lock.withLock { _delegates.remove(delegate) }
         guard removed else { return }
         let box = UncheckedBox(delegate)
         CallbackQueue.queue.async { box.value.subscriptionDidRemoveDelegate(self) }
     }
 
-    public var delegates: [SubscriptionDelegate] { lock.withLock { _delegates } }
+    public var delegates: [SubscriptionDelegate] { lock.withLock { _delegates.all } }
 
     // MARK: properties
 

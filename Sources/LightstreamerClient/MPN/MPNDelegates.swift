@@ -28,10 +28,3 @@ public protocol MPNSubscriptionDelegate {
     func mpnSubscription(_ subscription: MPNSubscription, didChangeProperty property: String)
     func mpnSubscription(_ subscription: MPNSubscription, didFailModificationWithErrorCode code: Int, message: String?, property: String)
 }
-
-/// Delegates are not class-bound: identity is object identity for class instances, and no
-/// deduplication is possible for values.
-func sameDelegate(_ a: Any, _ b: Any) -> Bool {
-    guard type(of: a) is AnyClass, type(of: b) is AnyClass else { return false }
-    return (a as AnyObject) === (b as AnyObject)
-}

@@ -17,7 +17,7 @@ public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {
     public let previousDeviceToken: String?
 
     private let lock = Lock()
-    private var _delegates: [MPNDeviceDelegate] = []
+    private var _delegates = DelegateList<MPNDeviceDelegate>()
     private var _status: Status = .UNKNOWN
     private var _statusTimestamp: Int64?
     private var _deviceId: String?
@@ -67,28 +67,20 @@ public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {
     // MARK: delegates
 
     public func addDelegate(_ delegate: MPNDeviceDelegate) {
-        let added: Bool = lock.withLock {
-            guard !_delegates.contains(where: { sameDelegate($0, delegate) }) else { return false }
-            _delegates.append(delegate)
-            return true
-        }
+        let added = lock.withLock { _delegates.add(delegate) }
         guard added else { return }
         let box = UncheckedBox((delegate, self))
         CallbackQueue.queue.async { box.value.0.mpnDeviceDidAddDelegate(box.value.1) }
     }
 
     public func removeDelegate(_ delegate: MPNDeviceDelegate) {
-        let removed: Bool = lock.withLock {
-            guard let i = _delegates.firstIndex(where: { sameDelegate($0, delegate) }) else { return false }
-            _delegates.remove(at: i)
-            return true
-        }
+        let removed = lock.withLock { _delegates.remove(delegate) }
         guard removed else { return }
         let box = UncheckedBox((delegate, self))
         CallbackQueue.queue.async { box.value.0.mpnDeviceDidRemoveDelegate(box.value.1) }
     }
 
-    public var delegates: [MPNDeviceDelegate] { lock.withLock { _delegates } }
+    public var delegates: [MPNDeviceDelegate] { lock.withLock { _delegates.all } }
 
     // MARK: state
 

@@ -78,7 +78,7 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
     private var _status: Status = .UNKNOWN
     private var _statusTimestamp: Int64 = 0
     private var _subscriptionId: String?
-    private var _delegates: [MPNSubscriptionDelegate] = []
+    private var _delegates = DelegateList<MPNSubscriptionDelegate>()
     /// The client this object is active on, and its key there.
     weak var manager: MPNManager?
     var key: Int?
@@ -273,28 +273,20 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
     // MARK: delegates
 
     public func addDelegate(_ delegate: MPNSubscriptionDelegate) {
-        let added: Bool = lock.withLock {
-            guard !_delegates.contains(where: { sameDelegate($0, delegate) }) else { return false }
-            _delegates.append(delegate)
-            return true
-        }
+        let added = lock.withLock { _delegates.add(delegate) }
         guard added else { return }
         let box = UncheckedBox((delegate, self))
         CallbackQueue.queue.async { box.value.0.mpnSubscriptionDidAddDelegate(box.value.1) }
     }
 
     public func removeDelegate(_ delegate: MPNSubscriptionDelegate) {
-        let removed: Bool = lock.withLock {
-            guard let i = _delegates.firstIndex(where: { sameDelegate($0, delegate) }) else { return false }
-            _delegates.remove(at: i)
-            return true
-        }
+        let removed = lock.withLock { _delegates.remove(delegate) }
         guard removed else { return }
         let box = UncheckedBox((delegate, self))
         CallbackQueue.queue.async { box.value.0.mpnSubscriptionDidRemoveDelegate(box.value.1) }
     }
 
-    public var delegates: [MPNSubscriptionDelegate] { lock.withLock { _delegates } }
+    public var delegates: [MPNSubscriptionDelegate] { lock.withLock { _delegates.all } }
 
     public var description: String {
         lock.withLock {

@@ -24,7 +24,7 @@ final class ClientCore: @unchecked Sendable {
     // state read from any thread
     private let stateLock = Lock()
     private var statusValue: ClientStatus = .disconnected
-    private var clientDelegates: [ClientDelegate] = []
+    private var clientDelegates = DelegateList<ClientDelegate>()
     private var activeSubscriptions: [Subscription] = []
     private var nextKey = 1
 
@@ -142,23 +142,11 @@ final class ClientCore: @unchecked Sendable {
 
     // MARK: delegates
 
-    func addDelegate(_ d: ClientDelegate) -> Bool {
-        stateLock.withLock {
-            guard !clientDelegates.contains(where: { $0 === d }) else { return false }
-            clientDelegates.append(d)
-            return true
-        }
-    }
+    func addDelegate(_ d: ClientDelegate) -> Bool { stateLock.withLock { clientDelegates.add(d) } }
 
-    func removeDelegate(_ d: ClientDelegate) -> Bool {
-        stateLock.withLock {
-            guard let i = clientDelegates.firstIndex(where: { $0 === d }) else { return false }
-            clientDelegates.remove(at: i)
-            return true
-        }
-    }
+    func removeDelegate(_ d: ClientDelegate) -> Bool { stateLock.withLock { clientDelegates.remove(d) } }
 
-    var delegates: [ClientDelegate] { stateLock.withLock { clientDelegates } }
+    var delegates: [ClientDelegate] { stateLock.withLock { clientDelegates.all } }
 
     enum ClientEvent {
         case status(LightstreamerClient.Status)
