@@ -104,22 +104,16 @@ struct MPNSubscribeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "subscribe", abstract: "Activate an MPN subscription; print its id.")
     @OptionGroup var device: MPNDeviceArguments
     @Option(help: "MERGE or DISTINCT.") var mode = "MERGE"
-    @Option(help: "Comma-separated item names.") var items: String?
-    @Option(help: "Item group name.") var group: String?
-    @Option(help: "Comma-separated field names.") var fields: String?
-    @Option(help: "Field schema name.") var schema: String?
-    @Option(name: .customLong("data-adapter")) var dataAdapter: String?
+    @OptionGroup var what: ItemArguments
     @Option(name: .customLong("buffer-size"), help: "N or unlimited.") var bufferSize: String?
     @Option(name: .customLong("max-frequency"), help: "Updates per second, or unlimited.") var maxFrequency: String?
     @Option(help: "The notification format (JSON).") var format: String
     @Option(help: "Trigger expression (Java syntax).") var trigger: String?
     @Flag(help: "Coalesce with an equal MPN subscription.") var coalescing = false
 
-    func split(_ s: String) -> [String] { s.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-
     var options: MPNRequestOptions {
-        MPNRequestOptions(mode: mode, items: items.map(split), group: group, fields: fields.map(split), schema: schema,
-                          format: format, trigger: trigger, dataAdapter: dataAdapter, bufferSize: bufferSize,
+        MPNRequestOptions(mode: mode, items: what.itemList, group: what.group, fields: what.fieldList, schema: what.schema,
+                          format: format, trigger: trigger, dataAdapter: what.dataAdapter, bufferSize: bufferSize,
                           maxFrequency: maxFrequency)
     }
 

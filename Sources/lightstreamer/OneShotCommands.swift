@@ -37,11 +37,7 @@ struct SubscribeCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionArguments
     @Option(help: "MERGE, DISTINCT, COMMAND or RAW.") var mode = "MERGE"
-    @Option(help: "Comma-separated item names.") var items: String?
-    @Option(help: "Item group name.") var group: String?
-    @Option(help: "Comma-separated field names.") var fields: String?
-    @Option(help: "Field schema name.") var schema: String?
-    @Option(name: .customLong("data-adapter")) var dataAdapter: String?
+    @OptionGroup var what: ItemArguments
     @Option(help: "yes, no or a length (DISTINCT).") var snapshot: String?
     @Option(name: .customLong("max-frequency"), help: "updates/s, unlimited or unfiltered.") var maxFrequency: String?
     @Option(name: .customLong("buffer-size"), help: "A size or unlimited.") var bufferSize: String?
@@ -54,13 +50,12 @@ struct SubscribeCommand: ParsableCommand {
     @Flag(help: "Print JSON events instead of a table.") var json = false
 
     var request: SubscriptionRequest {
-        SubscriptionRequest(mode: mode, items: items.map(split), group: group, fields: fields.map(split), schema: schema,
-                            dataAdapter: dataAdapter, snapshot: snapshot, maxFrequency: maxFrequency, bufferSize: bufferSize,
-                            selector: selector, secondLevelFields: secondLevelFields.map(split),
+        SubscriptionRequest(mode: mode, items: what.itemList, group: what.group, fields: what.fieldList, schema: what.schema,
+                            dataAdapter: what.dataAdapter, snapshot: snapshot, maxFrequency: maxFrequency, bufferSize: bufferSize,
+                            selector: selector, secondLevelFields: secondLevelFields.map(ItemArguments.splitList),
                             secondLevelSchema: secondLevelSchema, secondLevelAdapter: secondLevelAdapter)
     }
 
-    func split(_ s: String) -> [String] { s.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
 
     func validate() throws {
         do { _ = try request.make() } catch { throw ValidationError(error.message) }
