@@ -36,6 +36,11 @@ struct MPNClusterTests {
         await moduleA.settle()
         #expect(a.provider.alerts() == ["X at 150"])
 
+        // Re-armed through A, A runs it again (its item is subscribed).
+        let rearmA = MPNReconfParameters(deviceId: device, mpnSubscriptionId: id, trigger: "Double.parseDouble(${last_price}) > 200")
+        #expect(try await moduleA.reconfigure(rearmA, context: a.context) == id)
+        #expect(a.quotes.subscribed.withLockedValue { $0 } == ["item1"])
+
         // The app now registers through B: B takes the device over, A lets go at its next check.
         _ = try await moduleB.register(Self.register, context: b.context)
         await moduleA.checkModules()
