@@ -130,7 +130,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "LightstreamerServerTests", dependencies: ["LightstreamerServer", "TLCP"]),
+        .testTarget(name: "LightstreamerServerTests", dependencies: ["LightstreamerServer", "TLCP", "MPNTestSupport"]),
         .testTarget(name: "InteropTests", dependencies: ["LightstreamerServer"]),
         // Loopback load test of the server (BENCHMARKS.md, section "Server").
         .executableTarget(

@@ -44,8 +44,10 @@ if [ -z "${LS_TEST_POSTGRES_URL:-}" ]; then
     trap 'scripts/postgres-test-cluster.sh stop "$pgdir"' EXIT
     log "PostgreSQL test cluster at $pgurl"
   else
-    log "PostgreSQL test cluster did not start: the PostgreSQL MPN store tests will be skipped"
     rm -rf "$pgdir"
+    # In CI a skipped store would hide a missing step: fail instead.
+    if [ -n "${CI:-}" ]; then log "PostgreSQL test cluster did not start"; exit 1; fi
+    log "PostgreSQL test cluster did not start: the PostgreSQL MPN store tests will be skipped"
   fi
 fi
 

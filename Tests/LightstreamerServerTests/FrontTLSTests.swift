@@ -1,37 +1,25 @@
 import Foundation
 @testable import LightstreamerServer
+import MPNTestSupport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
 import Testing
 
-/// TLS via swift-nio-ssl when the options name a certificate and key (made here with openssl).
+/// TLS via swift-nio-ssl when the options name a certificate and key (a throw-away CA's
+/// `localhost` certificate, made in process).
 @Suite(.timeLimit(.minutes(1))) struct FrontTLSTests {
-    static let openssl = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) }
-
-    @Test(.enabled(if: openssl != nil, "openssl is not installed: cannot make a test certificate"))
+    @Test
     func tlsServesTLCPOverHTTPS() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ls-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let cert = dir.appendingPathComponent("cert.pem").path
         let key = dir.appendingPathComponent("key.pem").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try #require(Self.openssl))
-        p.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
-                       "-subj", "/CN=localhost"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        // Waited for on a thread of its own, not on the cooperative pool.
-        let status: Int32 = try await withCheckedThrowingContinuation { c in
-            Thread {
-                do { try p.run() } catch { c.resume(throwing: error); return }
-                p.waitUntilExit()
-                c.resume(returning: p.terminationStatus)
-            }.start()
-        }
-        try #require(status == 0)
+        let leaf = try TestCertificateAuthority(name: "Front TLS test CA").issueServerCertificate(host: "localhost")
+        try leaf.pem.write(toFile: cert, atomically: true, encoding: .utf8)
+        try leaf.keyPEM.write(toFile: key, atomically: true, encoding: .utf8)
 
         var options = ServerOptions(host: "127.0.0.1", port: 0)
         options.threads = 1
