@@ -18,6 +18,12 @@ public struct AdapterSet: Sendable {
         self.dataAdapters = dataAdapters
     }
 
+    /// The Metadata Adapter that rules subscriptions to `dataAdapter`: the set's own, or for a
+    /// server-owned data adapter the literal rules (space-separated names, nothing refused).
+    public func metadata(forDataAdapter dataAdapter: String) -> any MetadataAdapter {
+        serverOwnedDataAdapters.contains(dataAdapter) ? LiteralBasedMetadataAdapter() : metadata
+    }
+
     /// The data adapter for an `LS_data_adapter` value (nil → `DEFAULT`).
     public func dataAdapter(named name: String?) -> (any DataAdapter)? {
         dataAdapters[name ?? Self.defaultDataAdapterName]

@@ -34,8 +34,7 @@ struct TablePlan: Sendable {
         guard let adapter = set.dataAdapter(named: spec.dataAdapter) else { throw .badDataAdapter(spec.dataAdapter) }
         guard !spec.items.isEmpty else { throw ItemEngineError(code: 21, message: "Empty item group") }
         guard !spec.fields.isEmpty else { throw ItemEngineError(code: 23, message: "Empty field schema") }
-        let metadata: any MetadataAdapter = set.serverOwnedDataAdapters.contains(spec.dataAdapter)
-            ? LiteralBasedMetadataAdapter() : set.metadata
+        let metadata = set.metadata(forDataAdapter: spec.dataAdapter)
         let mode = spec.mode
         for item in spec.items {
             guard metadata.modeMayBeAllowed(item: item, mode: mode),

@@ -287,11 +287,10 @@ final class ServerSession: Sendable {
         }
     }
 
-    /// Tells the Metadata Adapter a table closed (not for tables of server-owned data adapters,
-    /// which it never saw opening).
+    /// Tells the Metadata Adapter that ruled the table that it closed (the application's one
+    /// never sees tables of server-owned data adapters).
     private func notifyTableClosed(_ info: TableInfo) {
-        guard !adapterSet.serverOwnedDataAdapters.contains(info.dataAdapter) else { return }
-        adapterSet.metadata.notifyTableClosed(sessionId: id, table: info)
+        adapterSet.metadata(forDataAdapter: info.dataAdapter).notifyTableClosed(sessionId: id, table: info)
     }
 
     // MARK: - Views for the manager and tests

@@ -18,8 +18,7 @@ struct SubscriptionResolver {
         guard adapterSet.dataAdapter(named: dataAdapter) != nil else {
             throw SessionRefusal(code: 17, message: "Data Adapter \(dataAdapter) not found")
         }
-        let serverOwned = adapterSet.serverOwnedDataAdapters.contains(dataAdapter)
-        let metadata: any MetadataAdapter = serverOwned ? LiteralBasedMetadataAdapter() : adapterSet.metadata
+        let metadata = adapterSet.metadata(forDataAdapter: dataAdapter)
         let items: [String]
         do {
             items = try metadata.items(user: user, sessionId: sessionId, group: p.group, dataAdapter: dataAdapter)
