@@ -12,8 +12,7 @@ struct MPNModuleTests {
     func triggerEndToEnd() async throws {
         let h = EngineHarness()
         defer { h.cleanUp() }
-        let (mpn, store) = try h.makeModule()
-        try await mpn.start()
+        let (mpn, store) = try await h.startModule()
         let reg = try await mpn.register(register, context: h.context)
         #expect(reg.adapterName == "MPN_INTERNAL_DATA_ADAPTER")
         #expect(try await mpn.register(register, context: h.context).deviceId == reg.deviceId)
@@ -66,8 +65,7 @@ struct MPNModuleTests {
     func pacing() async throws {
         let h = EngineHarness()
         defer { h.cleanUp() }
-        let (mpn, store) = try h.makeModule()
-        try await mpn.start()
+        let (mpn, store) = try await h.startModule()
         let dev = try await mpn.register(register, context: h.context).deviceId
         _ = try await mpn.activate(activation(device: dev, format: #"{"aps":{"alert":"$[2]"}}"#), context: h.context)
         for price in ["1", "2", "3", "4"] {
@@ -95,8 +93,7 @@ struct MPNModuleTests {
     func suspension() async throws {
         let h = EngineHarness()
         defer { h.cleanUp() }
-        let (mpn, store) = try h.makeModule()
-        try await mpn.start()
+        let (mpn, store) = try await h.startModule()
         let dev = try await mpn.register(register, context: h.context).deviceId
         let devItem = try await h.subscribeInternal("DEV-" + dev, mode: .merge, fields: ["status", "status_timestamp"])
         _ = try await mpn.activate(activation(device: dev, format: #"{"aps":{"alert":"$[2]"}}"#), context: h.context)
@@ -124,8 +121,7 @@ struct MPNModuleTests {
     func retries() async throws {
         let h = EngineHarness()
         defer { h.cleanUp() }
-        let (mpn, store) = try h.makeModule()
-        try await mpn.start()
+        let (mpn, store) = try await h.startModule()
         let dev = try await mpn.register(register, context: h.context).deviceId
         _ = try await mpn.activate(activation(device: dev, format: #"{"aps":{"alert":"$[2]"}}"#), context: h.context)
         h.provider.script.withLockedValue { $0["tok1"] = [.retry(after: nil, reason: "503"), .retry(after: .seconds(5), reason: "429")] }
@@ -155,8 +151,7 @@ struct MPNModuleTests {
             c.adapterSets = ["DEMO"]
         }
         defer { h.cleanUp() }
-        let (mpn, store) = try h.makeModule()
-        try await mpn.start()
+        let (mpn, store) = try await h.startModule()
         // Only the explicit providers are known in this harness; 43 comes from the configuration.
         let registry = MPNProviderRegistry(configuration: h.configuration)
         #expect(registry.knows(.apple, "com.example.app") && !registry.knows(.apple, "other.app") && !registry.knows(.google, "x"))
@@ -213,8 +208,7 @@ struct MPNModuleTests {
     func collection() async throws {
         let h = EngineHarness()
         defer { h.cleanUp() }
-        let (mpn, store) = try h.makeModule()
-        try await mpn.start()
+        let (mpn, store) = try await h.startModule()
         let dev = try await mpn.register(register, context: h.context).deviceId
         h.wall.advance(millis: 10079 * 60_000)
         #expect(await mpn.collectInactiveDevices() == [])
@@ -298,8 +292,7 @@ struct MPNSessionRequestTests {
     func outcomes() async throws {
         let h = EngineHarness()
         defer { h.cleanUp() }
-        let (mpn, _) = try h.makeModule()
-        try await mpn.start()
+        let (mpn, _) = try await h.startModule()
         let ctx = MPNSessionContext(adapterSet: "DEMO", user: nil, sessionId: "S1")
         let reg = await mpn.handle(.mpnRegister(MPNRegisterParameters(platform: .apple, applicationId: "app", deviceToken: "t")),
                                    context: ctx)

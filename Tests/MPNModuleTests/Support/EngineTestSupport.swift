@@ -69,6 +69,13 @@ final class EngineHarness: Sendable {
                           internalAdapter: internalAdapter, clock: clock, wallClock: wall), s)
     }
 
+    /// `makeModule()`, started.
+    func startModule() async throws -> (MPNModule, any MPNStore) {
+        let (module, store) = try makeModule()
+        try await module.start()
+        return (module, store)
+    }
+
     func subscribeInternal(_ item: String, mode: SubscriptionMode, fields: [String]) async throws -> CollectingSink {
         let sink = CollectingSink()
         var spec = TableSpec(adapterSet: "DEMO", dataAdapter: MPNInternalDataAdapter.defaultName, mode: mode, items: [item],
