@@ -62,6 +62,15 @@ public struct RequestParameters: Sendable, Hashable, CustomStringConvertible {
         try line.withUTF8Bytes { parse(bytes: $0, plusAsSpace: plusAsSpace) }.get()
     }
 
+    /// Most parameters one request may carry (its query and body line together): the longest
+    /// legitimate request, a create with its combo controls, has a few dozen. Past it the request
+    /// is malformed (67).
+    public static let maxCount = 256
+
+    static var tooMany: TLCPRequestError {
+        TLCPRequestError(code: 67, message: "Too many parameters in one request (at most \(maxCount))")
+    }
+
     // Bytes, not Characters: a separator followed by a combining mark would otherwise hide
     // inside one Character.
     static func parse(bytes: Bytes, plusAsSpace: Bool) -> Result<RequestParameters, TLCPRequestError> {
@@ -73,6 +82,7 @@ public struct RequestParameters: Sendable, Hashable, CustomStringConvertible {
             let end = bytes.firstIndex(of: UInt8(ascii: "&"), from: start, to: n) ?? n
             defer { start = end + 1 }
             if end == start { continue }
+            guard result.pairs.count < maxCount else { return .failure(tooMany) }
             let piece = bytes.slice(start, end)
             guard let eq = piece.firstIndex(of: UInt8(ascii: "="), from: 0, to: piece.count) else {
                 return .failure(TLCPRequestError(code: 67, message: "Malformed parameter '\(String(validUTF8: piece).prefix(40))'"))

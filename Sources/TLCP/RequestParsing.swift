@@ -137,8 +137,12 @@ public enum TLCPRequestParser {
     static func merged(_ defaults: RequestParameters, _ line: Substring) throws(TLCPRequestError) -> RequestParameters {
         let own = try RequestParameters.parse(line: line)
         if defaults.isEmpty { return own }
-        var params = defaults
-        for (k, v) in own.pairs { params.set(k, v) }
+        if own.isEmpty { return defaults }
+        // Linear: a default survives unless the line names it (lookups take the last value).
+        let named = Set(own.pairs.map(\.name))
+        var params = RequestParameters(defaults.pairs.filter { !named.contains($0.name) }.map { ($0.name, $0.value) })
+        for p in own.pairs { params.append(p.name, p.value) }
+        guard params.pairs.count <= RequestParameters.maxCount else { throw RequestParameters.tooMany }
         return params
     }
 

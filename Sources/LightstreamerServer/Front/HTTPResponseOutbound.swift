@@ -21,6 +21,7 @@ final class HTTPResponseOutbound: OutboundConnection {
 
     func send(_ text: String) { queue.push(.text(text)) }
     func endStream(closeSocket: Bool) { queue.push(.end(closeSocket: closeSocket)) }
+    func send(_ text: String, thenEndStream closeSocket: Bool) { queue.push(.text(text), .end(closeSocket: closeSocket)) }
     func reply(index: Int, line: String?) { queue.push(.reply(index: index, line: line)) }
 }
 

@@ -26,15 +26,23 @@ final class OutboundQueue: Sendable {
         self.drain = drain
     }
 
-    func push(_ op: Op) {
+    func push(_ op: Op) { push([op]) }
+
+    /// Queues `ops` together: the event loop sees all of them in one drain or none (a stream's
+    /// last line and its end must reach the handler at once, section 1.3 on `LOOP` over WS).
+    func push(_ ops: Op...) { push(ops) }
+
+    private func push(_ ops: [Op]) {
         let schedule = state.withLockedValue { s -> Bool in
-            if case .text(let t) = op, case .text(var previous)? = s.ops.last {
-                // Drop the array's copy first so that `previous` is unique and grows in place.
-                s.ops.removeLast()
-                previous += t
-                s.ops.append(.text(previous))
-            } else {
-                s.ops.append(op)
+            for op in ops {
+                if case .text(let t) = op, case .text(var previous)? = s.ops.last {
+                    // Drop the array's copy first so that `previous` is unique and grows in place.
+                    s.ops.removeLast()
+                    previous += t
+                    s.ops.append(.text(previous))
+                } else {
+                    s.ops.append(op)
+                }
             }
             if s.scheduled { return false }
             s.scheduled = true

@@ -16,6 +16,7 @@ final class WebSocketOutbound: OutboundConnection {
 
     func send(_ text: String) { queue.push(.text(text)) }
     func endStream(closeSocket: Bool) { queue.push(.end(closeSocket: closeSocket)) }
+    func send(_ text: String, thenEndStream closeSocket: Bool) { queue.push(.text(text), .end(closeSocket: closeSocket)) }
     func reply(index: Int, line: String?) {
         if let line { queue.push(.text(line + "\r\n")) }
     }

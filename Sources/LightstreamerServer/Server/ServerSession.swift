@@ -14,6 +14,16 @@ public protocol OutboundConnection: AnyObject, Sendable {
     func endStream(closeSocket: Bool)
     /// The reply to line `index` of an HTTP batch (nil: no line for it).
     func reply(index: Int, line: String?)
+    /// `send(text)` then `endStream(closeSocket:)`, handed to the connection at once: whoever
+    /// reads the last line (a `LOOP`) may act on it at once, so the stream must be over by then.
+    func send(_ text: String, thenEndStream closeSocket: Bool)
+}
+
+extension OutboundConnection {
+    public func send(_ text: String, thenEndStream closeSocket: Bool) {
+        send(text)
+        endStream(closeSocket: closeSocket)
+    }
 }
 
 /// Milliseconds on the monotonic clock NIO schedules with.
@@ -73,12 +83,24 @@ final class ServerSession: Sendable {
                 if expectingReply { s.pendingReplies[connection.connectionID, default: 0] += 1 }
             }
             let actions = event(&s.machine, monotonicMillis())
-            for action in actions {
+            var skipNext = false
+            for (i, action) in actions.enumerated() {
+                if skipNext {
+                    skipNext = false
+                    continue
+                }
                 switch action {
                 case .write(let conn, let text, let updates):
                     guard let c = s.connections[conn] else { continue }
-                    c.send(text)
                     manager.metrics.sent(bytes: text.utf8.count, updates: updates)
+                    if i + 1 < actions.count, case .endStream(conn, let closeSocket) = actions[i + 1] {
+                        // The last lines of a stream (LOOP, END) and its end travel together.
+                        skipNext = true
+                        c.send(text, thenEndStream: closeSocket)
+                        if c.transport == .http { s.connections[conn] = nil }
+                    } else {
+                        c.send(text)
+                    }
                 case .endStream(let conn, let closeSocket):
                     guard let c = s.connections[conn] else { continue }
                     c.endStream(closeSocket: closeSocket)
@@ -97,7 +119,7 @@ final class ServerSession: Sendable {
                     s.timers[timer]?.task.cancel()
                     s.timerGeneration += 1
                     let generation = s.timerGeneration
-                    let deadline = NIODeadline.uptimeNanoseconds(UInt64(max(at, 0)) * 1_000_000)
+                    let deadline = NIODeadline.uptimeNanoseconds(Saturating.uptimeNanoseconds(millis: at))
                     let task = eventLoop.scheduleTask(deadline: deadline) { [self] in
                         self.timerFired(timer, generation: generation)
                     }

@@ -34,6 +34,6 @@ struct BandwidthLimiter: Sendable, Hashable {
             return nil
         }
         let wait = (needed - tokens) / rate * 1000
-        return now + max(Int64(wait.rounded(.up)), 1)
+        return Saturating.add(now, Saturating.int64(wait.rounded(.up), in: 1...86_400_000))
     }
 }

@@ -43,6 +43,13 @@ public struct SessionSettings: Sendable, Hashable {
     public var maxUpdateDelayMillis: Int = 0
     /// How long a sequence waits for missing message progressives without `LS_max_wait`.
     public var defaultMessageMaxWaitMillis: Int = 10_000
+    /// Longest reverse-heartbeat interval honoured: a larger `LS_inactivity_millis` counts as this.
+    public var maxInactivityMillis: Int = 3_600_000
+    /// Longest `LS_content_length` honoured: a larger one counts as this.
+    public var maxContentLength: Int = 1 << 40
+    /// Longest `LS_max_wait` honoured: a larger one counts as this.
+    public var maxMessageWaitMillis: Int = 60_000
+
     /// Whether MPN operations are handed over (set when the server has an MPN Module); when
     /// false they are refused with 40.
     public var mpnEnabled: Bool = false

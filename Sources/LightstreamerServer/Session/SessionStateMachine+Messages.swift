@@ -20,7 +20,7 @@ extension SessionStateMachine {
         // The parser guarantees a progressive with a sequence.
         let prog = request.progressive ?? 1
         var seq = sequences[name] ?? MessageSequenceState()
-        if let wait = request.maxWait { seq.maxWaitMillis = wait }
+        if let wait = request.maxWait { seq.maxWaitMillis = min(max(wait, 0), settings.maxMessageWaitMillis) }
         if prog < seq.next {
             sequences[name] = seq
             replyOK(origin, request.requestId, ack: ack, now: now)
@@ -64,7 +64,7 @@ extension SessionStateMachine {
         if !seq.queued.isEmpty, !seq.waitArmed {
             seq.waitArmed = true
             let wait = seq.maxWaitMillis ?? settings.defaultMessageMaxWaitMillis
-            output.actions.append(.armTimer(.messageWait(sequence: name), atMillis: now + Int64(wait)))
+            output.actions.append(.armTimer(.messageWait(sequence: name), atMillis: Saturating.deadline(now, plus: wait)))
         }
         sequences[name] = seq
     }

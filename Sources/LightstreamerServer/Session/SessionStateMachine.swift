@@ -212,7 +212,7 @@ public struct SessionStateMachine: Sendable {
         let idle = min(stream.idleMillis ?? 0, settings.maxIdleMillis)
         var contentLength: Int?
         if let requested = stream.contentLength, requested >= settings.minContentLength {
-            contentLength = requested
+            contentLength = min(requested, settings.maxContentLength)
         } else if transport == .http && !polling {
             contentLength = settings.defaultContentLength
         }
@@ -221,7 +221,7 @@ public struct SessionStateMachine: Sendable {
                           keepaliveMillis: keepalive, idleMillis: idle,
                           pollingMillis: min(stream.pollingMillis ?? 0, settings.maxPollingMillis),
                           sendSync: !polling && stream.sendSync != false,
-                          inactivityMillis: polling ? nil : stream.inactivityMillis.flatMap { $0 > 0 ? $0 : nil },
+                          inactivityMillis: polling ? nil : stream.inactivityMillis.flatMap { $0 > 0 ? min($0, settings.maxInactivityMillis) : nil },
                           boundAt: now, lastWriteAt: now)
         if sendConok {
             writeStream(.conok(sessionId: sessionId, requestLimit: settings.requestLimit,
@@ -245,15 +245,15 @@ public struct SessionStateMachine: Sendable {
                 endPoll(now: now)
             } else {
                 binding?.pollWaiting = true
-                output.actions.append(.armTimer(.pollIdle, atMillis: now + Int64(b.idleMillis)))
+                output.actions.append(.armTimer(.pollIdle, atMillis: Saturating.deadline(now, plus: b.idleMillis)))
             }
         } else {
-            output.actions.append(.armTimer(.keepalive, atMillis: now + Int64(b.keepaliveMillis)))
+            output.actions.append(.armTimer(.keepalive, atMillis: Saturating.deadline(now, plus: b.keepaliveMillis)))
             if b.sendSync {
-                output.actions.append(.armTimer(.sync, atMillis: now + Int64(settings.syncIntervalMillis)))
+                output.actions.append(.armTimer(.sync, atMillis: Saturating.deadline(now, plus: settings.syncIntervalMillis)))
             }
             if let inactivity = b.inactivityMillis {
-                output.actions.append(.armTimer(.inactivity, atMillis: now + Int64(inactivityLimit(inactivity))))
+                output.actions.append(.armTimer(.inactivity, atMillis: Saturating.deadline(now, plus: inactivityLimit(inactivity))))
             }
         }
         wroteDataSinceBind = false
@@ -263,7 +263,7 @@ public struct SessionStateMachine: Sendable {
     /// The connection of the latest stream or poll.
     var lastStreamConnection: ConnectionID?
 
-    func inactivityLimit(_ millis: Int) -> Int { millis + max(millis, 2_000) }
+    func inactivityLimit(_ millis: Int) -> Int { Saturating.add(millis, max(millis, 2_000)) }
 
     /// The stream ends. `clean`: after LOOP (the client got everything and will rebind);
     /// otherwise the connection dropped and the client may come back with recovery.
@@ -275,7 +275,7 @@ public struct SessionStateMachine: Sendable {
         }
         guard armTimeout else { return }
         let wait = clean ? settings.sessionTimeoutMillis + polling : max(settings.sessionRecoveryMillis, settings.sessionTimeoutMillis)
-        output.actions.append(.armTimer(.unboundTimeout, atMillis: now + Int64(wait)))
+        output.actions.append(.armTimer(.unboundTimeout, atMillis: Saturating.deadline(now, plus: wait)))
     }
 
     /// Ends a poll (or a stream whose content length ran out) with LOOP.
@@ -332,7 +332,7 @@ public struct SessionStateMachine: Sendable {
                 flushData(now: now)
                 endPoll(now: now)
             } else if log.lastProgressive == delivered + 1 {
-                output.actions.append(.armTimer(.pollFlush, atMillis: now + Int64(settings.pollCoalesceMillis)))
+                output.actions.append(.armTimer(.pollFlush, atMillis: Saturating.deadline(now, plus: settings.pollCoalesceMillis)))
             }
             return
         }
@@ -373,13 +373,13 @@ public struct SessionStateMachine: Sendable {
                     writeStream(.probe, now: now)
                 }
                 if let b = binding {
-                    output.actions.append(.armTimer(.keepalive, atMillis: b.lastWriteAt + Int64(b.keepaliveMillis)))
+                    output.actions.append(.armTimer(.keepalive, atMillis: Saturating.deadline(b.lastWriteAt, plus: b.keepaliveMillis)))
                 }
             }
         case .sync:
             if let b = binding, b.sendSync {
                 writeStream(.sync(seconds: Int((now - b.boundAt) / 1000)), now: now)
-                output.actions.append(.armTimer(.sync, atMillis: now + Int64(settings.syncIntervalMillis)))
+                output.actions.append(.armTimer(.sync, atMillis: Saturating.deadline(now, plus: settings.syncIntervalMillis)))
             }
         case .pollIdle, .pollFlush:
             if let b = binding, b.polling {
@@ -399,7 +399,7 @@ public struct SessionStateMachine: Sendable {
                     output.actions.append(.endStream(b.connection, closeSocket: true))
                     unbind(clean: false, now: now)
                 } else {
-                    output.actions.append(.armTimer(.inactivity, atMillis: lastClientActivity + limit))
+                    output.actions.append(.armTimer(.inactivity, atMillis: Saturating.add(lastClientActivity, limit)))
                 }
             }
         case .messageWait(let sequence):
@@ -419,7 +419,7 @@ public struct SessionStateMachine: Sendable {
             // The socket of the last poll dropped between polls: the client may come back with
             // recovery, so the session waits as long as after an unexpected drop.
             let wait = max(settings.sessionRecoveryMillis, settings.sessionTimeoutMillis)
-            output.actions.append(.armTimer(.unboundTimeout, atMillis: now + Int64(wait)))
+            output.actions.append(.armTimer(.unboundTimeout, atMillis: Saturating.deadline(now, plus: wait)))
         }
         return output.take()
     }
