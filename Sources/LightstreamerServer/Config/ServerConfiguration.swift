@@ -97,12 +97,16 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var adapterSets: [AdapterSetConfiguration]
     /// The MPN Module's section, kept as raw JSON for that module to decode.
     public var mpn: ConfigJSON?
+    /// Bounds on what clients may make sessions hold.
+    public var limits: LimitsConfiguration
 
-    static let keys = ["servername", "host", "port", "urlPrefix", "tls", "timeouts", "demo", "adapterSets", "mpn"]
+    static let keys = ["servername", "host", "port", "urlPrefix", "tls", "timeouts", "demo", "adapterSets", "mpn", "limits"]
 
     public init(servername: String = defaultServerName, host: String? = nil, port: Int? = nil, urlPrefix: String? = nil,
                 tls: TLS? = nil, timeouts: Timeouts = Timeouts(), demo: Bool = true,
-                adapterSets: [AdapterSetConfiguration] = [], mpn: ConfigJSON? = nil) {
+                adapterSets: [AdapterSetConfiguration] = [], mpn: ConfigJSON? = nil,
+                limits: LimitsConfiguration = LimitsConfiguration()) {
+        self.limits = limits
         self.servername = servername
         self.host = host
         self.port = port
@@ -133,6 +137,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         demo = try c.decodeIfPresent(Bool.self, forKey: key("demo")) ?? false
         adapterSets = try c.decodeIfPresent([AdapterSetConfiguration].self, forKey: key("adapterSets")) ?? []
         mpn = try c.decodeIfPresent(ConfigJSON.self, forKey: key("mpn"))
+        limits = try c.decodeIfPresent(LimitsConfiguration.self, forKey: key("limits")) ?? LimitsConfiguration()
 
         var seen = Set<String>()
         for (i, set) in adapterSets.enumerated() {

@@ -207,6 +207,15 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func drainResponse(_ id: ConnectionID, _ ops: [OutboundQueue.Op], context: ChannelHandlerContext) {
         guard var r = response, r.id == id else { return }
+        let limit = manager.settings.maxBacklogBytes
+        if BacklogGuard.wouldExceed(context.channel, incoming: BacklogGuard.bytes(of: ops), limit: limit) {
+            logger.info("closing an HTTP connection whose client does not read: unsent data passed maxBacklogBytes",
+                        metadata: ["maxBacklogBytes": "\(limit)"])
+            manager.metrics.update { $0.slowClientsClosed += 1 }
+            response = nil
+            context.close(promise: nil)
+            return
+        }
         var parts: [HTTPServerResponsePart] = []
         let (ended, close) = r.writer.apply(ops) { parts.append($0) }
         // State first: writing the end may hand us the next pipelined request at once.

@@ -93,6 +93,15 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
 
     private func drain(_ ops: [OutboundQueue.Op], context: ChannelHandlerContext) {
         guard context.channel.isActive, !closing else { return }
+        let limit = manager.settings.maxBacklogBytes
+        if BacklogGuard.wouldExceed(context.channel, incoming: BacklogGuard.bytes(of: ops), limit: limit) {
+            logger.info("closing a WebSocket whose client does not read: unsent data passed maxBacklogBytes",
+                        metadata: ["connection": "\(connectionID)", "maxBacklogBytes": "\(limit)"])
+            manager.metrics.update { $0.slowClientsClosed += 1 }
+            closing = true
+            context.close(promise: nil)
+            return
+        }
         for op in ops {
             switch op {
             case .text(let text):

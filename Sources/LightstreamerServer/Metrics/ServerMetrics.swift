@@ -11,6 +11,10 @@ public final class ServerMetrics: Sendable {
         public var connectionsOpen = 0
         public var requests = 0
         public var requestErrors = 0
+        /// Connections closed because their client did not read (unsent bytes past `maxBacklogBytes`).
+        public var slowClientsClosed = 0
+        /// Sessions closed because they held more undelivered data than `maxBacklogBytes`.
+        public var sessionsClosedForBacklog = 0
     }
 
     private struct State {
@@ -76,6 +80,12 @@ public final class ServerMetrics: Sendable {
         metric("lightstreamer_requests_total", "counter", "TLCP requests received.", String(c.requests))
         metric("lightstreamer_request_errors_total", "counter", "TLCP requests refused (CONERR, REQERR, ERROR).",
                String(c.requestErrors))
+        metric("lightstreamer_slow_clients_closed_total", "counter",
+               "Connections closed because their client did not read (unsent bytes past maxBacklogBytes).",
+               String(c.slowClientsClosed))
+        metric("lightstreamer_sessions_closed_for_backlog_total", "counter",
+               "Sessions closed because they held more undelivered data than maxBacklogBytes.",
+               String(c.sessionsClosedForBacklog))
         return out
     }
 

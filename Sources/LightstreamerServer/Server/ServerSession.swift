@@ -34,6 +34,8 @@ func monotonicMillis() -> Int64 { Int64(NIODeadline.now().uptimeNanoseconds / 1_
 final class ServerSession: Sendable {
     let id: String
     let user: String?
+    /// The address the session was created from (counted against `maxSessionsPerAddress`).
+    let clientAddress: String?
     let adapterSet: AdapterSet
     let eventLoop: any EventLoop
     let manager: SessionManager
@@ -60,10 +62,11 @@ final class ServerSession: Sendable {
     private let inbox = NIOLockedValueBox(Inbox())
     private let pump: DeliveryPump
 
-    init(id: String, user: String?, adapterSet: AdapterSet, eventLoop: any EventLoop, manager: SessionManager,
-         machine: SessionStateMachine) {
+    init(id: String, user: String?, clientAddress: String? = nil, adapterSet: AdapterSet, eventLoop: any EventLoop,
+         manager: SessionManager, machine: SessionStateMachine) {
         self.id = id
         self.user = user
+        self.clientAddress = clientAddress
         self.adapterSet = adapterSet
         self.eventLoop = eventLoop
         self.manager = manager
@@ -71,7 +74,8 @@ final class ServerSession: Sendable {
         self.pump = manager.pump(for: eventLoop)
     }
 
-    var resolver: SubscriptionResolver { SubscriptionResolver(adapterSet: adapterSet, user: user, sessionId: id) }
+    var resolver: SubscriptionResolver { SubscriptionResolver(adapterSet: adapterSet, user: user, sessionId: id,
+                                                                   maxItems: manager.settings.maxItemsPerSubscription) }
 
     /// Feeds one event. `connection` is registered first so the machine's actions can reach it.
     func run(registering connection: (any OutboundConnection)? = nil, expectingReply: Bool = false,

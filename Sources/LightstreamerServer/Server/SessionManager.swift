@@ -23,6 +23,10 @@ public final class SessionManager: Sendable {
         }
     }
     private let sessions = NIOLockedValueBox<[String: ServerSession]>([:])
+    /// Sessions and creates in progress, in all and per client address (`maxSessions`,
+    /// `maxSessionsPerAddress`): a create takes its place before it waits for the Metadata
+    /// Adapter, so a burst of creates cannot pass the limits together.
+    private let occupancy = NIOLockedValueBox(SessionOccupancy())
     private let counter = NIOLockedValueBox<UInt64>(0)
 
     let aliases: [String: String]
@@ -57,9 +61,18 @@ public final class SessionManager: Sendable {
     func createSession(_ request: CreateSessionRequest, version: TLCPVersion, connection: any OutboundConnection,
                        clientIP: String?, headers: [String: String], eventLoop: any EventLoop) async -> Result<String, SessionRefusal> {
         let started = monotonicMillis()
-        if let limit = settings.maxSessions, sessionCount >= limit {
-            return .failure(SessionRefusal(code: 8, message: "Configured limit of active sessions reached"))
+        if let refusal = occupancy.withLockedValue({ $0.reserve(address: clientIP, settings: settings) }) {
+            return .failure(refusal)
         }
+        let result = await createReserved(request, version: version, connection: connection, clientIP: clientIP,
+                                          headers: headers, eventLoop: eventLoop, started: started)
+        if case .failure = result { occupancy.withLockedValue { $0.release(address: clientIP) } }
+        return result
+    }
+
+    private func createReserved(_ request: CreateSessionRequest, version: TLCPVersion, connection: any OutboundConnection,
+                                clientIP: String?, headers: [String: String], eventLoop: any EventLoop,
+                                started: Int64) async -> Result<String, SessionRefusal> {
         let requested = request.adapterSet ?? "DEFAULT"
         let setName = engine.adapterSet(named: requested) != nil ? requested : aliases[requested] ?? requested
         guard let adapterSet = engine.adapterSet(named: setName) else {
@@ -85,15 +98,17 @@ public final class SessionManager: Sendable {
         } catch {
             return .failure(Self.createRefusal(error, version: version))
         }
-        if let old = request.oldSession, let previous = session(old), previous.user == request.user {
+        // Only a session of the same user in the same adapter set may be replaced.
+        if let old = request.oldSession, let previous = session(old), previous.user == request.user,
+           previous.adapterSet.name == adapterSet.name {
             previous.run { m, now in m.serverClose(code: 32, message: "Replaced by a new session", now: now) }
         }
         let machine = SessionStateMachine(sessionId: id, version: version, create: request, connection: connection.connectionID,
                                           transport: connection.transport, clientIP: clientIP,
                                           allowedMaxBandwidth: metadata.allowedMaxBandwidth(user: request.user),
                                           settings: settings, now: monotonicMillis())
-        let session = ServerSession(id: id, user: request.user, adapterSet: adapterSet, eventLoop: eventLoop, manager: self,
-                                    machine: machine)
+        let session = ServerSession(id: id, user: request.user, clientAddress: clientIP, adapterSet: adapterSet,
+                                    eventLoop: eventLoop, manager: self, machine: machine)
         sessions.withLockedValue { $0[id] = session }
         metrics.update {
             $0.sessionsActive += 1
@@ -156,7 +171,11 @@ public final class SessionManager: Sendable {
     func sessionClosed(_ session: ServerSession, reason: SessionCloseReason) {
         let removed = sessions.withLockedValue { $0.removeValue(forKey: session.id) } != nil
         guard removed else { return }
-        metrics.update { $0.sessionsActive -= 1 }
+        occupancy.withLockedValue { $0.release(address: session.clientAddress) }
+        metrics.update {
+            $0.sessionsActive -= 1
+            if reason == .backlogExceeded { $0.sessionsClosedForBacklog += 1 }
+        }
         session.adapterSet.metadata.notifySessionClose(sessionId: session.id)
         logger.info("session closed", metadata: ["session": "\(session.id)", "reason": "\(reason)"])
     }

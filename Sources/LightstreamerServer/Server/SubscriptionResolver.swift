@@ -7,6 +7,8 @@ struct SubscriptionResolver {
     var adapterSet: AdapterSet
     var user: String?
     var sessionId: String
+    /// Most items a subscription may have once its group is expanded (REQERR 21 beyond).
+    var maxItems = Int.max
 
     struct Resolved: Sendable {
         var spec: TableSpec
@@ -26,6 +28,9 @@ struct SubscriptionResolver {
             throw Self.refusal(error, otherwise: 21, "Invalid item group")
         }
         guard !items.isEmpty else { throw SessionRefusal(code: 21, message: "Empty item group") }
+        guard items.count <= maxItems else {
+            throw SessionRefusal(code: 21, message: "Too many items in one subscription (\(items.count), at most \(maxItems))")
+        }
         let fields: [String]
         do {
             fields = try metadata.fields(user: user, sessionId: sessionId, group: p.group, dataAdapter: dataAdapter, schema: p.schema)

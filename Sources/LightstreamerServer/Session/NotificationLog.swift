@@ -1,3 +1,5 @@
+import TLCP
+
 /// The data notifications of one session, numbered from 1 as section 5.5 counts them, kept
 /// while they are undelivered and, once delivered, for the recovery window.
 struct NotificationLog: Sendable {
@@ -16,8 +18,11 @@ struct NotificationLog: Sendable {
     private(set) var lastProgressive = 0
 
     var count: Int { entries.count - head }
+    /// Bytes of the lines held (delivered ones kept for recovery and undelivered ones).
+    private(set) var heldBytes = 0
 
     mutating func append(_ line: String, isUpdate: Bool, now: Int64) -> Int {
+        heldBytes += line.utf8.count
         entries.append(Entry(line: line, isUpdate: isUpdate, atMillis: now))
         lastProgressive += 1
         return lastProgressive
@@ -39,11 +44,22 @@ struct NotificationLog: Sendable {
     mutating func prune(delivered: Int, now: Int64, windowMillis: Int, maxCount: Int) {
         while head < entries.count, firstProgressive <= delivered {
             let tooMany = count > maxCount
-            let tooOld = now - entries[head].atMillis > Int64(windowMillis)
+            let tooOld = Saturating.subtract(now, entries[head].atMillis) > Int64(windowMillis)
             guard tooMany || tooOld else { break }
+            heldBytes -= entries[head].line.utf8.count
+            entries[head].line = ""
             head += 1
             firstProgressive += 1
         }
+        compact()
+    }
+
+    /// Drops every delivered entry whatever its age: recovery gives way to memory.
+    mutating func dropDelivered(_ delivered: Int) {
+        prune(delivered: delivered, now: 0, windowMillis: 0, maxCount: 0)
+    }
+
+    private mutating func compact() {
         if head > 1024, head * 2 > entries.count {
             entries.removeFirst(head)
             head = 0

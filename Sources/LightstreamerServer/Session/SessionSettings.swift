@@ -37,6 +37,24 @@ public struct SessionSettings: Sendable, Hashable {
     public var maxUndrainedMillis: Int = 20_000
     /// Most live sessions; a create beyond it gets CONERR 8 (nil: no limit).
     public var maxSessions: Int? = nil
+    /// Most live sessions created from one client address; a create beyond it gets CONERR 8
+    /// (nil: no limit). Clients behind one NAT or proxy share an address: raise it there.
+    public var maxSessionsPerAddress: Int? = 1_000
+    /// Most subscriptions one session may hold; an `add` beyond it gets REQERR 30.
+    public var maxSubscriptionsPerSession: Int = 2_000
+    /// Most items one subscription may name (after the Metadata Adapter expands the group);
+    /// beyond it the `add` gets REQERR 21.
+    public var maxItemsPerSubscription: Int = 1_000
+    /// Most messages of one session waiting for a missing `LS_msg_prog` (all sequences
+    /// together); a `msg` beyond it gets REQERR 65 and is not queued.
+    public var maxQueuedMessages: Int = 1_000
+    /// Most message sequences one session may use; a `msg` opening one more gets REQERR 65.
+    public var maxMessageSequences: Int = 1_000
+    /// Unsent bytes one session may hold (data notifications not yet written plus what its
+    /// connection has not sent): past it the session is closed with END 33... see `flushData`.
+    public var maxBacklogBytes: Int = 8 << 20
+    /// Most MPN operations of one session waiting for the MPN Module; beyond it REQERR 41.
+    public var maxQueuedMPNOperations: Int = 100
     /// Longest delay the server may add to data notifications to send more of them in one
     /// socket write (0: write as soon as the session's event loop gets to them). Updates of
     /// the same session that arrive within this window go out together.

@@ -17,6 +17,10 @@ extension SessionStateMachine {
                 replyError(origin, reqId, SessionRefusal(code: 65, message: "Subscription id \(p.subscriptionId) in use"), now: now)
                 break
             }
+            guard tables.count < settings.maxSubscriptionsPerSession else {
+                replyError(origin, reqId, SessionRefusal(code: 30, message: "Too many subscriptions in this session (at most \(settings.maxSubscriptionsPerSession))"), now: now)
+                break
+            }
             tables[p.subscriptionId] = SessionTable(parameters: p, origin: origin, requestId: reqId, ack: ack)
             output.actions.append(.subscribe(subscriptionId: p.subscriptionId, p))
 

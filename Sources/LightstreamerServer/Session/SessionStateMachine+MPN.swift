@@ -10,6 +10,12 @@ extension SessionStateMachine {
                        now: now)
             return
         }
+        guard mpn.waiting.count < settings.maxQueuedMPNOperations else {
+            replyError(origin, requestId,
+                       SessionRefusal(code: 41, message: "Too many MPN operations waiting in this session (at most \(settings.maxQueuedMPNOperations))"),
+                       now: now)
+            return
+        }
         let pending = SessionMPNState.Pending(id: mpn.nextId, origin: origin, requestId: requestId, operation: operation)
         mpn.nextId += 1
         mpn.waiting.append(pending)

@@ -19,6 +19,19 @@ extension SessionStateMachine {
         }
         // The parser guarantees a progressive with a sequence.
         let prog = request.progressive ?? 1
+        if sequences[name] == nil, sequences.count >= settings.maxMessageSequences {
+            replyError(origin, request.requestId,
+                       SessionRefusal(code: 65, message: "Too many message sequences in this session (at most \(settings.maxMessageSequences))"),
+                       now: now)
+            return output.take()
+        }
+        // The next expected message is never queued for long: it goes to the adapter.
+        if queuedMessageCount >= settings.maxQueuedMessages, prog != (sequences[name]?.next ?? 1) {
+            replyError(origin, request.requestId,
+                       SessionRefusal(code: 65, message: "Too many messages waiting in this session (at most \(settings.maxQueuedMessages))"),
+                       now: now)
+            return output.take()
+        }
         var seq = sequences[name] ?? MessageSequenceState()
         if let wait = request.maxWait { seq.maxWaitMillis = min(max(wait, 0), settings.maxMessageWaitMillis) }
         if prog < seq.next {
@@ -35,6 +48,7 @@ extension SessionStateMachine {
             return output.take()
         }
         seq.queued[prog] = (request.message, wantsOutcome)
+        queuedMessageCount += 1
         sequences[name] = seq
         replyOK(origin, request.requestId, ack: ack, now: now)
         dispatchNext(in: name, now: now)
@@ -52,6 +66,7 @@ extension SessionStateMachine {
     mutating func dispatchNext(in name: String, now: Int64) {
         guard var seq = sequences[name], !seq.busy else { return }
         if let m = seq.queued.removeValue(forKey: seq.next) {
+            queuedMessageCount -= 1
             seq.busy = true
             if seq.waitArmed {
                 seq.waitArmed = false

@@ -67,6 +67,8 @@ public struct SessionStateMachine: Sendable {
     var sequences: [String: MessageSequenceState] = [:]
     var pendingMessages: [Int: PendingMessage] = [:]
     var nextMessageId = 1
+    /// Messages waiting in `sequences` for a missing progressive (all sequences together).
+    var queuedMessageCount = 0
     var mpn = SessionMPNState()
     var lastClientActivity: Int64
     var output = Output()
@@ -135,6 +137,10 @@ public struct SessionStateMachine: Sendable {
             case .add(let p):
                 guard tables[p.subscriptionId] == nil else {
                     pendingCreate?.failure = SessionRefusal(code: 64, message: "Duplicate subscription id")
+                    continue
+                }
+                guard tables.count < settings.maxSubscriptionsPerSession else {
+                    pendingCreate?.failure = SessionRefusal(code: 64, message: "Too many subscriptions")
                     continue
                 }
                 tables[p.subscriptionId] = SessionTable(parameters: p, origin: .combo, requestId: nil, ack: false)
@@ -321,6 +327,14 @@ public struct SessionStateMachine: Sendable {
         var isUpdate = false
         if case .update = n { isUpdate = true }
         _ = log.append(n.encoded(version: version), isUpdate: isUpdate, now: now)
+        if log.heldBytes > settings.maxBacklogBytes {
+            // Recovery gives way first; past that the client cannot keep up.
+            log.dropDelivered(delivered)
+            if log.heldBytes > settings.maxBacklogBytes {
+                closeForBacklog(now: now)
+                return
+            }
+        }
         guard let b = binding else {
             if log.lastProgressive - delivered > settings.maxPendingNotifications {
                 close(reason: .error(code: 33, message: "Too much data for an unbound session"), now: now)
@@ -434,6 +448,18 @@ public struct SessionStateMachine: Sendable {
         }
         close(reason: .serverShutdown, now: now)
         return output.take()
+    }
+
+    /// The session holds more undelivered data than `maxBacklogBytes`: END 32 on its stream, if
+    /// it has one, and closed.
+    mutating func closeForBacklog(now: Int64) {
+        if let b = binding {
+            let message = "Client too slow: more than \(settings.maxBacklogBytes) bytes undelivered"
+            // Written past the bandwidth and content-length checks: it is the last line.
+            write(TLCPNotification.end(code: 32, message: message).encoded(version: version), to: b.connection, now: now)
+            output.actions.append(.endStream(b.connection, closeSocket: true))
+        }
+        close(reason: .backlogExceeded, now: now)
     }
 
     mutating func close(reason: SessionCloseReason, now: Int64) {

@@ -94,6 +94,9 @@ public enum SessionCloseReason: Sendable, Hashable {
     case serverShutdown
     case comboFailed
     case error(code: Int, message: String)
+    /// More undelivered data than `SessionSettings.maxBacklogBytes` (a client that does not read
+    /// or does not come back).
+    case backlogExceeded
 }
 
 /// What the state machine asks the I/O layer to do, in order.

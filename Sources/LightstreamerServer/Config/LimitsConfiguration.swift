@@ -1,0 +1,66 @@
+/// The `limits` section of the configuration file: what one client, or all of them, may make
+/// a session hold. Every key is optional; a missing key keeps the default of
+/// `SessionSettings` (docs/CONFIG.md, "Limits"). Numbers must be greater than 0, except where
+/// 0 is said to mean "no limit".
+public struct LimitsConfiguration: Sendable, Hashable, Decodable {
+    /// Live sessions in all (CONERR 8 beyond); 0: no limit.
+    public var maxSessions: Int?
+    /// Live sessions created from one client address (CONERR 8 beyond); 0: no limit.
+    public var maxSessionsPerAddress: Int?
+    public var maxSubscriptionsPerSession: Int?
+    public var maxItemsPerSubscription: Int?
+    public var maxQueuedMessages: Int?
+    public var maxMessageSequences: Int?
+    public var maxQueuedMPNOperations: Int?
+    /// Unsent bytes a session may hold for a client that does not read.
+    public var maxBacklogBytes: Int?
+    /// The largest request accepted (bytes), advertised in CONOK as the request limit.
+    public var requestLimitBytes: Int?
+    public var maxInactivityMillis: Int?
+    public var maxMessageWaitMillis: Int?
+
+    static let zeroMeansUnlimited: Set<String> = ["maxSessions", "maxSessionsPerAddress"]
+    static let keys = ["maxSessions", "maxSessionsPerAddress", "maxSubscriptionsPerSession", "maxItemsPerSubscription",
+                       "maxQueuedMessages", "maxMessageSequences", "maxQueuedMPNOperations", "maxBacklogBytes",
+                       "requestLimitBytes", "maxInactivityMillis", "maxMessageWaitMillis"]
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(Self.keys)
+        let c = try decoder.container(keyedBy: AnyCodingKey.self)
+        func read(_ name: String) throws -> Int? {
+            Self.zeroMeansUnlimited.contains(name) ? try c.nonNegative(name, decoder) : try c.positive(name, decoder)
+        }
+        maxSessions = try read("maxSessions")
+        maxSessionsPerAddress = try read("maxSessionsPerAddress")
+        maxSubscriptionsPerSession = try read("maxSubscriptionsPerSession")
+        maxItemsPerSubscription = try read("maxItemsPerSubscription")
+        maxQueuedMessages = try read("maxQueuedMessages")
+        maxMessageSequences = try read("maxMessageSequences")
+        maxQueuedMPNOperations = try read("maxQueuedMPNOperations")
+        maxBacklogBytes = try read("maxBacklogBytes")
+        requestLimitBytes = try read("requestLimitBytes")
+        if let r = requestLimitBytes, r < 1_000 {
+            throw decoder.invalid("expected a request limit of at least 1000 bytes, got \(r)",
+                                  at: AnyCodingKey(stringValue: "requestLimitBytes"))
+        }
+        maxInactivityMillis = try read("maxInactivityMillis")
+        maxMessageWaitMillis = try read("maxMessageWaitMillis")
+    }
+
+    /// `settings` with the limits this section sets.
+    public func apply(to settings: inout SessionSettings) {
+        if let v = maxSessions { settings.maxSessions = v == 0 ? nil : v }
+        if let v = maxSessionsPerAddress { settings.maxSessionsPerAddress = v == 0 ? nil : v }
+        if let v = maxSubscriptionsPerSession { settings.maxSubscriptionsPerSession = v }
+        if let v = maxItemsPerSubscription { settings.maxItemsPerSubscription = v }
+        if let v = maxQueuedMessages { settings.maxQueuedMessages = v }
+        if let v = maxMessageSequences { settings.maxMessageSequences = v }
+        if let v = maxQueuedMPNOperations { settings.maxQueuedMPNOperations = v }
+        if let v = maxBacklogBytes { settings.maxBacklogBytes = v }
+        if let v = requestLimitBytes { settings.requestLimit = v }
+        if let v = maxInactivityMillis { settings.maxInactivityMillis = v }
+        if let v = maxMessageWaitMillis { settings.maxMessageWaitMillis = v }
+    }
+}
