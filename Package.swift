@@ -130,7 +130,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "LightstreamerServerTests", dependencies: ["LightstreamerServer", "TLCP", "MPNTestSupport"]),
+        // The adversarial suite (Adversarial/) runs the built lightstreamer-server as a child process.
+        .testTarget(name: "LightstreamerServerTests",
+                    dependencies: ["LightstreamerServer", "TLCP", "MPNTestSupport", "lightstreamer-server"]),
         .testTarget(name: "InteropTests", dependencies: ["LightstreamerServer"]),
         // Loopback load test of the server (BENCHMARKS.md, section "Server").
         .executableTarget(

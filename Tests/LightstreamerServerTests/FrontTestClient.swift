@@ -47,10 +47,13 @@ final class RawTestConnection: Sendable {
         var frame: [UInt8] = [0x81]
         if payload.count < 126 {
             frame.append(0x80 | UInt8(payload.count))
-        } else {
+        } else if payload.count <= 0xFFFF {
             frame.append(0x80 | 126)
             frame.append(UInt8(payload.count >> 8))
             frame.append(UInt8(payload.count & 0xFF))
+        } else {
+            frame.append(0x80 | 127)
+            for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((payload.count >> shift) & 0xFF)) }
         }
         let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
         frame.append(contentsOf: mask)

@@ -24,12 +24,13 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The response in progress.
     private var response: (id: ConnectionID, writer: HTTPResponseWriter, session: String?)?
 
-    init(manager: SessionManager, urlPrefix: String, logger: Logger, maxBodyBytes: Int = 1 << 20,
+    /// `maxBodyBytes` nil: the request limit the server advertises in CONOK.
+    init(manager: SessionManager, urlPrefix: String, logger: Logger, maxBodyBytes: Int? = nil,
          armUpgrade: ((ChannelHandlerContext) -> Void)? = nil) {
         self.manager = manager
         self.urlPrefix = urlPrefix
         self.logger = logger
-        self.maxBodyBytes = maxBodyBytes
+        self.maxBodyBytes = maxBodyBytes ?? manager.settings.requestLimit
         self.armUpgrade = armUpgrade
     }
 
