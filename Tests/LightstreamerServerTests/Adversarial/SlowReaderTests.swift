@@ -1,0 +1,52 @@
+@testable import LightstreamerServer
+import NIOCore
+import NIOPosix
+import Testing
+
+/// A reader that never reads while its item updates fast (8 KB values, 1,000 a second) is
+/// bounded in bytes, not only in time: its connection is closed once the unsent bytes pass
+/// `maxBacklogBytes` (long before `maxUndrainedMillis`), and its session, left unbound with
+/// data piling up, is closed once that passes the same bound.
+@Suite(.timeLimit(.minutes(1))) struct SlowReaderTests {
+    @Test func aReaderThatNeverReadsIsBoundedInBytes() async throws {
+        var options = ServerOptions(host: "127.0.0.1", port: 0)
+        options.threads = 1
+        options.sessions.maxUndrainedMillis = 120_000
+        options.sessions.maxBacklogBytes = 2 << 20
+        options.sessions.sessionRecoveryMillis = 120_000
+        let set = AdapterSet(name: "FLOOD", dataAdapters: ["DEFAULT": FrontBackpressureTests.FloodAdapter()])
+        let server = LightstreamerServer(options: options, adapterSets: [set])
+        try await server.start()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let port = try #require(server.port)
+        let channel = try await ClientBootstrap(group: group)
+            .channelOption(.socketOption(.so_rcvbuf), value: 4096)
+            .channelOption(.autoRead, value: false)
+            .channelInitializer { ch in
+                ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(FrontBackpressureTests.Mute()) }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        let upgrade = "GET /lightstreamer HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            + "Sec-WebSocket-Protocol: TLCP-2.5.0.lightstreamer.com\r\n\r\n"
+        try await channel.writeAndFlush(ByteBuffer(string: upgrade)).get()
+        try await channel.writeAndFlush(FrontBackpressureTests.frame("create_session\r\nLS_cid=x&LS_adapter_set=FLOOD&LS_send_sync=false")).get()
+        try await channel.writeAndFlush(FrontBackpressureTests.frame(
+            "control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=flood&LS_schema=v&LS_ack=false")).get()
+
+        let deadline = ContinuousClock.now + .seconds(40)
+        while ContinuousClock.now < deadline {
+            let m = server.metrics.snapshot
+            if m.slowClientsClosed >= 1, m.sessionsClosedForBacklog >= 1 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let m = server.metrics.snapshot
+        #expect(m.slowClientsClosed == 1, "the connection was not closed for its backlog")
+        #expect(m.sessionsClosedForBacklog == 1, "the session was not closed for its backlog")
+        #expect(server.sessionCount == 0)
+        #expect(m.connectionsOpen == 0)
+        try? await channel.close()
+        await server.shutdown()
+        try? await group.shutdownGracefully()
+    }
+}
