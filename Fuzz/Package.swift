@@ -1,5 +1,5 @@
 // swift-tools-version:6.1
-// libFuzzer targets for the TLCP parsers. Not part of the main build: see Fuzz/README.md.
+// libFuzzer targets for the TLCP parsers and patch application. Not part of the main build: see Fuzz/README.md.
 import PackageDescription
 
 let package = Package(
@@ -13,6 +13,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzRequestParser",
+            dependencies: [.product(name: "TLCP", package: "lightstreamer-swift")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
+        .executableTarget(
+            name: "FuzzJSONPatch",
             dependencies: [.product(name: "TLCP", package: "lightstreamer-swift")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),

@@ -7,22 +7,29 @@ public enum JSONPatch {
     }
 
     /// Applies a patch document (a JSON array of operations) to a JSON text and returns the
-    /// compact serialization of the result.
-    public static func apply(patch: String, to base: String) throws(Error) -> String {
+    /// compact serialization of the result. Both texts, and every step of the result, must stay
+    /// within `limits`.
+    public static func apply(patch: String, to base: String, limits: Limits = .default) throws(Error) -> String {
         let doc: JSONValue
         let target: JSONValue
         do {
-            doc = try JSONValue.parse(patch)
-            target = try JSONValue.parse(base)
+            // The operations array and each operation object add two levels above the values.
+            doc = try JSONValue.parse(patch, maxDepth: Saturating.add(limits.maxDepth, 2))
+            target = try JSONValue.parse(base, maxDepth: limits.maxDepth)
         } catch {
             throw Error(message: error.description)
         }
-        return try apply(doc, to: target).serialized
+        return try apply(doc, to: target, limits: limits).serialized
     }
 
-    /// Applies a parsed patch document.
-    public static func apply(_ patch: JSONValue, to base: JSONValue) throws(Error) -> JSONValue {
+    /// Applies a parsed patch document. Each operation is checked against `limits` before it is
+    /// carried out (a `copy` is measured before anything is copied), so a hostile patch fails
+    /// without first building a huge document.
+    public static func apply(_ patch: JSONValue, to base: JSONValue, limits: Limits = .default) throws(Error) -> JSONValue {
         guard case .array(let ops) = patch else { throw Error(message: "patch is not an array") }
+        let baseSize = base.size
+        guard baseSize.fits(limits) else { throw Error(message: "the document to patch is larger than the limits") }
+        var tally = Tally(baseSize, limits)
         var doc = base
         for op in ops {
             guard case .object(let m) = op else { throw Error(message: "operation is not an object") }
@@ -36,24 +43,24 @@ public enum JSONPatch {
             switch name {
             case "add":
                 guard let v = member("value") else { throw Error(message: "add without value") }
-                try add(v, at: path, in: &doc)
+                try add(v, at: path, in: &doc, tally: &tally)
             case "remove":
-                _ = try remove(at: path, in: &doc)
+                _ = try remove(at: path, in: &doc, tally: &tally)
             case "replace":
                 guard let v = member("value") else { throw Error(message: "replace without value") }
-                try replace(with: v, at: path, in: &doc)
+                try replace(with: v, at: path, in: &doc, tally: &tally)
             case "move":
                 let from = try pointer(try stringMember("from"))
                 if from != path {
                     guard !(path.count > from.count && Array(path.prefix(from.count)) == from) else {
                         throw Error(message: "cannot move a value into itself")
                     }
-                    let v = try remove(at: from, in: &doc)
-                    try add(v, at: path, in: &doc)
+                    let v = try remove(at: from, in: &doc, tally: &tally)
+                    try add(v, at: path, in: &doc, tally: &tally)
                 }
             case "copy":
                 let from = try pointer(try stringMember("from"))
-                try add(try get(from, in: doc), at: path, in: &doc)
+                try add(try get(from, in: doc), at: path, in: &doc, tally: &tally)
             case "test":
                 guard let v = member("value") else { throw Error(message: "test without value") }
                 guard try get(path, in: doc).isEquivalent(to: v) else { throw Error(message: "test failed") }
@@ -138,15 +145,37 @@ public enum JSONPatch {
         }
     }
 
-    static func add(_ value: JSONValue, at path: [String], in doc: inout JSONValue) throws(Error) {
-        if path.isEmpty { doc = value; return }
+    /// Adds (or, for an existing member, replaces) `value` at `path`, after `tally` has
+    /// accepted the change in size.
+    static func add(_ value: JSONValue, at path: [String], in doc: inout JSONValue, tally: inout Tally) throws(Error) {
+        let size = value.size
+        try tally.checkDepth(of: size, at: path.count)
+        if path.isEmpty {
+            let old = doc.size
+            try tally.change(nodes: size.nodes - old.nodes, bytes: size.bytes - old.bytes)
+            doc = value
+            return
+        }
         try withParent(path, in: &doc) { (parent: inout JSONValue, key: String) throws(Error) in
             switch parent {
             case .object(var m):
-                if let i = m.firstIndex(where: { $0.key == key }) { m[i].value = value } else { m.append(JSONMember(key: key, value: value)) }
+                if let i = m.firstIndex(where: { $0.key == key }) {
+                    let old = m[i].value.size
+                    try tally.change(nodes: size.nodes - old.nodes, bytes: size.bytes - old.bytes)
+                    parent = .null
+                    m[i].value = value
+                } else {
+                    try tally.change(nodes: size.nodes,
+                                     bytes: JSONValue.quotedLength(key) + 1 + size.bytes + (m.isEmpty ? 0 : 1))
+                    parent = .null
+                    m.append(JSONMember(key: key, value: value))
+                }
                 parent = .object(m)
             case .array(var a):
-                a.insert(value, at: try arrayIndex(key, count: a.count, allowEnd: true))
+                let i = try arrayIndex(key, count: a.count, allowEnd: true)
+                try tally.change(nodes: size.nodes, bytes: size.bytes + (a.isEmpty ? 0 : 1))
+                parent = .null
+                a.insert(value, at: i)
                 parent = .array(a)
             default:
                 throw Error(message: "cannot add into a scalar")
@@ -155,16 +184,30 @@ public enum JSONPatch {
     }
 
     /// Replaces an existing value in place (members keep their position).
-    static func replace(with value: JSONValue, at path: [String], in doc: inout JSONValue) throws(Error) {
-        if path.isEmpty { doc = value; return }
+    static func replace(with value: JSONValue, at path: [String], in doc: inout JSONValue, tally: inout Tally) throws(Error) {
+        let size = value.size
+        try tally.checkDepth(of: size, at: path.count)
+        if path.isEmpty {
+            let old = doc.size
+            try tally.change(nodes: size.nodes - old.nodes, bytes: size.bytes - old.bytes)
+            doc = value
+            return
+        }
         try withParent(path, in: &doc) { (parent: inout JSONValue, key: String) throws(Error) in
             switch parent {
             case .object(var m):
                 guard let i = m.firstIndex(where: { $0.key == key }) else { throw Error(message: "no member '\(key.prefix(40))'") }
+                let old = m[i].value.size
+                try tally.change(nodes: size.nodes - old.nodes, bytes: size.bytes - old.bytes)
+                parent = .null
                 m[i].value = value
                 parent = .object(m)
             case .array(var a):
-                a[try arrayIndex(key, count: a.count, allowEnd: false)] = value
+                let i = try arrayIndex(key, count: a.count, allowEnd: false)
+                let old = a[i].size
+                try tally.change(nodes: size.nodes - old.nodes, bytes: size.bytes - old.bytes)
+                parent = .null
+                a[i] = value
                 parent = .array(a)
             default:
                 throw Error(message: "cannot replace inside a scalar")
@@ -172,17 +215,24 @@ public enum JSONPatch {
         }
     }
 
-    static func remove(at path: [String], in doc: inout JSONValue) throws(Error) -> JSONValue {
+    static func remove(at path: [String], in doc: inout JSONValue, tally: inout Tally) throws(Error) -> JSONValue {
         guard !path.isEmpty else { throw Error(message: "cannot remove the whole document") }
         return try withParent(path, in: &doc) { (parent: inout JSONValue, key: String) throws(Error) -> JSONValue in
             switch parent {
             case .object(var m):
                 guard let i = m.firstIndex(where: { $0.key == key }) else { throw Error(message: "no member '\(key.prefix(40))'") }
+                let old = m[i].value.size
+                try tally.change(nodes: -old.nodes, bytes: -(JSONValue.quotedLength(key) + 1 + old.bytes + (m.count > 1 ? 1 : 0)))
+                parent = .null
                 let v = m.remove(at: i).value
                 parent = .object(m)
                 return v
             case .array(var a):
-                let v = a.remove(at: try arrayIndex(key, count: a.count, allowEnd: false))
+                let i = try arrayIndex(key, count: a.count, allowEnd: false)
+                let old = a[i].size
+                try tally.change(nodes: -old.nodes, bytes: -(old.bytes + (a.count > 1 ? 1 : 0)))
+                parent = .null
+                let v = a.remove(at: i)
                 parent = .array(a)
                 return v
             default:

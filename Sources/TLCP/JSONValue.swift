@@ -15,12 +15,15 @@ public indirect enum JSONValue: Sendable, Hashable {
         public var description: String { "JSON: \(message) at byte \(offset)" }
     }
 
-    /// Deepest nesting accepted (protects the stack against hostile input).
+    /// Deepest nesting `parse` accepts by default, in levels of arrays and objects (protects the
+    /// stack against hostile input such as `[[[[…`).
     public static let maxDepth = 256
 
-    /// Parses a complete JSON text.
-    public static func parse(_ text: String) throws(ParseError) -> JSONValue {
-        var p = JSONParser(bytes: Array(text.utf8))
+    /// Parses a complete JSON text whose arrays and objects are nested at most `maxDepth` levels
+    /// (`[]` is one level, `[[]]` two); deeper text is a `ParseError`, found before the parser
+    /// recurses any further.
+    public static func parse(_ text: String, maxDepth: Int = JSONValue.maxDepth) throws(ParseError) -> JSONValue {
+        var p = JSONParser(bytes: Array(text.utf8), maxDepth: maxDepth)
         p.skipSpace()
         let v = try p.value(depth: 0)
         p.skipSpace()
@@ -113,9 +116,13 @@ public struct JSONMember: Sendable, Hashable {
 
 struct JSONParser {
     let bytes: [UInt8]
+    let maxDepth: Int
     var pos = 0
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: [UInt8], maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
 
     func fail(_ m: String) -> JSONValue.ParseError { JSONValue.ParseError(message: m, offset: pos) }
 
@@ -130,9 +137,12 @@ struct JSONParser {
         return v
     }
 
+    /// A value inside `depth` arrays and objects.
     mutating func value(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
-        guard depth < JSONValue.maxDepth else { throw fail("nesting too deep") }
         guard pos < bytes.count else { throw fail("unexpected end") }
+        if bytes[pos] == UInt8(ascii: "[") || bytes[pos] == UInt8(ascii: "{") {
+            guard depth < maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
+        }
         switch bytes[pos] {
         case UInt8(ascii: "n"): return try literal("null", .null)
         case UInt8(ascii: "t"): return try literal("true", .bool(true))

@@ -7,7 +7,10 @@ public enum TLCPDiff {
         public var description: String { "TLCP-diff: \(message)" }
     }
 
-    /// Applies `diff` to `base`.
+    /// Applies `diff` to `base`. Unlike JSON Patch this cannot blow up: COPY and DEL may not go
+    /// past the end of the base and ADD may not go past the end of the diff, so the result is
+    /// never longer than `base` and `diff` together, and a count of more than 2^40 is an error
+    /// before any arithmetic could overflow.
     public static func apply(_ diff: String, to base: String) throws(Error) -> String {
         let baseUnits = Array(base.utf16)
         let diffUnits = Array(diff.utf16)

@@ -119,4 +119,10 @@ enum Output {
     static func error(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
+
+    /// `<what> refused by the server: <code> <message>` on stderr.
+    static func refused(_ what: String, code: Int, message: String?) {
+        let m = message.map { $0.isEmpty ? "" : " \($0)" } ?? ""
+        error("\(what) refused by the server: \(code)\(m)")
+    }
 }

@@ -13,11 +13,18 @@ struct MPNCommand: ParsableCommand {
 /// Options shared by the `mpn` subcommands.
 struct MPNDeviceArguments: ParsableArguments {
     @OptionGroup var connection: ConnectionArguments
-    @Option(name: .customLong("device-token"), help: "The device token (hexadecimal for Apple).") var deviceToken: String
+    @Option(name: .customLong("device-token"), help: ArgumentHelp(
+        "The device token (hexadecimal for Apple).",
+        discussion: "By default each token is a device of its own: a token never seen before registers a new device.")) var deviceToken: String
     @Option(name: .customLong("app-id"), help: "The application id.") var appId: String
     @Option(help: "Apple or Google.") var platform = "Apple"
     @Option(help: "Give up after S seconds.") var timeout: Double = 15
     @Flag(help: "Print JSON.") var json = false
+    @Flag(name: .customLong("replace-stored-token"), help: ArgumentHelp(
+        "Send --device-token as the new token of the device last registered from this machine for this --app-id "
+            + "and --platform (a token change), instead of registering it as a device of its own.",
+        discussion: "The last token used is kept in $LS_MPN_STORE_DIR (default ~/.config/lightstreamer/mpn)."))
+    var replaceStoredToken = false
 
     func validate() throws {
         guard platform == "Apple" || platform == "Google" else { throw ValidationError("--platform must be Apple or Google") }
@@ -40,24 +47,38 @@ final class MPNRun: @unchecked Sendable {
     init(_ args: MPNDeviceArguments) {
         self.args = args
         client = args.connection.makeClient()
-        device = MPNDevice(deviceToken: args.deviceToken, applicationId: args.appId, platform: args.platform)
+        device = Self.makeDevice(args, store: .default)
+    }
+
+    /// The device of a command. By default it is keyed by its token: no previous token is sent,
+    /// so a new token registers a new device. The token is still recorded as the app's last one,
+    /// and with `--replace-stored-token` the recorded token is sent as the previous one (the
+    /// library's token-change behaviour).
+    static func makeDevice(_ args: MPNDeviceArguments, store: MPNTokenStore) -> MPNDevice {
+        if args.replaceStoredToken {
+            return MPNDevice(deviceToken: args.deviceToken, applicationId: args.appId, platform: args.platform, tokenStore: store)
+        }
+        store.store(args.deviceToken, platform: args.platform, applicationId: args.appId)
+        return MPNDevice(deviceToken: args.deviceToken, applicationId: args.appId, platform: args.platform, tokenStore: nil)
     }
 
     /// `waitForList`: start after `mpnDeviceDidUpdateSubscriptions` instead of registration.
     func run(waitForList: Bool, _ body: @escaping (MPNRun) -> Void) -> Int32 {
         clientEvents.printing = false
-        clientEvents.onStatus = { [done] in if $0.rawValue.hasPrefix("CONNECTED") { done.connected = true } }
+        clientEvents.onStatus = { [done] in done.statusChanged($0.rawValue) }
         clientEvents.onServerError = { [done] code, message in
             Output.error("Refused by the server: \(code) \(message)")
             done.finish(ExitStatus.refused)
         }
         client.addDelegate(clientEvents)
         deviceEvents.printing = false
+        deviceEvents.onFailure = { event, code, message in
+            if event == "mpn_device_registration_failed" { Output.refused("Registration", code: code, message: message) }
+        }
         // Strong on purpose: the run object lives as long as the command.
         deviceEvents.onEvent = { [self] event, _ in
             switch event {
             case "mpn_device_registration_failed":
-                Output.error("Registration refused")
                 self.done.finish(ExitStatus.refused)
             case "mpn_device_registered" where !waitForList, "mpn_subscriptions_updated" where waitForList:
                 let first: Bool = self.lock.withLock { defer { self.started = true }; return !self.started }
@@ -108,7 +129,11 @@ struct MPNSubscribeCommand: ParsableCommand {
     @Option(name: .customLong("buffer-size"), help: "N or unlimited.") var bufferSize: String?
     @Option(name: .customLong("max-frequency"), help: "Updates per second, or unlimited.") var maxFrequency: String?
     @Option(help: "The notification format (JSON).") var format: String
-    @Option(help: "Trigger expression (Java syntax).") var trigger: String?
+    // `.unconditional`: an expression may start with `-` (`-1 < Double.parseDouble(${x})`).
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Trigger expression (Java syntax).",
+        discussion: "The next argument is taken whole, even when it starts with '-'; --trigger=EXPR works too."))
+    var trigger: String?
     @Flag(help: "Coalesce with an equal MPN subscription.") var coalescing = false
 
     var options: MPNRequestOptions {
@@ -129,6 +154,10 @@ struct MPNSubscribeCommand: ParsableCommand {
         let code = MPNRun(device).run(waitForList: false) { r in
             let printer = MPNSubscriptionEventPrinter(name: "mpn")
             printer.printing = false
+            printer.onFailure = { event, code, message in
+                guard event == "mpn_subscription_failed", !r.done.finished else { return }
+                Output.refused("MPN subscription", code: code, message: message)
+            }
             printer.onEvent = { event, s in
                 // One outcome: a new session (Stream-Sense, retry) restores the subscription
                 // and reports it subscribed again.
@@ -142,7 +171,6 @@ struct MPNSubscribeCommand: ParsableCommand {
                     r.print(d, text: "\(s.subscriptionId ?? "-") \(s.status.rawValue)")
                     r.done.finish(ExitStatus.done)
                 case "mpn_subscription_failed":
-                    Output.error("MPN subscription refused")
                     r.done.finish(ExitStatus.refused)
                 default: break
                 }
@@ -200,6 +228,9 @@ struct MPNUnsubscribeCommand: ParsableCommand {
                 }
                 let printer = MPNSubscriptionEventPrinter(name: "mpn")
                 printer.printing = false
+                printer.onFailure = { event, code, message in
+                    if event == "mpn_unsubscription_failed" { Output.refused("MPN unsubscription", code: code, message: message) }
+                }
                 printer.onEvent = { event, _ in
                     if event == "mpn_unsubscribed" {
                         r.print(["id": id, "status": "UNKNOWN"], text: "\(id) UNKNOWN")
@@ -233,6 +264,9 @@ struct MPNResetBadgeCommand: ParsableCommand {
         let run = MPNRun(device)
         let printer = MPNDeviceEventPrinter()
         printer.printing = false
+        printer.onFailure = { event, code, message in
+            if event == "mpn_badge_reset_failed" { Output.refused("Badge reset", code: code, message: message) }
+        }
         printer.onEvent = { event, _ in
             if event == "mpn_badge_reset" {
                 run.print(["badge_reset": true], text: "badge reset")

@@ -84,7 +84,12 @@ final class MPNSessionDriver: @unchecked Sendable {
         let appId = try text(cmd, "app_id")
         let token = try text(cmd, "token")
         guard !appId.isEmpty, !token.isEmpty else { throw CommandError("Empty app_id or token") }
-        let d = MPNDevice(deviceToken: token, applicationId: appId, platform: platform)
+        // Keyed by token, as in `lightstreamer mpn`: `replace_stored_token` sends the token as the
+        // new one of the device last registered for this app (a token change).
+        let replace = (cmd["replace_stored_token"] as? Bool) ?? false
+        let store = MPNTokenStore.default
+        if !replace { store.store(token, platform: platform, applicationId: appId) }
+        let d = MPNDevice(deviceToken: token, applicationId: appId, platform: platform, tokenStore: replace ? store : nil)
         d.addDelegate(deviceEvents)
         device = d
         client.register(forMPN: d)
@@ -165,6 +170,8 @@ struct MPNRequestOptions {
 final class MPNDeviceEventPrinter: MPNDeviceDelegate, @unchecked Sendable {
     var printing = true
     var onEvent: ((String, MPNDevice) -> Void)?
+    /// A refusal: the event name, the server's code and message (called before `onEvent`).
+    var onFailure: ((String, Int, String?) -> Void)?
 
     private func emit(_ o: [String: Any?], _ d: MPNDevice) {
         if printing { Output.json(o) }
@@ -177,6 +184,7 @@ final class MPNDeviceEventPrinter: MPNDeviceDelegate, @unchecked Sendable {
     func mpnDeviceDidSuspend(_ device: MPNDevice) { emit(["event": "mpn_device_suspended"], device) }
     func mpnDeviceDidResume(_ device: MPNDevice) { emit(["event": "mpn_device_resumed"], device) }
     func mpnDevice(_ device: MPNDevice, didFailRegistrationWithErrorCode code: Int, message: String?) {
+        onFailure?("mpn_device_registration_failed", code, message)
         emit(["event": "mpn_device_registration_failed", "code": code, "message": message], device)
     }
     func mpnDevice(_ device: MPNDevice, didChangeStatus status: MPNDevice.Status, timestamp: Int64) {
@@ -185,6 +193,7 @@ final class MPNDeviceEventPrinter: MPNDeviceDelegate, @unchecked Sendable {
     func mpnDeviceDidUpdateSubscriptions(_ device: MPNDevice) { emit(["event": "mpn_subscriptions_updated"], device) }
     func mpnDeviceDidResetBadge(_ device: MPNDevice) { emit(["event": "mpn_badge_reset"], device) }
     func mpnDevice(_ device: MPNDevice, didFailBadgeResetWithErrorCode code: Int, message: String?) {
+        onFailure?("mpn_badge_reset_failed", code, message)
         emit(["event": "mpn_badge_reset_failed", "code": code, "message": message], device)
     }
 }
@@ -194,6 +203,8 @@ final class MPNSubscriptionEventPrinter: MPNSubscriptionDelegate, @unchecked Sen
     let name: String
     var printing = true
     var onEvent: ((String, MPNSubscription) -> Void)?
+    /// A refusal: the event name, the server's code and message (called before `onEvent`).
+    var onFailure: ((String, Int, String?) -> Void)?
 
     init(name: String) {
         self.name = name
@@ -211,9 +222,11 @@ final class MPNSubscriptionEventPrinter: MPNSubscriptionDelegate, @unchecked Sen
     func mpnSubscriptionDidSubscribe(_ s: MPNSubscription) { emit(["event": "mpn_subscribed", "id": s.subscriptionId], s) }
     func mpnSubscriptionDidUnsubscribe(_ s: MPNSubscription) { emit(["event": "mpn_unsubscribed"], s) }
     func mpnSubscription(_ s: MPNSubscription, didFailSubscriptionWithErrorCode code: Int, message: String?) {
+        onFailure?("mpn_subscription_failed", code, message)
         emit(["event": "mpn_subscription_failed", "code": code, "message": message], s)
     }
     func mpnSubscription(_ s: MPNSubscription, didFailUnsubscriptionWithErrorCode code: Int, message: String?) {
+        onFailure?("mpn_unsubscription_failed", code, message)
         emit(["event": "mpn_unsubscription_failed", "code": code, "message": message], s)
     }
     func mpnSubscriptionDidTrigger(_ s: MPNSubscription) { emit(["event": "mpn_triggered"], s) }

@@ -7,7 +7,8 @@ final class Completion: @unchecked Sendable {
     private let lock = NSLock()
     private let semaphore = DispatchSemaphore(value: 0)
     private var code: Int32?
-    var connected = false
+    private var everConnected = false
+    private var lastStatus = "DISCONNECTED"
 
     /// An outcome is known: later events must not print another one.
     var finished: Bool { lock.withLock { code != nil } }
@@ -21,14 +22,40 @@ final class Completion: @unchecked Sendable {
         if first { semaphore.signal() }
     }
 
-    /// The exit code, or the timeout code (3 when no session was ever established).
+    /// Follows the client's status (`client(_:didChangeStatus:)`).
+    func statusChanged(_ status: String) {
+        lock.withLock {
+            lastStatus = status
+            if status.hasPrefix("CONNECTED") { everConnected = true }
+        }
+    }
+
+    /// The exit code. When the time runs out with no outcome: 1 (timeout) while connected,
+    /// else 3, with what happened to the connection on stderr (the server could not be reached,
+    /// or the connection to it was lost and not regained).
     func wait(seconds: Double?) -> Int32 {
         let result: DispatchTimeoutResult
         if let seconds { result = semaphore.wait(timeout: .now() + seconds) } else { semaphore.wait(); result = .success }
-        return lock.withLock {
-            if result == .timedOut, code == nil { code = connected ? ExitStatus.timeout : ExitStatus.noSession }
-            return code ?? ExitStatus.done
+        let (exit, message): (Int32, String?) = lock.withLock {
+            guard result == .timedOut, code == nil else { return (code ?? ExitStatus.done, nil) }
+            let outcome = Self.timeoutOutcome(everConnected: everConnected, status: lastStatus, seconds: seconds ?? 0)
+            code = outcome.code
+            return outcome
         }
+        if let message { Output.error(message) }
+        return exit
+    }
+
+    /// What a command that ran out of time reports, from the client's status at that moment.
+    static func timeoutOutcome(everConnected: Bool, status: String, seconds: Double) -> (code: Int32, message: String?) {
+        if status.hasPrefix("CONNECTED") { return (ExitStatus.timeout, nil) }
+        let after = seconds == seconds.rounded() && abs(seconds) < 1e9 ? "\(Int(seconds)) s" : "\(seconds) s"
+        if everConnected {
+            return (ExitStatus.noSession, "connection to the server lost: status \(status) when the \(after) timeout ran out "
+                        + "(the server closed the connection or stopped answering, and no new session could be made)")
+        }
+        return (ExitStatus.noSession, "no session with the server within \(after) (status \(status); "
+                    + "it could not be reached or did not answer)")
     }
 }
 
@@ -69,7 +96,7 @@ struct SubscribeCommand: ParsableCommand {
         let done = Completion()
         let clientEvents = ClientEventPrinter()
         clientEvents.printing = json
-        clientEvents.onStatus = { if $0.rawValue.hasPrefix("CONNECTED") { done.connected = true } }
+        clientEvents.onStatus = { done.statusChanged($0.rawValue) }
         clientEvents.onServerError = { code, message in
             Output.error("Refused by the server: \(code) \(message)")
             done.finish(ExitStatus.refused)
@@ -147,7 +174,7 @@ struct SendCommand: ParsableCommand {
         let done = Completion()
         let events = ClientEventPrinter()
         events.printing = false
-        events.onStatus = { if $0.rawValue.hasPrefix("CONNECTED") { done.connected = true } }
+        events.onStatus = { done.statusChanged($0.rawValue) }
         events.onServerError = { code, message in
             Output.error("Refused by the server: \(code) \(message)")
             done.finish(ExitStatus.refused)

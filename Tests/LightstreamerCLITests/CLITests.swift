@@ -33,13 +33,18 @@ import Testing
     }
 
     /// Runs the CLI with `arguments` and `input` on stdin; waits without blocking a thread.
-    static func run(_ arguments: [String], input: String = "") async throws -> Result {
+    /// `environment` adds to the test's (each run gets an MPN token store of its own unless it
+    /// sets `LS_MPN_STORE_DIR`); `whileRunning` is called with the stdout read so far once the
+    /// process has started, before waiting for its exit.
+    static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:],
+                    whileRunning: (@Sendable (OutputCollector) async throws -> Void)? = nil) async throws -> Result {
         let binary = try #require(Self.binary, "the lightstreamer binary is built next to the tests")
         let p = Process()
         p.executableURL = binary
         p.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["LS_MPN_STORE_DIR"] = FileManager.default.temporaryDirectory.appendingPathComponent("cli-tests-\(UUID().uuidString)").path
+        env.merge(environment) { _, new in new }
         p.environment = env
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         p.standardInput = stdin
@@ -59,19 +64,35 @@ import Testing
                 }
             }
         }
-        let code: Int32 = try await withCheckedThrowingContinuation { c in
-            p.terminationHandler = { c.resume(returning: $0.terminationStatus) }
+        let exit = ExitStatusBox()
+        p.terminationHandler = { exit.set($0.terminationStatus) }
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
             Thread {
                 do { try p.run() } catch { c.resume(throwing: error); return }
+                c.resume()
                 stdin.fileHandleForWriting.write(Data(input.utf8))
                 try? stdin.fileHandleForWriting.close()
             }.start()
+        }
+        if let whileRunning {
+            do {
+                try await whileRunning(out)
+            } catch {
+                if p.isRunning { p.terminate() }
+                throw error
+            }
+        }
+        var code: Int32?
+        while true {
+            code = exit.value
+            if code != nil { break }
+            try await Task.sleep(for: .milliseconds(10))
         }
         let deadline = ContinuousClock.now + .seconds(5)
         while !(out.finished && err.finished), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
-        return Result(code: code, stdout: out.text, stderr: err.text)
+        return Result(code: code ?? -1, stdout: out.text, stderr: err.text)
     }
 
     static let device = ["--server", "http://127.0.0.1:9", "--device-token", "abcd", "--app-id", "com.example.app"]
@@ -142,6 +163,14 @@ import Testing
         #expect(m1.contains("status ACTIVE"))
         #expect(m1.contains("mpn_unsubscribed"))
     }
+}
+
+/// A process's exit status, set from its termination handler.
+final class ExitStatusBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var status: Int32?
+    func set(_ s: Int32) { lock.withLock { status = s } }
+    var value: Int32? { lock.withLock { status } }
 }
 
 /// Bytes read from a pipe on another thread.

@@ -46,3 +46,24 @@ import TLCP
         #expect(try TLCPDiff.apply(diff, to: base) == base + "b")
     }
 }
+
+/// TLCP-diff cannot be made to build more than its inputs hold.
+@Suite struct TLCPDiffBoundsTests {
+    @Test(arguments: [
+        "ZZZZZZZZZZZZZZZZZZZZz",   // a count far past 2^40
+        "BAAAAAAAAa",              // 26^9: past the base
+        "aZZZZZZZZa",              // ADD of a huge count: past the diff
+        "aaZZZZZZZZz",             // DEL past the base
+    ])
+    func hugeCountsAreErrors(diff: String) {
+        #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply(diff, to: "hello") }
+    }
+
+    @Test func theResultIsNeverLongerThanBaseAndDiff() throws {
+        // Every instruction a zero-length no-op, many times over: still bounded.
+        let diff = String(repeating: "aaa", count: 10_000) + "f"
+        let out = try TLCPDiff.apply(diff, to: "hello")
+        #expect(out == "hello")
+        #expect(out.utf16.count <= "hello".utf16.count + diff.utf16.count)
+    }
+}

@@ -202,8 +202,9 @@ final class ClientCore: @unchecked Sendable {
             timerCounter += 1
             let gen = timerCounter
             timerGenerations[timer] = gen
-            // At most a day: values may come from the network (LOOP, CONOK keepalive).
-            queue.asyncAfter(deadline: .now() + .milliseconds(min(max(0, ms), 86_400_000))) {
+            // At most a day (ServerNumbers.millis): values may come from the network (LOOP,
+            // CONOK keepalive); the engine holds them to that range already.
+            queue.asyncAfter(deadline: .now() + .milliseconds(ServerNumbers.millis(ms))) {
                 guard self.timerGenerations[timer] == gen else { return }
                 self.timerGenerations[timer] = nil
                 self.process(.timerFired(timer))

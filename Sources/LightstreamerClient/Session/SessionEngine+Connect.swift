@@ -139,7 +139,7 @@ extension SessionEngine {
             stream = StreamState(connection: ws, transport: target, kind: .create, sentAt: now)
             stream?.slowing = !target.isPolling && params.sendSync == nil
         }
-        schedule(.transport, after: plus(settings.retryDelay, target.isPolling && !useHTTP ? settings.idleTimeout : 0))
+        schedule(.transport, after: Saturating.add(settings.retryDelay, target.isPolling && !useHTTP ? settings.idleTimeout : 0))
     }
 
     func wireBandwidth(_ b: RequestedMaxBandwidth) -> RequestedBandwidth? {
@@ -215,7 +215,7 @@ extension SessionEngine {
         stream = StreamState(connection: id, transport: transport, kind: .bind, sentAt: now)
         stream?.slowing = !transport.isPolling && params.sendSync == nil
         // A poll may be held by the server for the idle time it was asked for.
-        schedule(.transport, after: plus(settings.retryDelay, transport.isPolling ? (params.idleMillis ?? settings.idleTimeout) : 0))
+        schedule(.transport, after: Saturating.add(settings.retryDelay, transport.isPolling ? (params.idleMillis ?? settings.idleTimeout) : 0))
     }
 
     /// Asks the server to unbind the stream (force_rebind); the bind on `target` follows LOOP.
@@ -324,7 +324,7 @@ extension SessionEngine {
         }
         let elapsed = Int(clamping: now - retry.attemptStartedAt)
         setStatus(.willRetry)
-        schedule(.retry, after: delay - elapsed)
+        schedule(.retry, after: Saturating.add(delay, -elapsed))
     }
 
     /// Gives up the current session and creates a new one after `delay`.

@@ -25,7 +25,8 @@ extension SessionEngine {
         switch n {
         case .reqok(let id): if let id { requestSucceeded(id) }
         case .reqerr(let id, let code, let message): requestFailed(id, code: code, message: message)
-        case .error(let code, let message): log(.warn, "ERROR \(code) \(message) on a control connection")
+        // The server could not read a request: as in the official clients, fatal.
+        case .error(let code, let message): errorReceived(code: code, message: message)
         default: break
         }
     }
@@ -63,7 +64,7 @@ extension SessionEngine {
             if let s = stream, !s.gotConok {
                 conerrReceived(code: code, message: message)
             } else {
-                log(.warn, "ERROR \(code) \(message)")
+                errorReceived(code: code, message: message)
             }
         case .prog(let p): progReceived(p)
         case .sync(let seconds): syncReceived(seconds: seconds)
@@ -72,7 +73,7 @@ extension SessionEngine {
             switch bw {
             case .unlimited: real = .unlimited
             case .unmanaged: real = .unmanaged
-            case .kbps(let k): real = .limited(k)
+            case .kbps(let k): real = .limited(ServerNumbers.bandwidth(k))
             }
             if session?.realMaxBandwidth != real {
                 session?.realMaxBandwidth = real
@@ -106,8 +107,9 @@ extension SessionEngine {
 
     // MARK: session lines
 
-    mutating func conokReceived(_ sid: String, limit: Int, keepalive: Int, link: String) {
+    mutating func conokReceived(_ sid: String, limit: Int, keepalive rawKeepalive: Int, link: String) {
         guard var s = stream, !s.gotConok else { return }
+        let keepalive = ServerNumbers.millis(rawKeepalive)
         s.gotConok = true
         s.boundAt = now
         s.conokIdleMillis = keepalive
@@ -121,7 +123,7 @@ extension SessionEngine {
         switch s.kind {
         case .create:
             let control = settings.serverInstanceAddressIgnored ? nil : configuredAddress?.applyingControlLink(link)
-            session = SessionState(id: sid, requestLimit: limit > 0 ? limit : 50_000, keepaliveMillis: keepalive,
+            session = SessionState(id: sid, requestLimit: ServerNumbers.requestLimit(limit), keepaliveMillis: keepalive,
                                    controlAddress: control)
             retry = RetryState()
             notify(.property(.sessionId(sid)))
@@ -151,8 +153,9 @@ extension SessionEngine {
         }
     }
 
-    mutating func loopReceived(delay: Int) {
+    mutating func loopReceived(delay rawDelay: Int) {
         guard var s = stream else { return }
+        let delay = ServerNumbers.millis(rawDelay)
         s.ended = true
         stream = s
         cancel(.transport)
@@ -174,7 +177,7 @@ extension SessionEngine {
         // A poll (not the HTTP create, which is a poll of zero length) was answered: the next
         // one continues with the server's values.
         if s.transport.isPolling, target.isPolling, s.transport == target, !(s.kind == .create && !s.transport.isWebSocket) {
-            nextPoll = (pollingMillis: max(0, delay), idleMillis: s.conokIdleMillis ?? settings.idleTimeout)
+            nextPoll = (pollingMillis: delay, idleMillis: s.conokIdleMillis ?? settings.idleTimeout)
         } else {
             nextPoll = nil
         }
@@ -231,6 +234,14 @@ extension SessionEngine {
         }
     }
 
+    /// `ERROR` on a stream after CONOK or in a control response: the server could not read a
+    /// request. Fatal, as in the official clients: DISCONNECTED, then the error.
+    mutating func errorReceived(code: Int, message: String) {
+        log(.error, "ERROR \(code) \(message)")
+        guard wantsConnection else { return }
+        terminate(code: code, message: message)
+    }
+
     /// The server refused or closed the session for good: DISCONNECTED, then the error.
     mutating func terminate(code: Int, message: String) {
         wantsConnection = false
@@ -262,7 +273,7 @@ extension SessionEngine {
     /// stream was opened with (a change applies to the next connection attempt).
     mutating func syncReceived(seconds: Int) {
         guard let s = stream, s.slowing, s.gotConok, !s.ended, !s.transport.isPolling else { return }
-        let late = (now - s.boundAt) - Int64(seconds) * 1000
+        let late = Saturating.subtract(Saturating.subtract(now, s.boundAt), ServerNumbers.syncMillis(seconds))
         guard late > 7_000 else { return }
         let polling: StreamTransport = s.transport.isWebSocket ? .wsPolling : .httpPolling
         guard Self.transport(polling, satisfies: settings.forcedTransport) else { return }

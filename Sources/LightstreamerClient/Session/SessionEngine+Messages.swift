@@ -89,8 +89,8 @@ extension SessionEngine {
         case 32, 33:
             return
         case 39:
-            let count = max(1, Int(message.strippingSpaces()) ?? 1)
-            let first = progressive - count + 1
+            let count = Saturating.clamp(Int(message.strippingSpaces()) ?? 1, to: ServerNumbers.skippedMessages)
+            let first = Saturating.add(Saturating.add(progressive, -count), 1)
             let seq = sequence ?? MessageRequest.reservedSequence
             let keys = messages.filter { _, m in
                 guard m.sent, m.sequenceKey == seq, let p = m.progressive else { return false }

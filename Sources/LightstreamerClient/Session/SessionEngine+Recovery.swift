@@ -39,7 +39,7 @@ extension SessionEngine {
             return
         }
         let elapsed = Int(clamping: now - rec.attemptAt)
-        schedule(.recovery, after: plus(settings.retryDelay, -elapsed))
+        schedule(.recovery, after: Saturating.add(settings.retryDelay, -elapsed))
     }
 
     /// `PROG,<p>` after a CONOK. During recovery p ≤ count means "drop count − p"; any other
@@ -47,7 +47,8 @@ extension SessionEngine {
     mutating func progReceived(_ p: Int) {
         guard var session, let s = stream else { return }
         let count = session.dataCount
-        if s.kind == .recovery ? p > count : p != count {
+        // A negative PROG is out of range (ServerNumbers): a mismatch like any other.
+        if p < 0 || (s.kind == .recovery ? p > count : p != count) {
             log(.warn, "PROG \(p) does not match \(count) data notifications: new session")
             abandonSession(cause: "prog.mismatch.\(p).\(count)", delay: settings.retryDelay)
             return

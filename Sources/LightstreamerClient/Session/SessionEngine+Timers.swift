@@ -50,13 +50,13 @@ extension SessionEngine {
     mutating func armKeepalive() {
         guard let session, let s = stream, !s.transport.isPolling else { return }
         let keepalive = session.keepaliveMillis > 0 ? session.keepaliveMillis : (settings.keepaliveInterval > 0 ? settings.keepaliveInterval : 5_000)
-        schedule(.keepalive, after: plus(keepalive, settings.stalledTimeout))
+        schedule(.keepalive, after: Saturating.add(keepalive, settings.stalledTimeout))
     }
 
     mutating func keepaliveCheck() {
         guard let session, let s = stream, s.gotConok, !s.ended, !s.transport.isPolling else { return }
         let keepalive = session.keepaliveMillis > 0 ? session.keepaliveMillis : (settings.keepaliveInterval > 0 ? settings.keepaliveInterval : 5_000)
-        let limit = Int64(plus(keepalive, settings.stalledTimeout))
+        let limit = Int64(Saturating.add(keepalive, settings.stalledTimeout))
         let silent = now - lastDataAt
         if silent < limit {
             schedule(.keepalive, after: Int(limit - silent))

@@ -102,7 +102,8 @@ struct SessionEngine {
         notify(.status(s))
     }
 
-    mutating func schedule(_ t: TimerID, after ms: Int) { emit(.schedule(t, after: max(0, ms))) }
+    /// Arms a timer; the delay is held to `ServerNumbers.millis` (0 … one day).
+    mutating func schedule(_ t: TimerID, after ms: Int) { emit(.schedule(t, after: ServerNumbers.millis(ms))) }
     mutating func cancel(_ t: TimerID) { emit(.cancel(t)) }
 
     mutating func newConnectionID(_ role: ConnectionRole) -> ConnectionID {
@@ -237,12 +238,6 @@ enum PendingControl: Equatable {
     case constrain
     case forceRebind(cause: String)
     case external(token: Int, ControlOperation, cause: String? = nil)
-}
-
-/// `a + b`, saturating instead of trapping (values come from options and from the network).
-func plus(_ a: Int, _ b: Int) -> Int {
-    let (r, overflow) = a.addingReportingOverflow(b)
-    return overflow ? (b > 0 ? Int.max : Int.min) : r
 }
 
 /// A small deterministic random generator (tests seed it).

@@ -71,7 +71,8 @@ struct EngineSubscription {
     func countProblem(items n: Int, fields f: Int, keyPos: Int?, commandPos: Int?) -> String? {
         if let items = spec.items, items.count != n { return "Item count \(n) does not match the \(items.count) items requested" }
         if let fields = spec.fields, fields.count != f { return "Field count \(f) does not match the \(fields.count) fields requested" }
-        if n < 1 || f < 1 || n > 100_000 || f > 10_000 { return "Bad counts \(n) items, \(f) fields" }
+        // Checked before `confirm` allocates one slot per item (ServerNumbers).
+        guard ServerNumbers.items.contains(n), ServerNumbers.fields.contains(f) else { return "Bad counts \(n) items, \(f) fields" }
         if spec.mode == .command {
             guard let k = keyPos, let c = commandPos, (1...f).contains(k), (1...f).contains(c) else {
                 return "Bad key/command positions"
