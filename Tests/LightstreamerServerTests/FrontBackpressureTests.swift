@@ -39,7 +39,12 @@ import Testing
 
     static func frame(_ text: String) -> ByteBuffer {
         let payload = Array(text.utf8)
-        var bytes: [UInt8] = [0x81, 0x80 | UInt8(payload.count)]
+        var bytes: [UInt8] = [0x81]
+        if payload.count < 126 {
+            bytes.append(0x80 | UInt8(payload.count))
+        } else {
+            bytes += [0x80 | 126, UInt8((payload.count >> 8) & 0xFF), UInt8(payload.count & 0xFF)]
+        }
         let mask: [UInt8] = [1, 2, 3, 4]
         bytes.append(contentsOf: mask)
         for (i, b) in payload.enumerated() { bytes.append(b ^ mask[i % 4]) }

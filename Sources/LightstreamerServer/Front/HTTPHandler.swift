@@ -116,7 +116,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
             // to `channelRead` and gets an HTTP answer.
             return
         }
-        logger.debug("HTTP error", metadata: ["error": "\(error)"])
+        logger.debug("HTTP error", metadata: ["error": "\(String(describing: error).logEscaped())"])
         context.close(promise: nil)
     }
 

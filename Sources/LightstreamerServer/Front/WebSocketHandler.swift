@@ -165,7 +165,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        logger.debug("WS error", metadata: ["error": "\(error)"])
+        logger.debug("WS error", metadata: ["error": "\(String(describing: error).logEscaped())"])
         context.close(promise: nil)
     }
 

@@ -67,7 +67,8 @@ extension ItemEngine {
             if s.upstreamTails[key]?.id == opId { s.upstreamTails.removeValue(forKey: key) }
         }
         if case .failure(let error) = result {
-            logger.warning("Data Adapter subscribe failed", metadata: ["item": "\(key)", "error": "\(error)"])
+            logger.warning("Data Adapter subscribe failed", metadata: ["item": "\(String(describing: key).logEscaped())",
+                                                                           "error": "\(String(describing: error).logEscaped())"])
         }
         return result
     }
@@ -186,6 +187,6 @@ final class EngineListener: ItemEventListener {
 
     func failure(_ error: any Error) {
         engine?.logger.error("Data Adapter failure", metadata: ["adapterSet": "\(adapterSet)", "dataAdapter": "\(dataAdapter)",
-                                                                "error": "\(error)"])
+                                                                "error": "\(String(describing: error).logEscaped())"])
     }
 }

@@ -27,6 +27,7 @@ public final class SessionManager: Sendable {
     /// `maxSessionsPerAddress`): a create takes its place before it waits for the Metadata
     /// Adapter, so a burst of creates cannot pass the limits together.
     private let occupancy = NIOLockedValueBox(SessionOccupancy())
+    private let trimmer = MemoryTrimmer()
     private let counter = NIOLockedValueBox<UInt64>(0)
 
     let aliases: [String: String]
@@ -114,7 +115,7 @@ public final class SessionManager: Sendable {
             $0.sessionsActive += 1
             $0.sessionsCreated += 1
         }
-        logger.info("session created", metadata: ["session": "\(id)", "user": "\(request.user ?? "")",
+        logger.info("session created", metadata: ["session": "\(id)", "user": "\((request.user ?? "").logEscaped())",
                                                   "adapterSet": "\(setName)", "transport": "\(connection.transport)",
                                                   "protocol": "\(version)"])
         session.run(registering: connection) { m, now in m.start(now: now) }
@@ -177,7 +178,8 @@ public final class SessionManager: Sendable {
             if reason == .backlogExceeded { $0.sessionsClosedForBacklog += 1 }
         }
         session.adapterSet.metadata.notifySessionClose(sessionId: session.id)
-        logger.info("session closed", metadata: ["session": "\(session.id)", "reason": "\(reason)"])
+        trimmer.sessionsClosed()
+        logger.info("session closed", metadata: ["session": "\(session.id)", "reason": "\(String(describing: reason).logEscaped())"])
     }
 
     /// Ends every session with END 32 (server shutdown).

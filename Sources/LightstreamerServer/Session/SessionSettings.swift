@@ -52,7 +52,7 @@ public struct SessionSettings: Sendable, Hashable {
     public var maxMessageSequences: Int = 1_000
     /// Unsent bytes one session may hold (data notifications not yet written plus what its
     /// connection has not sent): past it the session is closed with END 33... see `flushData`.
-    public var maxBacklogBytes: Int = 8 << 20
+    public var maxBacklogBytes: Int = 2 << 20
     /// Most MPN operations of one session waiting for the MPN Module; beyond it REQERR 41.
     public var maxQueuedMPNOperations: Int = 100
     /// Longest delay the server may add to data notifications to send more of them in one

@@ -32,12 +32,12 @@ final class SpawnedServer: @unchecked Sendable {
     }
 
     /// Starts the server with the DEMO data and `limits`/`timeouts` sections (JSON objects).
-    static func start(limits: String = "{}", timeouts: String = "{}") async throws -> SpawnedServer {
+    static func start(limits: String = "{}", timeouts: String = "{}", adapterSets: String = "[]") async throws -> SpawnedServer {
         let binary = try #require(binary, "the lightstreamer-server binary is built next to the tests")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("adversarial-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let config = dir.appendingPathComponent("server.json")
-        try Data(#"{"demo": true, "limits": \#(limits), "timeouts": \#(timeouts)}"#.utf8).write(to: config)
+        try Data(#"{"demo": true, "limits": \#(limits), "timeouts": \#(timeouts), "adapterSets": \#(adapterSets)}"#.utf8).write(to: config)
         let output = dir.appendingPathComponent("output.txt")
         FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
@@ -101,6 +101,16 @@ final class SpawnedServer: @unchecked Sendable {
                 sourceLocation: sourceLocation)
     }
 
+    /// A counter or gauge of the server's `/metrics` (nil when absent).
+    func metric(_ name: String, group: MultiThreadedEventLoopGroup) async throws -> Double? {
+        let c = try await RawTestConnection.connect(port: port, group: group)
+        defer { Task { await c.close() } }
+        try await c.send("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        _ = await c.waitFor("lightstreamer_request_errors_total ", seconds: 10)
+        let line = c.text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return line.flatMap { $0.split(separator: " ").last }.flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
     func stop() async {
         if process.isRunning { process.terminate() }
         for _ in 0..<100 where process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
@@ -109,9 +119,9 @@ final class SpawnedServer: @unchecked Sendable {
     }
 
     /// Runs `body` with a started server and a client event loop group, and stops both.
-    static func with(limits: String = "{}", timeouts: String = "{}",
+    static func with(limits: String = "{}", timeouts: String = "{}", adapterSets: String = "[]",
                      _ body: (SpawnedServer, MultiThreadedEventLoopGroup) async throws -> Void) async throws {
-        let server = try await start(limits: limits, timeouts: timeouts)
+        let server = try await start(limits: limits, timeouts: timeouts, adapterSets: adapterSets)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
             try await body(server, group)
