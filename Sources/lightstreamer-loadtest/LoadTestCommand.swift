@@ -57,6 +57,8 @@ struct LoadTestCommand: AsyncParsableCommand {
         options.sessions.sessionRecoveryMillis = 600_000
         options.sessions.recoveryWindowMillis = 2_000
         options.sessions.maxUpdateDelayMillis = maxUpdateDelayMillis
+        // Every client comes from 127.0.0.1: no per-address session limit here.
+        options.sessions.maxSessionsPerAddress = nil
         let server = LightstreamerServer(options: options, adapterSets: [set])
         try await server.start()
         let port = server.port ?? 0
