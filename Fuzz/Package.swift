@@ -17,6 +17,11 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
         .executableTarget(
+            name: "FuzzHTTPFront",
+            dependencies: [.product(name: "LightstreamerServer", package: "lightstreamer-swift")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
+        .executableTarget(
             name: "FuzzJSONPatch",
             dependencies: [.product(name: "TLCP", package: "lightstreamer-swift")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
