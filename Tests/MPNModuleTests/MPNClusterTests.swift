@@ -8,7 +8,7 @@ import TLCP
 /// instance (the one its app registered through), taken over when that one dies or stops.
 @Suite("MPN cluster on PostgreSQL")
 struct MPNClusterTests {
-    static let register = MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "tok1")
+    static let register = MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0a01")
 
     @Test("one instance runs each device; re-registration moves it; a dead or stopped instance's devices are taken over",
           .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
