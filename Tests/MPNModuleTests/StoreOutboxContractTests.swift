@@ -77,7 +77,7 @@ struct StoreOutboxContractTests {
             let b = sampleSubscription(deviceId: d.id)
             for s in [a, b] { try await store.insertSubscription(s) }
             let entries = try await store.commitTriggers([Self.fired(a), Self.fired(b)], moduleId: "m1", now: 3)
-            #expect(try await store.claimOutbox(moduleId: "m1", silentBefore: 50).map(\.id) == entries.map(\.id))
+            #expect(Set(try await store.claimOutbox(moduleId: "m1", silentBefore: 50).map(\.id)) == Set(entries.map(\.id)))
             #expect(try await store.deleteOutboxEntry(id: entries[0].id))
             #expect(try await !store.deleteOutboxEntry(id: entries[0].id))
             #expect(try await store.failOutboxEntry(id: entries[1].id, reason: "BadPayload"))
