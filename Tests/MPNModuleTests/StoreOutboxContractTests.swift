@@ -147,3 +147,21 @@ struct StoreOutboxContractTests {
         }
     }
 }
+
+@Suite("MPN store: subscriptions per device")
+struct StoreSubscriptionLimitTests {
+    @Test("concurrent inserts for one device never pass the limit", arguments: StoreKind.available)
+    func atomicLimit(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
+            let d = try await store.registerDevice(platform: .apple, applicationId: "app", token: "0a", now: 1).device
+            let inserted = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<12 {
+                    group.addTask { try await store.insertSubscription(sampleSubscription(deviceId: d.id), maxPerDevice: 5) }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(inserted == 5)
+            #expect(try await store.subscriptions(deviceId: d.id, status: nil).count == 5)
+        }
+    }
+}

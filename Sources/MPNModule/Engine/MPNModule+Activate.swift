@@ -52,17 +52,16 @@ extension MPNModule {
         if let existing, existing.status == .active, existing.trigger == record.trigger {
             record.statusTimestamp = existing.statusTimestamp
         }
-        if existing == nil {
-            // A new subscription: within the per-device limit (49, the code of a limit passed).
-            let limit = configuration.limits.subscriptionsPerDevice
-            let count = try await storeCall { try await store.subscriptions(deviceId: device.id, status: nil).count }
-            if count >= limit { throw .tooManySubscriptions(max: limit) }
-        }
         let toStore = record
         if existing != nil {
             guard try await storeCall({ try await store.updateSubscription(toStore) }) else { throw .unknownSubscription }
         } else {
-            try await storeCall { try await store.insertSubscription(toStore) }
+            // A new subscription: within the per-device limit (49, the code of a limit passed),
+            // counted and inserted atomically.
+            let limit = configuration.limits.subscriptionsPerDevice
+            guard try await storeCall({ try await store.insertSubscription(toStore, maxPerDevice: limit) }) else {
+                throw .tooManySubscriptions(max: limit)
+            }
         }
         _ = try? await store.touchDevice(id: device.id, now: now)
         await install(record, format: format, trigger: compiledTrigger)

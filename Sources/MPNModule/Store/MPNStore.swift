@@ -48,6 +48,9 @@ public protocol MPNStore: Sendable {
 
     /// Inserts a new subscription (its device must exist).
     func insertSubscription(_ subscription: MPNSubscriptionRecord) async throws
+    /// Inserts a new subscription unless its device already has `maxPerDevice` of them (then
+    /// false), atomically: concurrent inserts for one device cannot pass the limit together.
+    func insertSubscription(_ subscription: MPNSubscriptionRecord, maxPerDevice: Int) async throws -> Bool
     /// Overwrites the subscription with the same id. false if unknown.
     func updateSubscription(_ subscription: MPNSubscriptionRecord) async throws -> Bool
     func subscription(id: String) async throws -> MPNSubscriptionRecord?
@@ -110,6 +113,13 @@ public protocol MPNStore: Sendable {
 }
 
 extension MPNStore {
+    /// Count then insert: not atomic (stores override it).
+    public func insertSubscription(_ s: MPNSubscriptionRecord, maxPerDevice: Int) async throws -> Bool {
+        guard try await subscriptions(deviceId: s.deviceId, status: nil).count < maxPerDevice else { return false }
+        try await insertSubscription(s)
+        return true
+    }
+
     public func markTriggered(ids: [String], now: MPNTimestamp) async throws -> Set<String> {
         var won = Set<String>()
         for id in ids where try await markTriggered(id: id, now: now) { won.insert(id) }

@@ -228,6 +228,30 @@ public final class PostgresMPNStore: MPNStore {
             """, logger: logger)
     }
 
+    public func insertSubscription(_ s: MPNSubscriptionRecord, maxPerDevice: Int) async throws -> Bool {
+        try await client.withTransaction(logger: logger) { conn in
+            // The device row locked: concurrent inserts for one device count one after the other.
+            var exists = false
+            for try await _ in try await conn.query("""
+                SELECT device_id FROM mpn_devices WHERE device_id = \(s.deviceId) FOR UPDATE
+                """, logger: self.logger).decode(String.self) { exists = true }
+            guard exists else { throw MPNStoreError("device \(s.deviceId) not found") }
+            var count: Int64 = 0
+            for try await n in try await conn.query("""
+                SELECT COUNT(*) FROM mpn_subscriptions WHERE device_id = \(s.deviceId)
+                """, logger: self.logger).decode(Int64.self) { count = n }
+            guard count < Int64(maxPerDevice) else { return false }
+            try await conn.query("""
+                INSERT INTO mpn_subscriptions (\(unescaped: MPNSchema.subscriptionColumns)) VALUES (\(s.id), \(s.deviceId), \
+                \(s.adapterSet), \(s.dataAdapter), \(s.group), \(s.schema), \(StoreCodec.joinNames(s.items)), \
+                \(StoreCodec.joinNames(s.fields)), \(s.mode.rawValue), \(s.notificationFormat), \(s.trigger), \
+                \(s.bufferSize?.wireValue), \(s.maxFrequency?.wireValue), \(s.status.rawValue), \(s.statusTimestamp), \
+                \(s.createdAt), \(s.lastTriggerTime))
+                """, logger: self.logger)
+            return true
+        }
+    }
+
     public func updateSubscription(_ s: MPNSubscriptionRecord) async throws -> Bool {
         try await !strings("""
             UPDATE mpn_subscriptions SET device_id = \(s.deviceId), adapter_set = \(s.adapterSet), \

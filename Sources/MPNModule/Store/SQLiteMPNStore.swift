@@ -182,6 +182,18 @@ public final class SQLiteMPNStore: MPNStore {
         }
     }
 
+    public func insertSubscription(_ s: MPNSubscriptionRecord, maxPerDevice: Int) async throws -> Bool {
+        try await pool.write { db in
+            // One writer at a time: the count and the insert see the same state.
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM mpn_subscriptions WHERE device_id = ?",
+                                         arguments: [s.deviceId]) ?? 0
+            guard count < maxPerDevice else { return false }
+            try db.execute(sql: "INSERT INTO mpn_subscriptions (\(MPNSchema.subscriptionColumns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           arguments: Self.arguments(s))
+            return true
+        }
+    }
+
     public func updateSubscription(_ s: MPNSubscriptionRecord) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: """
