@@ -1,5 +1,5 @@
 // swift-tools-version:6.1
-// libFuzzer targets for the TLCP parsers and patch application. Not part of the main build: see Fuzz/README.md.
+// libFuzzer targets for the TLCP parsers, patch application, the server's HTTP front and the MPN trigger and format compilers. Not part of the main build: see Fuzz/README.md.
 import PackageDescription
 
 let package = Package(
@@ -24,6 +24,22 @@ let package = Package(
         .executableTarget(
             name: "FuzzJSONPatch",
             dependencies: [.product(name: "TLCP", package: "lightstreamer-swift")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
+        // The MPN Module's trigger and format compilers, built from the module's own files
+        // (symbolic links): they need only TLCP, not the module's database and HTTP stack.
+        .target(
+            name: "MPNFuzzCore",
+            dependencies: [.product(name: "TLCP", package: "lightstreamer-swift")]
+        ),
+        .executableTarget(
+            name: "FuzzTrigger",
+            dependencies: ["MPNFuzzCore"],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
+        .executableTarget(
+            name: "FuzzFormat",
+            dependencies: ["MPNFuzzCore", .product(name: "TLCP", package: "lightstreamer-swift")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
     ]

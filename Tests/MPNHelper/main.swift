@@ -2,6 +2,12 @@
 //   mpn-helper crash <sqlite path>            registers devices and subscriptions forever, printing
 //                                             "ACK <deviceId> <subscriptionId>" after each committed
 //                                             write (the kill -9 test of MPNModuleTests kills it)
+//   mpn-helper crash-trigger <sqlite path>    registers a device and a subscription with a trigger,
+//                                             prints "ACK <deviceId> <subscriptionId>", fires the
+//                                             trigger, and stops inside the provider's send (after the
+//                                             outbox commit, before anything is sent), printing
+//                                             "SENDING <subscriptionId> <idempotency key>" (the kill -9
+//                                             test of the outbox kills it there)
 //   mpn-helper bench-trigger [iterations]     trigger evaluations per second
 //   mpn-helper bench-register sqlite <path> [n] | postgres <url> [n]
 //                                             durable device registrations per second
@@ -41,6 +47,39 @@ func crash(path: String) async throws {
         // Unbuffered write so that an acknowledgement printed is an acknowledgement seen.
         FileHandle.standardOutput.write(Data("ACK \(device.id) \(sub.id)\n".utf8))
     }
+}
+
+/// A provider that announces the send and never finishes it: the process is killed here.
+final class StallingProvider: MPNProvider {
+    func send(_ n: MPNNotification) async -> MPNDeliveryResult {
+        FileHandle.standardOutput.write(Data("SENDING \(n.subscriptionId) \(n.idempotencyKey ?? "-")\n".utf8))
+        while true { try? await Task.sleep(for: .seconds(3600)) }
+    }
+}
+
+func crashTrigger(path: String) async throws {
+    var configuration = MPNConfiguration()
+    configuration.enabled = true
+    let registry = MPNProviderRegistry(configuration: configuration, providers: ["Apple/*": StallingProvider()])
+    let quotes = ManualDataAdapter()
+    let internalAdapter = MPNInternalDataAdapter()
+    let engine = ItemEngine(adapterSets: [AdapterSet(name: "DEMO", dataAdapters: [
+        "DEFAULT": quotes, MPNInternalDataAdapter.defaultName: internalAdapter,
+    ])])
+    let store = try SQLiteMPNStore(path: path)
+    let module = MPNModule(configuration: configuration, store: store, providers: registry, itemEngine: engine,
+                           internalAdapter: internalAdapter)
+    try await module.start()
+    let context = MPNRequestContext(adapterSet: "DEMO", sessionId: "crash")
+    let device = try await module.register(MPNRegisterParameters(platform: .apple, applicationId: "com.example.app",
+                                                                 deviceToken: "0a01"), context: context).deviceId
+    let id = try await module.activate(MPNActivateParameters(subscriptionId: 1, mode: .merge, group: "item1",
+                                                             schema: "stock_name last_price", deviceId: device,
+                                                             notificationFormat: #"{"aps":{"alert":"${stock_name} at $[2]","badge":"AUTO"}}"#,
+                                                             trigger: "Double.parseDouble(${last_price}) > 100"), context: context)
+    FileHandle.standardOutput.write(Data("ACK \(device) \(id)\n".utf8))
+    quotes.push("item1", ["stock_name": "ACME", "last_price": "150"])
+    while true { try await Task.sleep(for: .seconds(3600)) }
 }
 
 func benchTrigger(iterations: Int) throws {
@@ -164,6 +203,9 @@ case "bench-pipeline":
 case "crash":
     guard args.count >= 2 else { fail("usage: mpn-helper crash <sqlite path>") }
     try await crash(path: args[1])
+case "crash-trigger":
+    guard args.count >= 2 else { fail("usage: mpn-helper crash-trigger <sqlite path>") }
+    try await crashTrigger(path: args[1])
 case "bench-trigger":
     try benchTrigger(iterations: args.count >= 2 ? Int(args[1]) ?? 2_000_000 : 2_000_000)
 case "bench-register":

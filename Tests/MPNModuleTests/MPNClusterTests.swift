@@ -8,7 +8,7 @@ import TLCP
 /// instance (the one its app registered through), taken over when that one dies or stops.
 @Suite("MPN cluster on PostgreSQL")
 struct MPNClusterTests {
-    static let register = MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "tok1")
+    static let register = MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0a01")
 
     @Test("one instance runs each device; re-registration moves it; a dead or stopped instance's devices are taken over",
           .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
@@ -75,6 +75,49 @@ struct MPNClusterTests {
         await moduleB.settle()
         #expect(b.provider.alerts() == ["X at 250", "X at 450"])
 
+        await moduleB.shutdown()
+        await storeB.close()
+        await handle.destroy()
+    }
+
+    @Test("an outbox entry left by a dead instance is sent once, by the instance that takes its device over",
+          .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
+    func outboxTakeover() async throws {
+        let handle = try await StoreHandle.make(.postgres)
+        let a = EngineHarness()
+        let b = EngineHarness()
+        defer { a.cleanUp(); b.cleanUp() }
+        let storeA = handle.store
+        let storeB = try await handle.reopen()
+        let (moduleA, _) = try a.makeModule(store: storeA)
+        let (moduleB, _) = try b.makeModule(store: storeB)
+        try await moduleA.start()
+        try await moduleB.start()
+        let device = try await moduleA.register(Self.register, context: a.context).deviceId
+        let id = try await moduleA.activate(activation(device: device, trigger: "Double.parseDouble(${last_price}) > 100"),
+                                            context: a.context)
+        // A commits the trigger and its notification, then dies before sending (what a crash leaves).
+        let fired = MPNFiredTrigger(subscriptionId: id, deviceId: device, usesAutoBadge: false) { _ in #"{"aps":{"alert":"owed"}}"# }
+        let entry = try #require(try await storeA.commitTriggers([fired], moduleId: moduleA.moduleId, now: a.wall.nowMillis()).first)
+        // While A is alive, B leaves it alone.
+        await moduleB.checkModules()
+        await moduleB.settle()
+        #expect(b.provider.notifications.isEmpty)
+        // A silent past the timeout: B takes the device and the entry over and sends it once.
+        b.wall.advance(millis: Int64(b.configuration.moduleTimeoutMillis) + 1_000)
+        await moduleB.checkModules()
+        await moduleB.settle()
+        await moduleB.checkModules()
+        await moduleB.settle()
+        #expect(b.provider.alerts() == ["owed"])
+        #expect(b.provider.notifications.first?.idempotencyKey == entry.id)
+        #expect(try await storeB.outboxEntries(status: nil).isEmpty)
+        // A comes back: the device is B's now, nothing is sent twice.
+        a.wall.set(millis: b.wall.nowMillis())
+        await moduleA.checkModules()
+        await moduleA.settle()
+        #expect(a.provider.notifications.isEmpty)
+        await moduleA.shutdown()
         await moduleB.shutdown()
         await storeB.close()
         await handle.destroy()

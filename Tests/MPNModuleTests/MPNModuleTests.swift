@@ -6,7 +6,7 @@ import TLCP
 
 @Suite("MPN Module engine")
 struct MPNModuleTests {
-    let register = MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "tok1")
+    let register = MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0a01")
 
     @Test("trigger: one notification, TRIGGERED persisted and on SUB-, survives a restart")
     func triggerEndToEnd() async throws {
@@ -34,7 +34,7 @@ struct MPNModuleTests {
         await mpn.settle()
         #expect(h.provider.alerts() == ["ACME at 600.5"])
         let n = try #require(h.provider.notifications.first)
-        #expect(n.triggered && n.deviceToken == "tok1" && n.subscriptionId == id)
+        #expect(n.triggered && n.deviceToken == "0a01" && n.subscriptionId == id)
         #expect(n.payload.serialized == #"{"aps":{"alert":"ACME at 600.5","badge":1}}"#)
         #expect(try await store.subscription(id: id)?.status == .triggered)
         #expect(sub.rows.last?.first == "TRIGGERED")
@@ -46,7 +46,7 @@ struct MPNModuleTests {
         await store.close()
         let (again, store2) = try h.makeModule()
         try await again.start()
-        #expect(try await store2.device(id: reg.deviceId)?.deviceToken == "tok1")
+        #expect(try await store2.device(id: reg.deviceId)?.deviceToken == "0a01")
         #expect(try await store2.subscription(id: id)?.status == .triggered)
         h.quotes.push("item1", ["last_price": "800"])
         await again.settle()
@@ -97,7 +97,7 @@ struct MPNModuleTests {
         let dev = try await mpn.register(register, context: h.context).deviceId
         let devItem = try await h.subscribeInternal("DEV-" + dev, mode: .merge, fields: ["status", "status_timestamp"])
         _ = try await mpn.activate(activation(device: dev, format: #"{"aps":{"alert":"$[2]"}}"#), context: h.context)
-        h.provider.script.withLockedValue { $0["tok1"] = [.deviceInvalid(reason: "Unregistered")] }
+        h.provider.script.withLockedValue { $0["0a01"] = [.deviceInvalid(reason: "Unregistered")] }
         h.quotes.push("item1", ["stock_name": "A", "last_price": "1"])
         await mpn.settle()
         #expect(try await store.device(id: dev)?.status == .suspended)
@@ -106,13 +106,13 @@ struct MPNModuleTests {
         h.quotes.push("item1", ["last_price": "2"])
         await mpn.settle()
         #expect(h.provider.notifications.count == 1, "nothing is sent to a suspended device")
-        let moved = MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "tok1", newDeviceToken: "tok2")
+        let moved = MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0a01", newDeviceToken: "0a02")
         #expect(try await mpn.register(moved, context: h.context).deviceId == dev)
         #expect(try await store.device(id: dev)?.status == .active)
         #expect(devItem.rows.last?.first == "ACTIVE")
         h.quotes.push("item1", ["last_price": "3"])
         await mpn.settle()
-        #expect(h.provider.notifications.last?.deviceToken == "tok2")
+        #expect(h.provider.notifications.last?.deviceToken == "0a02")
         await mpn.shutdown()
         await store.close()
     }
@@ -124,7 +124,7 @@ struct MPNModuleTests {
         let (mpn, store) = try await h.startModule()
         let dev = try await mpn.register(register, context: h.context).deviceId
         _ = try await mpn.activate(activation(device: dev, format: #"{"aps":{"alert":"$[2]"}}"#), context: h.context)
-        h.provider.script.withLockedValue { $0["tok1"] = [.retry(after: nil, reason: "503"), .retry(after: .seconds(5), reason: "429")] }
+        h.provider.script.withLockedValue { $0["0a01"] = [.retry(after: nil, reason: "503"), .retry(after: .seconds(5), reason: "429")] }
         h.quotes.push("item1", ["stock_name": "A", "last_price": "1"])
         await mpn.settle()
         #expect(h.provider.notifications.count == 1)
@@ -264,6 +264,13 @@ final class UnresponsiveStore: MPNStore {
     func coalescingCandidate(deviceId: String, adapterSet: String, dataAdapter: String, group: String,
                              schema: String, trigger: String?) async throws -> MPNSubscriptionRecord? { throw Unused() }
     func markTriggered(id: String, now: MPNTimestamp) async throws -> Bool { throw Unused() }
+    func commitTriggers(_ fired: [MPNFiredTrigger], moduleId: String, now: MPNTimestamp) async throws -> [MPNOutboxEntry] {
+        throw Unused()
+    }
+    func claimOutbox(moduleId: String, silentBefore: MPNTimestamp) async throws -> [MPNOutboxEntry] { [] }
+    func deleteOutboxEntry(id: String) async throws -> Bool { throw Unused() }
+    func failOutboxEntry(id: String, reason: String) async throws -> Bool { throw Unused() }
+    func outboxEntries(status: MPNOutboxStatus?) async throws -> [MPNOutboxEntry] { throw Unused() }
     func deleteSubscription(id: String) async throws -> Bool { throw Unused() }
     func deleteSubscriptions(deviceId: String, status: MPNSubscriptionStatus?) async throws -> [String] { throw Unused() }
     var isShared: Bool { false }
@@ -281,7 +288,7 @@ struct MPNSessionRequestTests {
         let h = EngineHarness { $0.requestTimeoutMillis = 200 }
         let (mpn, _) = try h.makeModule(store: UnresponsiveStore())
         try await mpn.start()
-        let op = ControlOperation.mpnRegister(MPNRegisterParameters(platform: .apple, applicationId: "app", deviceToken: "t"))
+        let op = ControlOperation.mpnRegister(MPNRegisterParameters(platform: .apple, applicationId: "app", deviceToken: "0a"))
         let result = await mpn.handle(op, context: MPNSessionContext(adapterSet: "DEMO", user: nil, sessionId: "S1"))
         guard case .failure(let refusal) = result else { Issue.record("expected a refusal, got \(result)"); return }
         #expect(refusal.code == 41)
@@ -294,7 +301,7 @@ struct MPNSessionRequestTests {
         defer { h.cleanUp() }
         let (mpn, _) = try await h.startModule()
         let ctx = MPNSessionContext(adapterSet: "DEMO", user: nil, sessionId: "S1")
-        let reg = await mpn.handle(.mpnRegister(MPNRegisterParameters(platform: .apple, applicationId: "app", deviceToken: "t")),
+        let reg = await mpn.handle(.mpnRegister(MPNRegisterParameters(platform: .apple, applicationId: "app", deviceToken: "0a")),
                                    context: ctx)
         guard case .success(.registered(let device, let adapter)) = reg else { Issue.record("\(reg)"); return }
         #expect(adapter == MPNInternalDataAdapter.defaultName)

@@ -18,14 +18,25 @@ public struct AdapterSet: Sendable {
         self.dataAdapters = dataAdapters
     }
 
-    /// The Metadata Adapter that rules subscriptions to `dataAdapter`: the set's own, or for a
-    /// server-owned data adapter the literal rules (space-separated names, nothing refused).
+    /// The Metadata Adapter that rules subscriptions to `dataAdapter`: the set's own; for a
+    /// server-owned data adapter, the rules it brings (`ServerOwnedItemRules`, which may consult
+    /// the set's adapter) or else the literal rules (space-separated names, nothing refused).
     public func metadata(forDataAdapter dataAdapter: String) -> any MetadataAdapter {
-        serverOwnedDataAdapters.contains(dataAdapter) ? LiteralBasedMetadataAdapter() : metadata
+        guard serverOwnedDataAdapters.contains(dataAdapter) else { return metadata }
+        if let rules = dataAdapters[dataAdapter] as? any ServerOwnedItemRules { return rules.metadata(consulting: metadata) }
+        return LiteralBasedMetadataAdapter()
     }
 
     /// The data adapter for an `LS_data_adapter` value (nil → `DEFAULT`).
     public func dataAdapter(named name: String?) -> (any DataAdapter)? {
         dataAdapters[name ?? Self.defaultDataAdapterName]
     }
+}
+
+/// A server-owned data adapter that decides itself who may subscribe its items (the MPN
+/// Module's internal items belong to one device each), consulting the application's Metadata
+/// Adapter as it sees fit.
+public protocol ServerOwnedItemRules: Sendable {
+    /// The Metadata Adapter for subscriptions to this data adapter; `application` is the set's.
+    func metadata(consulting application: any MetadataAdapter) -> any MetadataAdapter
 }

@@ -100,10 +100,13 @@ public struct MPNConfiguration: Codable, Sendable, Hashable {
         public var maxAttempts: Int = 6
         public init() {}
 
-        /// Exponential backoff for the `attempt`-th retry (1-based), at least `hint`.
+        /// Exponential backoff for the `attempt`-th retry (1-based), at least `hint` (a
+        /// provider's Retry-After, already within one day). Configured values below 0 count as
+        /// 0; the doubling saturates instead of overflowing.
         public func delayMillis(attempt: Int, hintMillis: Int64?) -> Int64 {
-            let exp = Int64(initialDelayMillis) << Int64(min(max(attempt - 1, 0), 30))
-            return max(min(exp, Int64(maxDelayMillis)), hintMillis ?? 0)
+            let doublings = Saturating.clamp(Saturating.add(attempt, -1), to: 0...30)
+            let exp = Saturating.multiply(Int64(max(0, initialDelayMillis)), Int64(1) << Int64(doublings))
+            return max(min(exp, Int64(max(0, maxDelayMillis))), max(0, hintMillis ?? 0))
         }
     }
 

@@ -11,7 +11,7 @@ import TLCP
 ///
 /// Add one instance to every adapter set with MPN enabled (under `name`) before building the
 /// `ItemEngine`, then hand it to the `MPNModule`. Snapshots are served from the module's state.
-public final class MPNInternalDataAdapter: DataAdapter {
+public final class MPNInternalDataAdapter: DataAdapter, ServerOwnedItemRules {
     public static let defaultName = "MPN_INTERNAL_DATA_ADAPTER"
     public static let subscriptionFields = ["status", "status_timestamp", "notification_format", "trigger", "group", "schema",
                                             "adapter", "mode", "requested_buffer_size", "requested_max_frequency"]
@@ -23,11 +23,37 @@ public final class MPNInternalDataAdapter: DataAdapter {
         /// deviceId → subscription ids, in activation order.
         var deviceSubscriptions: [String: [String]] = [:]
         var subscriptions: [String: [String: String?]] = [:]
+        /// subscription id → device id.
+        var subscriptionDevice: [String: String] = [:]
     }
 
     private let state = NIOLockedValueBox(State())
+    /// The devices registered in each session: who may read which items.
+    let sessions = MPNSessionDevices()
 
     public init() {}
+
+    // MARK: Authorization (MPNInternalItemRules)
+
+    public func metadata(consulting application: any MetadataAdapter) -> any MetadataAdapter {
+        MPNInternalItemRules(application: application, access: sessions) { [weak self] item in self?.device(ofItem: item) }
+    }
+
+    /// The device an internal item belongs to, nil for an unknown item.
+    func device(ofItem item: String) -> String? {
+        state.withLockedValue { s in
+            if item.hasPrefix("DEV-") {
+                let d = String(item.dropFirst(4))
+                return s.devices[d] != nil ? d : nil
+            }
+            if item.hasPrefix("SUBS-") {
+                let d = String(item.dropFirst(5))
+                return s.devices[d] != nil || s.deviceSubscriptions[d] != nil ? d : nil
+            }
+            if item.hasPrefix("SUB-") { return s.subscriptionDevice[String(item.dropFirst(4))] }
+            return nil
+        }
+    }
 
     // MARK: DataAdapter
 
@@ -99,6 +125,7 @@ public final class MPNInternalDataAdapter: DataAdapter {
         state.withLockedValue { s in
             let isNew = s.subscriptions[r.id] == nil
             s.subscriptions[r.id] = fields
+            s.subscriptionDevice[r.id] = r.deviceId
             if !(s.deviceSubscriptions[r.deviceId] ?? []).contains(r.id) {
                 s.deviceSubscriptions[r.deviceId, default: []].append(r.id)
             }
@@ -110,6 +137,7 @@ public final class MPNInternalDataAdapter: DataAdapter {
     func remove(subscriptionId id: String, deviceId: String) {
         state.withLockedValue { s in
             s.subscriptions.removeValue(forKey: id)
+            s.subscriptionDevice.removeValue(forKey: id)
             s.deviceSubscriptions[deviceId]?.removeAll { $0 == id }
             emit(s, "SUBS-" + deviceId, ["key": "SUB-" + id, "command": "DELETE"])
         }
@@ -119,6 +147,7 @@ public final class MPNInternalDataAdapter: DataAdapter {
         state.withLockedValue { s in
             for id in s.deviceSubscriptions[deviceId] ?? [] {
                 s.subscriptions.removeValue(forKey: id)
+                s.subscriptionDevice.removeValue(forKey: id)
                 emit(s, "SUBS-" + deviceId, ["key": "SUB-" + id, "command": "DELETE"])
             }
             s.deviceSubscriptions.removeValue(forKey: deviceId)

@@ -56,7 +56,12 @@ extension MPNModule {
         if existing != nil {
             guard try await storeCall({ try await store.updateSubscription(toStore) }) else { throw .unknownSubscription }
         } else {
-            try await storeCall { try await store.insertSubscription(toStore) }
+            // A new subscription: within the per-device limit (49, the code of a limit passed),
+            // counted and inserted atomically.
+            let limit = configuration.limits.subscriptionsPerDevice
+            guard try await storeCall({ try await store.insertSubscription(toStore, maxPerDevice: limit) }) else {
+                throw .tooManySubscriptions(max: limit)
+            }
         }
         _ = try? await store.touchDevice(id: device.id, now: now)
         await install(record, format: format, trigger: compiledTrigger)

@@ -7,7 +7,6 @@ struct PendingNotification: Sendable {
     var subscriptionId: String
     var item: Int
     var values: [String?]
-    var triggered: Bool
     var attempts = 0
     /// The AUTO badge value, once allocated (retries reuse it).
     var badge: Int?
@@ -45,7 +44,7 @@ extension MPNModule {
     func pump(_ deviceId: String) async {
         guard var q = queues[deviceId], !q.inFlight, !q.pending.isEmpty else { return }
         let now = clock.now()
-        let minDelay = UInt64(max(0, configuration.pacing.minSendDelayMillis)) * 1_000_000
+        let minDelay = MPNRetryDelay.nanoseconds(Int64(configuration.pacing.minSendDelayMillis))
         let due = max(q.lastSentAt.map { $0 &+ minDelay } ?? 0, q.notBefore)
         if now >= due {
             let next = q.pending.removeFirst()
@@ -65,26 +64,25 @@ extension MPNModule {
         guard let r = running[n.subscriptionId], let device = devices[deviceId], device.status == .active,
               let provider = providers.provider(device.platform, device.applicationId) else {
             statistics.dropped += 1
-            if !n.triggered { queues[deviceId]?.inFlight = false }
+            queues[deviceId]?.inFlight = false
             return
         }
         var badge = n.badge
         if badge == nil, r.format.usesAutoBadge { badge = try? await store.nextBadge(deviceId: deviceId) }
         var n = n
         n.badge = badge
-        let payload = r.format.render(values: n.values, subscriptionId: n.subscriptionId, badge: badge)
-        let size = payload.serialized.utf8.count
         let limit = configuration.limits.payloadLimit(device.platform)
-        guard size <= limit else {
+        guard let text = r.format.renderText(values: n.values, subscriptionId: n.subscriptionId, badge: badge, limit: limit),
+              let payload = try? JSONValue.parse(text) else {
             logger.warning("MPN notification over the payload limit dropped",
-                           metadata: ["subscription": "\(n.subscriptionId)", "size": "\(size)", "limit": "\(limit)"])
+                           metadata: ["subscription": "\(n.subscriptionId)", "limit": "\(limit)"])
             statistics.dropped += 1
-            if !n.triggered { queues[deviceId]?.inFlight = false }
+            queues[deviceId]?.inFlight = false
             return
         }
         let notification = MPNNotification(platform: device.platform, applicationId: device.applicationId,
                                             deviceToken: device.deviceToken, deviceId: deviceId, subscriptionId: n.subscriptionId,
-                                            payload: payload, triggered: n.triggered)
+                                            payload: payload)
         outstanding.withLockedValue { $0 += 1 }
         Task { [weak self] in
             let result = await provider.send(notification)
@@ -94,7 +92,7 @@ extension MPNModule {
     }
 
     func handleResult(_ deviceId: String, _ n: PendingNotification, _ result: MPNDeliveryResult) async {
-        if !n.triggered { queues[deviceId]?.inFlight = false }
+        queues[deviceId]?.inFlight = false
         switch result {
         case .delivered:
             statistics.delivered += 1
@@ -109,7 +107,7 @@ extension MPNModule {
             var hint: Int64?
             if case .retry(let after, let r) = result {
                 reason = r
-                hint = after.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
+                hint = after.map(MPNRetryDelay.millis)
             }
             if case .authenticationFailed(let r) = result { reason = r }
             var retried = n
@@ -120,21 +118,14 @@ extension MPNModule {
                 break
             }
             statistics.retried += 1
-            let delay = UInt64(configuration.retry.delayMillis(attempt: retried.attempts, hintMillis: hint)) * 1_000_000
-            if n.triggered {
-                let again = retried
-                clock.schedule(afterNanoseconds: delay) { [weak self] in
-                    self?.post(.retryTriggered(deviceId: deviceId, notification: again))
-                }
-            } else {
-                var q = queues[deviceId] ?? DeviceQueue()
-                // A newer MERGE value for the same item supersedes the failed one.
-                let superseded = running[n.subscriptionId]?.record.mode == .merge
-                    && q.pending.contains { $0.subscriptionId == n.subscriptionId && $0.item == n.item }
-                if !superseded { q.pending.insert(retried, at: 0) }
-                q.notBefore = clock.now() &+ delay
-                queues[deviceId] = q
-            }
+            let delay = MPNRetryDelay.nanoseconds(configuration.retry.delayMillis(attempt: retried.attempts, hintMillis: hint))
+            var q = queues[deviceId] ?? DeviceQueue()
+            // A newer MERGE value for the same item supersedes the failed one.
+            let superseded = running[n.subscriptionId]?.record.mode == .merge
+                && q.pending.contains { $0.subscriptionId == n.subscriptionId && $0.item == n.item }
+            if !superseded { q.pending.insert(retried, at: 0) }
+            q.notBefore = clock.now() &+ delay
+            queues[deviceId] = q
         }
         await pump(deviceId)
     }

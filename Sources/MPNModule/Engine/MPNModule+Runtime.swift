@@ -18,7 +18,8 @@ extension MPNModule {
         case update(subscriptionId: String, generation: UInt64, item: Int, values: [String?], isSnapshot: Bool)
         case pacingTimer(deviceId: String)
         case sent(deviceId: String, notification: PendingNotification, result: MPNDeliveryResult)
-        case retryTriggered(deviceId: String, notification: PendingNotification)
+        case outboxSent(entry: MPNOutboxEntry, attempts: Int, result: MPNDeliveryResult)
+        case retryOutbox(entry: MPNOutboxEntry, attempts: Int)
         /// Commits the triggers fired by the events handled before it, in one transaction.
         case commitTriggers
         case moduleCheck
@@ -41,8 +42,10 @@ extension MPNModule {
             await pump(deviceId)
         case .sent(let deviceId, let notification, let result):
             await handleResult(deviceId, notification, result)
-        case .retryTriggered(let deviceId, let notification):
-            await send(notification, deviceId: deviceId)
+        case .outboxSent(let entry, let attempts, let result):
+            await handleOutboxResult(entry, attempts: attempts, result)
+        case .retryOutbox(let entry, let attempts):
+            sendOutbox(entry, attempts: attempts)
         case .commitTriggers:
             await commitTriggers()
         case .moduleCheck:
@@ -114,11 +117,11 @@ extension MPNModule {
             // Group commit: the triggers of the events already queued are committed together.
             if firedTriggers.isEmpty { post(.commitTriggers) }
             firedTriggerIds.insert(id)
-            firedTriggers.append(PendingNotification(subscriptionId: id, item: item, values: values, triggered: true))
+            firedTriggers.append(PendingNotification(subscriptionId: id, item: item, values: values))
             return
         }
         guard !isSnapshot else { return }
-        enqueue(PendingNotification(subscriptionId: id, item: item, values: values, triggered: false),
+        enqueue(PendingNotification(subscriptionId: id, item: item, values: values),
                 deviceId: r.record.deviceId, mode: r.record.mode)
         await pump(r.record.deviceId)
     }
@@ -127,43 +130,6 @@ extension MPNModule {
     func forgetFiredTrigger(_ id: String) {
         guard firedTriggerIds.remove(id) != nil else { return }
         firedTriggers.removeAll { $0.subscriptionId == id }
-    }
-
-    /// Marks the fired triggers TRIGGERED in one commit (compare-and-set: only those still
-    /// ACTIVE win), allocates their AUTO badges in one more, then sends exactly one
-    /// notification for each winner. On a store failure nothing is sent: the subscriptions
-    /// stay ACTIVE and fire on a later update.
-    func commitTriggers() async {
-        let batch = firedTriggers
-        firedTriggers = []
-        firedTriggerIds = []
-        guard !batch.isEmpty else { return }
-        let now = nowMillis
-        let won: Set<String>
-        do { won = try await store.markTriggered(ids: batch.map(\.subscriptionId), now: now) } catch {
-            logger.error("MPN triggers cannot be persisted; they will fire on a later update",
-                         metadata: ["count": "\(batch.count)", "error": "\(error)"])
-            return
-        }
-        var winners = batch.filter { won.contains($0.subscriptionId) && running[$0.subscriptionId] != nil }
-        let badged = winners.indices.filter { running[winners[$0].subscriptionId]?.format.usesAutoBadge == true }
-        if !badged.isEmpty {
-            let devices = badged.compactMap { running[winners[$0].subscriptionId]?.record.deviceId }
-            if let badges = try? await store.nextBadges(deviceIds: devices), badges.count == badged.count {
-                for (i, b) in zip(badged, badges) { winners[i].badge = b }
-            }
-        }
-        for n in winners {
-            let id = n.subscriptionId
-            guard let deviceId = running[id]?.record.deviceId else { continue }
-            running[id]?.record.status = .triggered
-            running[id]?.record.statusTimestamp = now
-            running[id]?.record.lastTriggerTime = now
-            statistics.triggered += 1
-            if let rec = running[id]?.record { internalAdapter.publish(subscription: rec) }
-            await stopTable(id)
-            await send(n, deviceId: deviceId)
-        }
     }
 
     // MARK: - Devices
@@ -184,7 +150,8 @@ extension MPNModule {
     /// without ACTIVE subscriptions). Runs every `collectorPeriodMinutes`; callable directly.
     @discardableResult
     public func collectInactiveDevices() async -> [String] {
-        let cutoff = nowMillis - Int64(configuration.inactivity.deviceInactivityTimeoutMinutes) * 60_000
+        let timeout = Saturating.multiply(Int64(max(0, configuration.inactivity.deviceInactivityTimeoutMinutes)), 60_000)
+        let cutoff = Saturating.subtract(nowMillis, timeout)
         guard let ids = try? await store.collectInactiveDevices(lastAccessBefore: cutoff) else { return [] }
         for deviceId in ids {
             for (id, r) in running where r.record.deviceId == deviceId {
@@ -202,12 +169,12 @@ extension MPNModule {
 
     /// Owners silent since before this are dead; an embedded store has no other owner.
     var orphanCutoff: MPNTimestamp {
-        store.isShared ? nowMillis - Int64(max(0, configuration.moduleTimeoutMillis)) : .max
+        store.isShared ? Saturating.subtract(nowMillis, Int64(max(0, configuration.moduleTimeoutMillis))) : .max
     }
 
     func scheduleModuleCheck() {
-        let period = UInt64(max(100, configuration.moduleCheckPeriodMillis))
-        checkTimer = clock.schedule(afterNanoseconds: period * 1_000_000) { [weak self] in self?.post(.moduleCheck) }
+        let period = max(100, configuration.moduleCheckPeriodMillis)
+        checkTimer = clock.schedule(afterNanoseconds: MPNRetryDelay.nanoseconds(Int64(period))) { [weak self] in self?.post(.moduleCheck) }
     }
 
     /// Records this instance alive, takes over the devices of dead instances and lets go of
@@ -225,6 +192,8 @@ extension MPNModule {
                 owned.remove(deviceId)
                 await release(deviceId)
             }
+            // Entries of devices taken over, or left by a dead claimant.
+            await resendOutbox()
         } catch {
             logger.error("MPN module check failed", metadata: ["error": "\(error)"])
         }
@@ -264,8 +233,8 @@ extension MPNModule {
     }
 
     func scheduleCollector() {
-        let minutes = UInt64(max(1, configuration.inactivity.collectorPeriodMinutes))
-        collectorTimer = clock.schedule(afterNanoseconds: minutes * 60 * 1_000_000_000) { [weak self] in
+        let minutes = Int64(max(1, configuration.inactivity.collectorPeriodMinutes))
+        collectorTimer = clock.schedule(afterNanoseconds: MPNRetryDelay.nanoseconds(Saturating.multiply(minutes, 60_000))) { [weak self] in
             self?.post(.collect)
         }
     }

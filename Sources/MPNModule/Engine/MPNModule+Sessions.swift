@@ -16,7 +16,8 @@ extension MPNModule: MPNRequestHandler {
                 once.withLockedValue { c in c.take() }?.resume(returning: result)
             }
             Task {
-                try? await Task.sleep(for: .milliseconds(timeout))
+                // At most a day, whatever the configuration says.
+                try? await Task.sleep(for: .milliseconds(Saturating.clamp(timeout, to: 1...86_400_000)))
                 guard let c = once.withLockedValue({ c in c.take() }) else { return }
                 self.logger.error("MPN request timed out", metadata: ["op": "\(operation.opName)", "session": "\(context.sessionId)"])
                 c.resume(returning: .failure(SessionRefusal(code: 41, message: "MPN request timed out after \(timeout) ms")))

@@ -58,6 +58,8 @@ public actor MPNModule {
         public var triggered = 0
         public var retried = 0
         public var dropped = 0
+        /// Outbox entries that failed for good (refused, dead token, retries exhausted).
+        public var failed = 0
         public var suspendedDevices = 0
     }
 
@@ -85,6 +87,8 @@ public actor MPNModule {
     /// Triggers that fired since the last group commit, in order (one per subscription).
     var firedTriggers: [PendingNotification] = []
     var firedTriggerIds: Set<String> = []
+    /// Outbox entries being sent or waiting for a retry here (not claimed again meanwhile).
+    var outboxUnderWay: Set<String> = []
 
     let events: AsyncStream<Event>
     let eventSink: AsyncStream<Event>.Continuation
@@ -136,6 +140,8 @@ public actor MPNModule {
             running[r.id] = prepared
             if r.status == .active, devices[r.deviceId]?.status == .active { await startTable(r.id) }
         }
+        // Notifications committed but not sent before a crash (or a stop) go out now.
+        await resendOutbox()
         logger.info("MPN Module started", metadata: ["module": "\(moduleId)", "devices": "\(owned.count)"])
         scheduleCollector()
         scheduleModuleCheck()
@@ -201,6 +207,8 @@ public actor MPNModule {
         try configuration.limits.checkDevice(applicationId: p.applicationId, token: p.deviceToken)
         if let n = p.newDeviceToken { try MPNLimits.check(n, max: configuration.limits.deviceToken, "device token") }
         guard !p.deviceToken.isEmpty, !p.applicationId.isEmpty else { throw MPNError(code: 65, message: "Empty token or application id") }
+        try MPNDeviceToken.check(p.deviceToken, platform: p.platform)
+        if let n = p.newDeviceToken { try MPNDeviceToken.check(n, platform: p.platform) }
         guard providers.knows(p.platform, p.applicationId) else { throw .unknownApplication(p.applicationId) }
         let info = MPNDeviceInfo(platform: p.platform, applicationId: p.applicationId, deviceToken: p.deviceToken)
         if let hooks = hooks(context) {
@@ -241,6 +249,8 @@ public actor MPNModule {
         let wasActive = devices[device.id]?.status == .active
         devices[device.id] = device
         internalAdapter.publish(device: device)
+        // This session may now read the device's internal items.
+        internalAdapter.sessions.register(device: device.id, in: context.sessionId)
         if !owned.contains(device.id) {
             // Registered through this instance: it runs the device from now on (another one
             // that ran it lets go at its next check).

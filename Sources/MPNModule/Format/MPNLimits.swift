@@ -15,6 +15,9 @@ public struct MPNLimits: Sendable, Hashable, Codable {
     public var deviceToken = 256
     public var applePayload = 4096
     public var googlePayload = 4096
+    /// MPN subscriptions (ACTIVE and TRIGGERED) one device may have; a new activation beyond
+    /// it is refused with 49 (modifications of existing ones are not counted).
+    public var subscriptionsPerDevice = 100
 
     public init() {}
 
@@ -63,5 +66,6 @@ extension MPNLimits {
         deviceToken = try v(.deviceToken, deviceToken)
         applePayload = try v(.applePayload, applePayload)
         googlePayload = try v(.googlePayload, googlePayload)
+        subscriptionsPerDevice = try v(.subscriptionsPerDevice, subscriptionsPerDevice)
     }
 }

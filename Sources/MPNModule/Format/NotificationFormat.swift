@@ -13,6 +13,8 @@ public struct NotificationFormat: Sendable {
     public let platform: MPNPlatform
     /// Whether rendering needs the AUTO badge counter.
     public let usesAutoBadge: Bool
+    /// The platform's payload limit (bytes) the format was compiled for: `render` refuses more.
+    public let payloadLimit: Int
     private let root: TemplateNode
 
     /// Validates and compiles. Errors: 53 empty, 49 too long, 52 not a JSON object,
@@ -25,19 +27,35 @@ public struct NotificationFormat: Sendable {
         guard case .object(let members) = json else { throw .formatNotJSON("not a JSON object") }
         if members.isEmpty { throw .formatEmpty }
         self.platform = platform
+        payloadLimit = limits.payloadLimit(platform)
         var auto = false
         root = try TemplateNode.build(json, fields: fields, path: [], platform: platform, usesAuto: &auto)
         usesAutoBadge = auto
         normalizedText = try MPNArguments.normalize(text, fields: fields)
-        let minimal = render(values: [], subscriptionId: String(repeating: "0", count: 36), badge: 0)
-        let size = minimal.serialized.utf8.count
-        let limit = limits.payloadLimit(platform)
-        if size > limit { throw .payloadTooBig(size, max: limit) }
+        let limit = payloadLimit
+        // The format alone: its literal text is at most `limits.notificationFormat` long.
+        var minimal = BoundedJSONWriter(limit: Int.max)
+        root.write(values: [], subscriptionId: String(repeating: "0", count: 36), badge: 0, to: &minimal)
+        if minimal.count > limit { throw .payloadTooBig(minimal.count, max: limit) }
     }
 
-    /// The payload for one update. `values` in schema order (nil = null → empty text).
-    public func render(values: [String?], subscriptionId: String, badge: Int?) -> JSONValue {
-        root.render(values: values, subscriptionId: subscriptionId, badge: badge)
+    /// The payload text for one update (`values` in schema order, nil = null → empty text), or
+    /// nil when it would pass `limit` bytes (at most `payloadLimit`): rendering stops at the
+    /// first byte over, so the work is bounded by the limit, not by the values.
+    public func renderText(values: [String?], subscriptionId: String, badge: Int?, limit: Int? = nil) -> String? {
+        renderBounded(values: values, subscriptionId: subscriptionId, badge: badge, limit: limit).text
+    }
+
+    /// `renderText` as a JSON value.
+    public func render(values: [String?], subscriptionId: String, badge: Int?) -> JSONValue? {
+        renderText(values: values, subscriptionId: subscriptionId, badge: badge).flatMap { try? JSONValue.parse($0) }
+    }
+
+    /// The rendering and how many bytes were built before it stopped (tests).
+    func renderBounded(values: [String?], subscriptionId: String, badge: Int?, limit: Int? = nil) -> (text: String?, built: Int) {
+        var w = BoundedJSONWriter(limit: min(limit ?? payloadLimit, payloadLimit))
+        root.write(values: values, subscriptionId: subscriptionId, badge: badge, to: &w)
+        return (w.overflowed ? nil : w.text, w.count)
     }
 }
 
@@ -48,14 +66,32 @@ struct TemplateString: Sendable {
 
     var isConstant: Bool { pieces.allSatisfy { if case .text = $0 { return true } else { return false } } }
 
-    func render(values: [String?], subscriptionId: String) -> String {
-        var out = ""
+    /// Writes the substituted text, escaped, without quotes.
+    func write(values: [String?], subscriptionId: String, to w: inout BoundedJSONWriter) {
         for piece in pieces {
+            guard !w.overflowed else { return }
             switch piece {
-            case .text(let t): out += t
-            case .field(let n): if n - 1 < values.count, let v = values[n - 1] { out += v }
-            case .subscriptionId: out += subscriptionId
+            case .text(let t): w.escaped(t)
+            case .field(let n): if n >= 1, n - 1 < values.count, let v = values[n - 1] { w.escaped(v) }
+            case .subscriptionId: w.escaped(subscriptionId)
             }
+        }
+    }
+
+    /// The substituted text when it is at most `max` bytes (badge values), else nil.
+    func text(values: [String?], subscriptionId: String, max: Int) -> String? {
+        var out = ""
+        var n = 0
+        for piece in pieces {
+            let part: Substring
+            switch piece {
+            case .text(let t): part = t
+            case .field(let i): part = i >= 1 && i - 1 < values.count ? (values[i - 1].map { $0[...] } ?? "") : ""
+            case .subscriptionId: part = subscriptionId[...]
+            }
+            n += part.utf8.count
+            if n > max { return nil }
+            out += part
         }
         return out
     }
@@ -107,20 +143,54 @@ indirect enum TemplateNode: Sendable {
         }
     }
 
-    func render(values: [String?], subscriptionId: String, badge: Int?) -> JSONValue {
+    func write(values: [String?], subscriptionId: String, badge: Int?, to w: inout BoundedJSONWriter) {
+        guard !w.overflowed else { return }
         switch self {
-        case .constant(let v): return v
+        case .constant(let v): w.raw(v.serialized)
         case .string(let t, let kind):
-            let text = t.isAuto ? String(badge ?? 0) : t.render(values: values, subscriptionId: subscriptionId)
-            if kind == .numeric, let n = Int(text) { return .number(String(n)) }
-            return .string(text)
+            if t.isAuto {
+                writeBadge(String(badge ?? 0), kind: kind, to: &w)
+            } else if kind == .numeric {
+                // A badge is short: a longer text cannot be an integer and is written as a string.
+                if let text = t.text(values: values, subscriptionId: subscriptionId, max: 40) {
+                    writeBadge(text, kind: kind, to: &w)
+                } else {
+                    w.raw("\"")
+                    t.write(values: values, subscriptionId: subscriptionId, to: &w)
+                    w.raw("\"")
+                }
+            } else {
+                w.raw("\"")
+                t.write(values: values, subscriptionId: subscriptionId, to: &w)
+                w.raw("\"")
+            }
         case .array(let items):
-            return .array(items.map { $0.render(values: values, subscriptionId: subscriptionId, badge: badge) })
+            w.raw("[")
+            for (i, item) in items.enumerated() {
+                if i > 0 { w.raw(",") }
+                item.write(values: values, subscriptionId: subscriptionId, badge: badge, to: &w)
+            }
+            w.raw("]")
         case .object(let members):
-            return .object(members.map {
-                JSONMember(key: $0.key.render(values: values, subscriptionId: subscriptionId),
-                           value: $0.value.render(values: values, subscriptionId: subscriptionId, badge: badge))
-            })
+            w.raw("{")
+            for (i, m) in members.enumerated() {
+                if i > 0 { w.raw(",") }
+                w.raw("\"")
+                m.key.write(values: values, subscriptionId: subscriptionId, to: &w)
+                w.raw("\":")
+                m.value.write(values: values, subscriptionId: subscriptionId, badge: badge, to: &w)
+            }
+            w.raw("}")
+        }
+    }
+
+    private func writeBadge(_ text: String, kind: BadgeKind, to w: inout BoundedJSONWriter) {
+        if kind == .numeric, let n = Int(text) {
+            w.raw(String(n))
+        } else {
+            w.raw("\"")
+            w.escaped(text)
+            w.raw("\"")
         }
     }
 }

@@ -33,6 +33,10 @@ public struct MPNError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func tooLong(_ what: String, max: Int) -> MPNError {
         .init(code: 49, message: "\(what) exceeds the maximum size of \(max)")
     }
+    /// 49 as well: a device with `limits.subscriptionsPerDevice` MPN subscriptions asked for one more.
+    public static func tooManySubscriptions(max: Int) -> MPNError {
+        .init(code: 49, message: "MPN subscriptions of this device exceed the maximum of \(max)")
+    }
     /// 50: no items or no fields.
     public static let noItemsOrFields = MPNError(code: 50, message: "MPN subscription has no items or no fields")
     /// 51: payload over the platform's limit.
@@ -45,6 +49,9 @@ public struct MPNError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let formatEmpty = MPNError(code: 53, message: "Notification format is empty")
     /// 56: pn_reconf parameters do not match the subscription.
     public static let reconfMismatch = MPNError(code: 56, message: "MPN subscription parameters do not match")
+    /// 65 (TLCP "bad syntax or values"; MPN has no code of its own for it): a device token
+    /// that is not a valid token of its platform (Apple: hex, even length, ≤ 200 digits).
+    public static let invalidDeviceToken = MPNError(code: 65, message: "Invalid device token")
     /// 68: unexpected server error.
     public static func serverError(_ why: String) -> MPNError { .init(code: 68, message: "Unexpected error: \(why)") }
 }

@@ -57,8 +57,7 @@ final class APNsTokenManager: Sendable {
         keyBytes = try P256.Signing.PrivateKey(pemRepresentation: c.privateKeyPEM).rawRepresentation
         teamId = c.teamId
         keyId = c.keyId
-        let seconds = c.tokenRefreshInterval.components.seconds
-        refreshSeconds = min(max(seconds, 20 * 60), 60 * 60)
+        refreshSeconds = MPNProviderNumbers.seconds(c.tokenRefreshInterval, in: (20 * 60)...(60 * 60))
         self.clock = clock
     }
 
@@ -124,6 +123,9 @@ public final class APNsProvider: MPNProvider {
             logger.critical("APNs provider token cannot be signed", metadata: ["error": "\(error)", "app": "\(applicationId)"])
             return .authenticationFailed(reason: "signing: \(error)")
         }
+        // Only hex ever reaches the path (registration refuses other tokens; this catches any
+        // stored before that check).
+        guard MPNDeviceToken.isValidApple(n.deviceToken) else { return .deviceInvalid(reason: "BadDeviceToken (not hex)") }
         let (pushType, priority) = Self.pushType(of: n.payload)
         var request = HTTPClientRequest(url: configuration.baseURL + "/3/device/" + n.deviceToken)
         request.method = .POST
@@ -131,17 +133,20 @@ public final class APNsProvider: MPNProvider {
         request.headers.add(name: "apns-topic", value: configuration.topic ?? applicationId)
         request.headers.add(name: "apns-push-type", value: pushType)
         request.headers.add(name: "apns-priority", value: String(priority))
-        request.headers.add(name: "apns-id", value: UUID().uuidString.lowercased())
+        // One id per notification, the same on every resend of it (outbox entry id).
+        request.headers.add(name: "apns-id", value: n.idempotencyKey.map(MPNNotificationId.uuid) ?? UUID().uuidString.lowercased())
         if let expiration = configuration.expiration {
-            request.headers.add(name: "apns-expiration", value: String(clock.nowSeconds + expiration.components.seconds))
+            let offset = MPNProviderNumbers.seconds(expiration, in: MPNProviderNumbers.apnsExpirationSeconds)
+            request.headers.add(name: "apns-expiration", value: String(Saturating.add(clock.nowSeconds, offset)))
         }
-        if let collapse = n.collapseId, !collapse.isEmpty, collapse.utf8.count <= 64 {
+        if let collapse = n.collapseId ?? n.idempotencyKey, !collapse.isEmpty, collapse.utf8.count <= 64 {
             request.headers.add(name: "apns-collapse-id", value: collapse)
         }
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(ByteBuffer(string: body))
         do {
-            let response = try await client.execute(request, timeout: .seconds(max(1, configuration.requestTimeout.components.seconds)))
+            let timeout = MPNProviderNumbers.seconds(configuration.requestTimeout, in: MPNProviderNumbers.requestTimeoutSeconds)
+            let response = try await client.execute(request, timeout: .seconds(timeout))
             let bytes = try await response.body.collect(upTo: 16 * 1024)
             return classify(status: Int(response.status.code), body: String(buffer: bytes),
                             retryAfter: response.headers.first(name: "retry-after"))
@@ -153,7 +158,7 @@ public final class APNsProvider: MPNProvider {
     func classify(status: Int, body: String, retryAfter: String?) -> MPNDeliveryResult {
         if status == 200 { return .delivered }
         let reason = ProviderErrorBody.string(ProviderErrorBody.member(ProviderErrorBody.json(body), "reason")) ?? "HTTP \(status)"
-        let after = retryAfter.flatMap { Int64($0) }.map { Duration.seconds($0) }
+        let after = MPNProviderNumbers.retryAfter(retryAfter)
         switch (status, reason) {
         case (410, _), (_, "BadDeviceToken"), (_, "Unregistered"), (_, "DeviceTokenNotForTopic"), (_, "ExpiredToken"):
             return .deviceInvalid(reason: reason)

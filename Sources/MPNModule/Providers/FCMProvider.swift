@@ -86,7 +86,9 @@ public final class FCMProvider: MPNProvider {
         if ownsClient { try? await client.shutdown() }
     }
 
-    private var timeout: TimeAmount { .seconds(max(1, configuration.requestTimeout.components.seconds)) }
+    private var timeout: TimeAmount {
+        .seconds(MPNProviderNumbers.seconds(configuration.requestTimeout, in: MPNProviderNumbers.requestTimeoutSeconds))
+    }
 
     /// The JWT assertion for the token endpoint.
     func assertion(now: Int64) throws -> String {
@@ -98,7 +100,7 @@ public final class FCMProvider: MPNProvider {
             JSONMember(key: "scope", value: .string(FCMConfiguration.scope)),
             JSONMember(key: "aud", value: .string(account.tokenURI)),
             JSONMember(key: "iat", value: .number(String(now))),
-            JSONMember(key: "exp", value: .number(String(now + 3600))),
+            JSONMember(key: "exp", value: .number(String(Saturating.add(now, 3600)))),
         ], key: _RSA.Signing.PrivateKey(pemRepresentation: keyPEM))
     }
 
@@ -107,7 +109,7 @@ public final class FCMProvider: MPNProvider {
     /// A valid access token, fetched when missing or within a minute of expiry.
     func accessToken() async throws -> String {
         let now = clock.nowSeconds
-        if let c = cached.withLockedValue({ $0 }), now < c.expiresAt - 60 { return c.token }
+        if let c = cached.withLockedValue({ $0 }), now < Saturating.subtract(c.expiresAt, 60) { return c.token }
         var request = HTTPClientRequest(url: configuration.serviceAccount.tokenURI)
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
@@ -123,16 +125,15 @@ public final class FCMProvider: MPNProvider {
         guard let token = ProviderErrorBody.string(ProviderErrorBody.member(json, "access_token")) else {
             throw TokenError.malformed(text)
         }
-        var lifetime: Int64 = 3600
-        if case .number(let n)? = ProviderErrorBody.member(json, "expires_in"), let v = Int64(n) { lifetime = v }
-        cached.withLockedValue { $0 = (token, now + lifetime) }
+        let lifetime = MPNProviderNumbers.expiresIn(ProviderErrorBody.member(json, "expires_in"))
+        cached.withLockedValue { $0 = (token, Saturating.add(now, lifetime)) }
         return token
     }
 
     /// The v1 message: the format with the target token added. Accepts a format wrapped in
     /// `{"message": ...}` and the legacy flat keys (`collapse_key`, `priority`, `time_to_live`),
     /// moved under `android`.
-    static func message(payload: JSONValue, token: String) -> JSONValue {
+    static func message(payload: JSONValue, token: String, collapseKey: String? = nil) -> JSONValue {
         var members: [JSONMember] = []
         if case .object(let m) = payload { members = m }
         if let inner = members.first(where: { $0.key == "message" }), case .object(let m) = inner.value { members = m }
@@ -152,9 +153,43 @@ public final class FCMProvider: MPNProvider {
             }
         }
         members.removeAll { $0.key == "token" || $0.key == "topic" || $0.key == "condition" }
+        if let key = collapseKey {
+            // The same key on every send of one notification: a resend replaces, rather than
+            // adds to, a copy still stored for the device (format's own keys win).
+            if !android.contains(where: { $0.key == "collapse_key" }) {
+                android.append(JSONMember(key: "collapse_key", value: .string(key)))
+            }
+            members = withAPNsCollapseId(members, key)
+        }
         if !android.isEmpty { members.append(JSONMember(key: "android", value: .object(android))) }
         members.append(JSONMember(key: "token", value: .string(token)))
         return .object(members)
+    }
+
+    /// Adds `apns.headers["apns-collapse-id"]` unless the format sets it.
+    private static func withAPNsCollapseId(_ members: [JSONMember], _ key: String) -> [JSONMember] {
+        var members = members
+        var apns: [JSONMember] = []
+        if let i = members.firstIndex(where: { $0.key == "apns" }) {
+            guard case .object(let a) = members[i].value else { return members }
+            apns = a
+            members.remove(at: i)
+        }
+        var headers: [JSONMember] = []
+        if let i = apns.firstIndex(where: { $0.key == "headers" }) {
+            guard case .object(let h) = apns[i].value else {
+                members.append(JSONMember(key: "apns", value: .object(apns)))
+                return members
+            }
+            headers = h
+            apns.remove(at: i)
+        }
+        if !headers.contains(where: { $0.key.lowercased() == "apns-collapse-id" }) {
+            headers.append(JSONMember(key: "apns-collapse-id", value: .string(key)))
+        }
+        apns.append(JSONMember(key: "headers", value: .object(headers)))
+        members.append(JSONMember(key: "apns", value: .object(apns)))
+        return members
     }
 
     public func send(_ n: MPNNotification) async -> MPNDeliveryResult {
@@ -169,7 +204,7 @@ public final class FCMProvider: MPNProvider {
         }
         var body: [JSONMember] = []
         if configuration.validateOnly { body.append(JSONMember(key: "validate_only", value: .bool(true))) }
-        body.append(JSONMember(key: "message", value: Self.message(payload: n.payload, token: n.deviceToken)))
+        body.append(JSONMember(key: "message", value: Self.message(payload: n.payload, token: n.deviceToken, collapseKey: n.idempotencyKey)))
         let project = configuration.serviceAccount.projectId
         var request = HTTPClientRequest(url: configuration.baseURL + "/v1/projects/\(project)/messages:send")
         request.method = .POST
@@ -194,7 +229,7 @@ public final class FCMProvider: MPNProvider {
                 if let c = ProviderErrorBody.string(ProviderErrorBody.member(d, "errorCode")) { code = c }
             }
         }
-        let after = retryAfter.flatMap { Int64($0) }.map { Duration.seconds($0) }
+        let after = MPNProviderNumbers.retryAfter(retryAfter)
         switch (status, code) {
         case (404, _), (_, "UNREGISTERED"), (_, "SENDER_ID_MISMATCH"):
             return .deviceInvalid(reason: code)

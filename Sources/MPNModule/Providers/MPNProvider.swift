@@ -13,9 +13,16 @@ public struct MPNNotification: Sendable, Hashable {
     public var triggered: Bool
     /// APNs `apns-collapse-id` (≤ 64 bytes), if any.
     public var collapseId: String?
+    /// The same for every send of one notification (an outbox entry id, a lowercase UUID), so
+    /// that a resend after an unknown outcome is recognised: APNs gets it as `apns-id` and, when
+    /// the format sets none, as `apns-collapse-id`; FCM as `android.collapse_key` and the APNs
+    /// `apns-collapse-id` header of the message when the format sets none (docs/RELIABILITY.md,
+    /// "MPN Module", for what each provider guarantees).
+    public var idempotencyKey: String?
 
     public init(platform: MPNPlatform, applicationId: String, deviceToken: String, deviceId: String,
-                subscriptionId: String, payload: JSONValue, triggered: Bool = false, collapseId: String? = nil) {
+                subscriptionId: String, payload: JSONValue, triggered: Bool = false, collapseId: String? = nil,
+                idempotencyKey: String? = nil) {
         self.platform = platform
         self.applicationId = applicationId
         self.deviceToken = deviceToken
@@ -24,6 +31,7 @@ public struct MPNNotification: Sendable, Hashable {
         self.payload = payload
         self.triggered = triggered
         self.collapseId = collapseId
+        self.idempotencyKey = idempotencyKey
     }
 }
 

@@ -52,11 +52,29 @@ enum MPNSchema {
             "ALTER TABLE mpn_devices ADD COLUMN module_id VARCHAR(36)",
             "CREATE INDEX mpn_devices_module ON mpn_devices (module_id)",
         ]),
+        // The outbox: notifications owed, written with the state change that made them due
+        // (MPNOutboxEntry). `claimed_by` is the instance sending it (cluster compare-and-set).
+        ("v3-outbox", [
+            """
+            CREATE TABLE mpn_outbox (
+                entry_id VARCHAR(36) PRIMARY KEY,
+                subscription_id VARCHAR(36) NOT NULL,
+                device_id VARCHAR(36) NOT NULL REFERENCES mpn_devices (device_id) ON DELETE CASCADE,
+                payload TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                status VARCHAR(16) NOT NULL,
+                failure TEXT,
+                claimed_by VARCHAR(36)
+            )
+            """,
+            "CREATE INDEX mpn_outbox_device ON mpn_outbox (device_id, status)",
+        ]),
     ]
 
     static let deviceColumns = """
         device_id, platform, application_id, device_token, status, status_timestamp, last_access, badge, created_at
         """
+    static let outboxColumns = "entry_id, subscription_id, device_id, payload, created_at, status, failure"
     static let subscriptionColumns = """
         subscription_id, device_id, adapter_set, data_adapter, item_group, field_schema, items, fields, mode, \
         notification_format, trigger_expression, buffer_size, max_frequency, status, status_timestamp, created_at, \

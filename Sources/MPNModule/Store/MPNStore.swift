@@ -48,6 +48,9 @@ public protocol MPNStore: Sendable {
 
     /// Inserts a new subscription (its device must exist).
     func insertSubscription(_ subscription: MPNSubscriptionRecord) async throws
+    /// Inserts a new subscription unless its device already has `maxPerDevice` of them (then
+    /// false), atomically: concurrent inserts for one device cannot pass the limit together.
+    func insertSubscription(_ subscription: MPNSubscriptionRecord, maxPerDevice: Int) async throws -> Bool
     /// Overwrites the subscription with the same id. false if unknown.
     func updateSubscription(_ subscription: MPNSubscriptionRecord) async throws -> Bool
     func subscription(id: String) async throws -> MPNSubscriptionRecord?
@@ -65,6 +68,23 @@ public protocol MPNStore: Sendable {
     /// `markTriggered` for several subscriptions in one commit (group commit of a burst of
     /// triggers); returns the ids that were ACTIVE and are now TRIGGERED.
     func markTriggered(ids: [String], now: MPNTimestamp) async throws -> Set<String>
+    /// The outbox commit of a burst of fired triggers, in one transaction: each subscription
+    /// still ACTIVE becomes TRIGGERED (compare-and-set, as `markTriggered`), gets its AUTO badge
+    /// when it uses one, and its notification is written to the outbox, claimed by `moduleId`.
+    /// Returns the entries written (the winners), in the order given.
+    func commitTriggers(_ fired: [MPNFiredTrigger], moduleId: String, now: MPNTimestamp) async throws -> [MPNOutboxEntry]
+    /// Claims (compare-and-set on `claimed_by`) and returns the PENDING outbox entries of the
+    /// devices `moduleId` runs that no live instance other than `moduleId` has claimed (an
+    /// instance silent since before `silentBefore` is dead), oldest first.
+    func claimOutbox(moduleId: String, silentBefore: MPNTimestamp) async throws -> [MPNOutboxEntry]
+    /// The provider accepted the entry: it is deleted. false if unknown.
+    @discardableResult
+    func deleteOutboxEntry(id: String) async throws -> Bool
+    /// The entry failed for good: FAILED with `reason`, never sent again. false if unknown.
+    @discardableResult
+    func failOutboxEntry(id: String, reason: String) async throws -> Bool
+    /// Every outbox entry (with `status`, or all), oldest first (diagnostics, tests).
+    func outboxEntries(status: MPNOutboxStatus?) async throws -> [MPNOutboxEntry]
     /// `nextBadge` for each entry (a device may repeat) in one commit, results in order.
     func nextBadges(deviceIds: [String]) async throws -> [Int?]
     /// Deletes one subscription. false if unknown.
@@ -93,6 +113,13 @@ public protocol MPNStore: Sendable {
 }
 
 extension MPNStore {
+    /// Count then insert: not atomic (stores override it).
+    public func insertSubscription(_ s: MPNSubscriptionRecord, maxPerDevice: Int) async throws -> Bool {
+        guard try await subscriptions(deviceId: s.deviceId, status: nil).count < maxPerDevice else { return false }
+        try await insertSubscription(s)
+        return true
+    }
+
     public func markTriggered(ids: [String], now: MPNTimestamp) async throws -> Set<String> {
         var won = Set<String>()
         for id in ids where try await markTriggered(id: id, now: now) { won.insert(id) }
@@ -134,6 +161,10 @@ enum StoreCodec {
     }
     static func subscriptionStatus(_ s: String) throws -> MPNSubscriptionStatus {
         guard let v = MPNSubscriptionStatus(rawValue: s) else { throw MPNStoreError("bad subscription status \(s) in database") }
+        return v
+    }
+    static func outboxStatus(_ s: String) throws -> MPNOutboxStatus {
+        guard let v = MPNOutboxStatus(rawValue: s) else { throw MPNStoreError("bad outbox status \(s) in database") }
         return v
     }
     static func mode(_ s: String) throws -> SubscriptionMode {

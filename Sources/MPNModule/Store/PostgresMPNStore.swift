@@ -13,13 +13,16 @@ public final class PostgresMPNStore: MPNStore {
     private let runTask: Task<Void, Never>
     private let logger: Logger
 
-    /// Connects with a URL `postgres://user[:password]@host[:port]/database` (TLS off unless
-    /// `?sslmode=require`) and migrates the schema.
+    /// Connects with a URL `postgres://user[:password]@host[:port]/database[?sslmode=…]` (TLS as
+    /// `PostgresURL` describes) and migrates the schema. A first connection is made on its own
+    /// so that a TLS or authentication failure is reported at once, with what was asked.
     /// - Parameter schema: a PostgreSQL schema (namespace) for the tables, created if missing
     ///   (letters, digits and `_`); nil uses the connection's default search path.
     public static func open(url: String, schema: String? = nil,
                             logger: Logger = Logger(label: "lightstreamer.mpn.postgres")) async throws -> PostgresMPNStore {
-        var config = try PostgresURL.configuration(url)
+        let parsed = try PostgresURL.parse(url)
+        var config = try parsed.clientConfiguration()
+        try await parsed.checkConnection(logger: logger)
         if let schema {
             guard let first = schema.unicodeScalars.first, !("0"..."9").contains(first), schema.count <= 63,
                   schema.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) else {
@@ -133,6 +136,7 @@ public final class PostgresMPNStore: MPNStore {
                 result.deviceToken = newToken
             case (let o?, let n?) where o.id != n.id:
                 try await conn.query("UPDATE mpn_subscriptions SET device_id = \(n.id) WHERE device_id = \(o.id)", logger: self.logger)
+                try await conn.query("UPDATE mpn_outbox SET device_id = \(n.id) WHERE device_id = \(o.id)", logger: self.logger)
                 try await conn.query("DELETE FROM mpn_devices WHERE device_id = \(o.id)", logger: self.logger)
                 removed = o.id
                 result = n
@@ -224,6 +228,30 @@ public final class PostgresMPNStore: MPNStore {
             """, logger: logger)
     }
 
+    public func insertSubscription(_ s: MPNSubscriptionRecord, maxPerDevice: Int) async throws -> Bool {
+        try await client.withTransaction(logger: logger) { conn in
+            // The device row locked: concurrent inserts for one device count one after the other.
+            var exists = false
+            for try await _ in try await conn.query("""
+                SELECT device_id FROM mpn_devices WHERE device_id = \(s.deviceId) FOR UPDATE
+                """, logger: self.logger).decode(String.self) { exists = true }
+            guard exists else { throw MPNStoreError("device \(s.deviceId) not found") }
+            var count: Int64 = 0
+            for try await n in try await conn.query("""
+                SELECT COUNT(*) FROM mpn_subscriptions WHERE device_id = \(s.deviceId)
+                """, logger: self.logger).decode(Int64.self) { count = n }
+            guard count < Int64(maxPerDevice) else { return false }
+            try await conn.query("""
+                INSERT INTO mpn_subscriptions (\(unescaped: MPNSchema.subscriptionColumns)) VALUES (\(s.id), \(s.deviceId), \
+                \(s.adapterSet), \(s.dataAdapter), \(s.group), \(s.schema), \(StoreCodec.joinNames(s.items)), \
+                \(StoreCodec.joinNames(s.fields)), \(s.mode.rawValue), \(s.notificationFormat), \(s.trigger), \
+                \(s.bufferSize?.wireValue), \(s.maxFrequency?.wireValue), \(s.status.rawValue), \(s.statusTimestamp), \
+                \(s.createdAt), \(s.lastTriggerTime))
+                """, logger: self.logger)
+            return true
+        }
+    }
+
     public func updateSubscription(_ s: MPNSubscriptionRecord) async throws -> Bool {
         try await !strings("""
             UPDATE mpn_subscriptions SET device_id = \(s.deviceId), adapter_set = \(s.adapterSet), \
@@ -292,6 +320,66 @@ public final class PostgresMPNStore: MPNStore {
             """))
     }
 
+    public func commitTriggers(_ fired: [MPNFiredTrigger], moduleId: String, now: MPNTimestamp) async throws -> [MPNOutboxEntry] {
+        guard !fired.isEmpty else { return [] }
+        return try await client.withTransaction(logger: logger) { conn in
+            var written: [MPNOutboxEntry] = []
+            for f in fired {
+                var won = false
+                for try await _ in try await conn.query("""
+                    UPDATE mpn_subscriptions SET status = 'TRIGGERED', status_timestamp = \(now), last_trigger_time = \(now) \
+                    WHERE subscription_id = \(f.subscriptionId) AND status = 'ACTIVE' RETURNING subscription_id
+                    """, logger: self.logger).decode(String.self) { won = true }
+                guard won else { continue }
+                var badge: Int?
+                if f.usesAutoBadge {
+                    for try await b in try await conn.query("""
+                        UPDATE mpn_devices SET badge = badge + 1 WHERE device_id = \(f.deviceId) RETURNING badge
+                        """, logger: self.logger).decode(Int32.self) { badge = Int(b) }
+                }
+                let e = f.entry(badge: badge, now: now)
+                try await conn.query("""
+                    INSERT INTO mpn_outbox (\(unescaped: MPNSchema.outboxColumns), claimed_by) VALUES (\(e.id), \
+                    \(e.subscriptionId), \(e.deviceId), \(e.payload), \(e.createdAt), \(e.status.rawValue), \(e.failure), \(moduleId))
+                    """, logger: self.logger)
+                written.append(e)
+            }
+            return written
+        }
+    }
+
+    public func claimOutbox(moduleId: String, silentBefore: MPNTimestamp) async throws -> [MPNOutboxEntry] {
+        // One statement: under READ COMMITTED a row another instance claimed meanwhile is
+        // re-checked (its claimant is alive) and left to it.
+        try await outboxRows("""
+            UPDATE mpn_outbox SET claimed_by = \(moduleId) WHERE status = 'PENDING' \
+            AND device_id IN (SELECT device_id FROM mpn_devices WHERE module_id = \(moduleId)) \
+            AND (claimed_by IS NULL OR claimed_by = \(moduleId) OR claimed_by NOT IN \
+                (SELECT module_id FROM mpn_modules WHERE last_activity >= \(silentBefore))) \
+            RETURNING \(unescaped: MPNSchema.outboxColumns)
+            """).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
+    public func deleteOutboxEntry(id: String) async throws -> Bool {
+        try await !strings("DELETE FROM mpn_outbox WHERE entry_id = \(id) RETURNING entry_id").isEmpty
+    }
+
+    public func failOutboxEntry(id: String, reason: String) async throws -> Bool {
+        try await !strings("""
+            UPDATE mpn_outbox SET status = 'FAILED', failure = \(reason) WHERE entry_id = \(id) RETURNING entry_id
+            """).isEmpty
+    }
+
+    public func outboxEntries(status: MPNOutboxStatus?) async throws -> [MPNOutboxEntry] {
+        if let status {
+            return try await outboxRows("""
+                SELECT \(unescaped: MPNSchema.outboxColumns) FROM mpn_outbox WHERE status = \(status.rawValue) \
+                ORDER BY created_at, entry_id
+                """)
+        }
+        return try await outboxRows("SELECT \(unescaped: MPNSchema.outboxColumns) FROM mpn_outbox ORDER BY created_at, entry_id")
+    }
+
     public var isShared: Bool { true }
 
     public func heartbeat(moduleId: String, now: MPNTimestamp) async throws {
@@ -351,6 +439,22 @@ public final class PostgresMPNStore: MPNStore {
         return result
     }
 
+    private func outboxRows(_ query: PostgresQuery) async throws -> [MPNOutboxEntry] {
+        var result: [MPNOutboxEntry] = []
+        for try await row in try await client.query(query, logger: logger) {
+            let r = row.makeRandomAccess()
+            result.append(MPNOutboxEntry(
+                id: try Self.cell(r, "entry_id", String.self),
+                subscriptionId: try Self.cell(r, "subscription_id", String.self),
+                deviceId: try Self.cell(r, "device_id", String.self),
+                payload: try Self.cell(r, "payload", String.self),
+                createdAt: try Self.cell(r, "created_at", Int64.self),
+                status: try StoreCodec.outboxStatus(Self.cell(r, "status", String.self)),
+                failure: try Self.cell(r, "failure", String?.self)))
+        }
+        return result
+    }
+
     private func strings(_ query: PostgresQuery) async throws -> [String] {
         var result: [String] = []
         for try await s in try await client.query(query, logger: logger).decode(String.self) { result.append(s) }
@@ -403,24 +507,3 @@ public final class PostgresMPNStore: MPNStore {
     }
 }
 
-/// `postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require]`.
-enum PostgresURL {
-    static func configuration(_ text: String) throws -> PostgresClient.Configuration {
-        guard let c = URLComponents(string: text), c.scheme == "postgres" || c.scheme == "postgresql",
-              let host = c.host, !host.isEmpty, let user = c.user, !user.isEmpty else {
-            throw MPNStoreError("bad PostgreSQL URL (expected postgres://user[:password]@host[:port]/database)")
-        }
-        let database = c.path.hasPrefix("/") ? String(c.path.dropFirst()) : c.path
-        let sslmode = c.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "disable"
-        let tls: PostgresClient.Configuration.TLS
-        switch sslmode {
-        case "require": tls = .require(.makeClientConfiguration())
-        case "prefer": tls = .prefer(.makeClientConfiguration())
-        default: tls = .disable
-        }
-        var config = PostgresClient.Configuration(host: host, port: c.port ?? 5432, username: user,
-                                                  password: c.password, database: database.isEmpty ? nil : database, tls: tls)
-        config.options.maximumConnections = 10
-        return config
-    }
-}

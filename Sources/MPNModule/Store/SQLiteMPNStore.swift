@@ -74,6 +74,7 @@ public final class SQLiteMPNStore: MPNStore {
                 result.deviceToken = newToken
             case (let o?, let n?) where o.id != n.id:
                 try db.execute(sql: "UPDATE mpn_subscriptions SET device_id = ? WHERE device_id = ?", arguments: [n.id, o.id])
+                try db.execute(sql: "UPDATE mpn_outbox SET device_id = ? WHERE device_id = ?", arguments: [n.id, o.id])
                 try db.execute(sql: "DELETE FROM mpn_devices WHERE device_id = ?", arguments: [o.id])
                 removed = o.id
                 result = n
@@ -150,6 +151,7 @@ public final class SQLiteMPNStore: MPNStore {
 
     public func deleteDevice(id: String) async throws -> Bool {
         try await pool.write { db in
+            try db.execute(sql: "DELETE FROM mpn_outbox WHERE device_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM mpn_subscriptions WHERE device_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM mpn_devices WHERE device_id = ?", arguments: [id])
             return db.changesCount > 0
@@ -163,6 +165,7 @@ public final class SQLiteMPNStore: MPNStore {
                     (SELECT 1 FROM mpn_subscriptions s WHERE s.device_id = d.device_id AND s.status = 'ACTIVE'))
                 """, arguments: [cutoff])
             for id in ids {
+                try db.execute(sql: "DELETE FROM mpn_outbox WHERE device_id = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM mpn_subscriptions WHERE device_id = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM mpn_devices WHERE device_id = ?", arguments: [id])
             }
@@ -176,6 +179,18 @@ public final class SQLiteMPNStore: MPNStore {
         try await pool.write { db in
             try db.execute(sql: "INSERT INTO mpn_subscriptions (\(MPNSchema.subscriptionColumns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                            arguments: Self.arguments(s))
+        }
+    }
+
+    public func insertSubscription(_ s: MPNSubscriptionRecord, maxPerDevice: Int) async throws -> Bool {
+        try await pool.write { db in
+            // One writer at a time: the count and the insert see the same state.
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM mpn_subscriptions WHERE device_id = ?",
+                                         arguments: [s.deviceId]) ?? 0
+            guard count < maxPerDevice else { return false }
+            try db.execute(sql: "INSERT INTO mpn_subscriptions (\(MPNSchema.subscriptionColumns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           arguments: Self.arguments(s))
+            return true
         }
     }
 
@@ -263,6 +278,69 @@ public final class SQLiteMPNStore: MPNStore {
         }
     }
 
+    public func commitTriggers(_ fired: [MPNFiredTrigger], moduleId: String, now: MPNTimestamp) async throws -> [MPNOutboxEntry] {
+        guard !fired.isEmpty else { return [] }
+        return try await pool.write { db in
+            var written: [MPNOutboxEntry] = []
+            for f in fired {
+                try db.execute(sql: """
+                    UPDATE mpn_subscriptions SET status = 'TRIGGERED', status_timestamp = ?, last_trigger_time = ? \
+                    WHERE subscription_id = ? AND status = 'ACTIVE'
+                    """, arguments: [now, now, f.subscriptionId])
+                guard db.changesCount > 0 else { continue }
+                var badge: Int?
+                if f.usesAutoBadge {
+                    try db.execute(sql: "UPDATE mpn_devices SET badge = badge + 1 WHERE device_id = ?", arguments: [f.deviceId])
+                    badge = try Int.fetchOne(db, sql: "SELECT badge FROM mpn_devices WHERE device_id = ?", arguments: [f.deviceId])
+                }
+                let e = f.entry(badge: badge, now: now)
+                try db.execute(sql: """
+                    INSERT INTO mpn_outbox (\(MPNSchema.outboxColumns), claimed_by) VALUES (?,?,?,?,?,?,?,?)
+                    """, arguments: [e.id, e.subscriptionId, e.deviceId, e.payload, e.createdAt, e.status.rawValue, e.failure,
+                                     moduleId])
+                written.append(e)
+            }
+            return written
+        }
+    }
+
+    public func claimOutbox(moduleId: String, silentBefore: MPNTimestamp) async throws -> [MPNOutboxEntry] {
+        try await pool.write { db in
+            try db.execute(sql: """
+                UPDATE mpn_outbox SET claimed_by = ? WHERE status = 'PENDING' \
+                AND device_id IN (SELECT device_id FROM mpn_devices WHERE module_id = ? OR module_id IS NULL) \
+                AND (claimed_by IS NULL OR claimed_by = ? OR claimed_by NOT IN \
+                    (SELECT module_id FROM mpn_modules WHERE last_activity >= ?))
+                """, arguments: [moduleId, moduleId, moduleId, silentBefore])
+            return try Row.fetchAll(db, sql: """
+                SELECT \(MPNSchema.outboxColumns) FROM mpn_outbox WHERE status = 'PENDING' AND claimed_by = ? \
+                ORDER BY created_at, entry_id
+                """, arguments: [moduleId]).map(Self.decodeOutbox)
+        }
+    }
+
+    public func deleteOutboxEntry(id: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM mpn_outbox WHERE entry_id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    public func failOutboxEntry(id: String, reason: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE mpn_outbox SET status = 'FAILED', failure = ? WHERE entry_id = ?", arguments: [reason, id])
+            return db.changesCount > 0
+        }
+    }
+
+    public func outboxEntries(status: MPNOutboxStatus?) async throws -> [MPNOutboxEntry] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(MPNSchema.outboxColumns) FROM mpn_outbox WHERE (? IS NULL OR status = ?) ORDER BY created_at, entry_id
+                """, arguments: [status?.rawValue, status?.rawValue]).map(Self.decodeOutbox)
+        }
+    }
+
     public var isShared: Bool { false }
 
     public func heartbeat(moduleId: String, now: MPNTimestamp) async throws {
@@ -340,6 +418,17 @@ public final class SQLiteMPNStore: MPNStore {
             lastAccess: try row.decode(Int64.self, forColumn: "last_access"),
             badge: try row.decode(Int.self, forColumn: "badge"),
             createdAt: try row.decode(Int64.self, forColumn: "created_at"))
+    }
+
+    private static func decodeOutbox(_ row: Row) throws -> MPNOutboxEntry {
+        MPNOutboxEntry(
+            id: try row.decode(String.self, forColumn: "entry_id"),
+            subscriptionId: try row.decode(String.self, forColumn: "subscription_id"),
+            deviceId: try row.decode(String.self, forColumn: "device_id"),
+            payload: try row.decode(String.self, forColumn: "payload"),
+            createdAt: try row.decode(Int64.self, forColumn: "created_at"),
+            status: try StoreCodec.outboxStatus(row.decode(String.self, forColumn: "status")),
+            failure: try row.decode(String?.self, forColumn: "failure"))
     }
 
     private static func arguments(_ s: MPNSubscriptionRecord, idLast: Bool = false) -> StatementArguments {

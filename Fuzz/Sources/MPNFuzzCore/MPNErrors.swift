@@ -1,0 +1,1 @@
+../../../Sources/MPNModule/Model/MPNErrors.swift

@@ -1,0 +1,1 @@
+../../../Sources/MPNModule/Format/NotificationFormat.swift

@@ -1,0 +1,1 @@
+../../../Sources/MPNModule/Trigger/TriggerExpression.swift
