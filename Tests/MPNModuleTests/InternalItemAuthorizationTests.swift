@@ -97,3 +97,15 @@ struct InternalItemAuthorizationTests {
         await server.shutdown()
     }
 }
+
+@Suite struct MPNSessionDevicesTests {
+    @Test func aClosedSessionLosesItsDevices() {
+        let devices = MPNSessionDevices()
+        devices.register(device: "D1", in: "S1")
+        devices.register(device: "D1", in: "S2")
+        #expect(devices.isRegistered(device: "D1", in: "S1"))
+        devices.forget("S1")
+        #expect(!devices.isRegistered(device: "D1", in: "S1"))
+        #expect(devices.isRegistered(device: "D1", in: "S2"))
+    }
+}

@@ -20,4 +20,10 @@ public struct MPNSessionContext: Sendable, Hashable {
 /// The session has already checked that the device of an operation was registered in it.
 public protocol MPNRequestHandler: Sendable {
     func handle(_ operation: ControlOperation, context: MPNSessionContext) async -> Result<MPNOutcome, SessionRefusal>
+    /// A session ended: what the handler remembers of it (the devices registered in it) can go.
+    func sessionClosed(sessionId: String)
+}
+
+extension MPNRequestHandler {
+    public func sessionClosed(sessionId: String) {}
 }

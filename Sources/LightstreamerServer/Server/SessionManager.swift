@@ -178,6 +178,7 @@ public final class SessionManager: Sendable {
             if reason == .backlogExceeded { $0.sessionsClosedForBacklog += 1 }
         }
         session.adapterSet.metadata.notifySessionClose(sessionId: session.id)
+        mpn?.sessionClosed(sessionId: session.id)
         trimmer.sessionsClosed()
         logger.info("session closed", metadata: ["session": "\(session.id)", "reason": "\(String(describing: reason).logEscaped())"])
     }

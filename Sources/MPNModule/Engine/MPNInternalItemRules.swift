@@ -50,9 +50,10 @@ final class MPNInternalItemRules: MetadataAdapter {
     }
 }
 
-/// The devices registered in each session (most recent `maxSessions` sessions kept: the
-/// server tells the module nothing when a session ends, so the oldest are forgotten first;
-/// a forgotten session re-registers its device, as clients do on reconnection).
+/// The devices registered in each session, dropped when the server says the session closed
+/// (`MPNRequestHandler.sessionClosed`). As a bound besides, at most the `maxSessions` most
+/// recent sessions are kept (the oldest are forgotten first; a forgotten session re-registers
+/// its device, as clients do on reconnection).
 final class MPNSessionDevices: Sendable {
     static let maxSessions = 100_000
 
@@ -79,6 +80,11 @@ final class MPNSessionDevices: Sendable {
             }
             s.devices[sessionId, default: []].insert(device)
         }
+    }
+
+    /// Drops a closed session (its place in `order` goes when it reaches the head).
+    func forget(_ sessionId: String) {
+        state.withLockedValue { _ = $0.devices.removeValue(forKey: sessionId) }
     }
 
     func isRegistered(device: String, in sessionId: String) -> Bool {

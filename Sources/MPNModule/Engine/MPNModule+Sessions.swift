@@ -4,6 +4,12 @@ import TLCP
 
 /// The MPN Module serves the MPN operations of server sessions.
 extension MPNModule: MPNRequestHandler {
+    /// Forgets the devices registered in the session: its internal items are no longer served
+    /// to that session id.
+    public nonisolated func sessionClosed(sessionId: String) {
+        internalAdapter.sessions.forget(sessionId)
+    }
+
     /// Runs the operation; past `requestTimeoutMillis` (a store that does not answer) the
     /// session gets 41 at once, while the operation itself may still complete.
     public nonisolated func handle(_ operation: ControlOperation, context: MPNSessionContext) async -> Result<MPNOutcome, SessionRefusal> {
