@@ -97,8 +97,10 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var adapterSets: [AdapterSetConfiguration]
     /// The MPN Module's section, kept as raw JSON for that module to decode.
     public var mpn: ConfigJSON?
+    /// Limits and timeouts of the connection layer (`ServerConfiguration+Front.swift`).
+    public var front = Front()
 
-    static let keys = ["servername", "host", "port", "urlPrefix", "tls", "timeouts", "demo", "adapterSets", "mpn"]
+    static let keys = ["servername", "host", "port", "urlPrefix", "tls", "timeouts", "demo", "adapterSets", "mpn", "front"]
 
     public init(servername: String = defaultServerName, host: String? = nil, port: Int? = nil, urlPrefix: String? = nil,
                 tls: TLS? = nil, timeouts: Timeouts = Timeouts(), demo: Bool = true,
@@ -133,6 +135,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         demo = try c.decodeIfPresent(Bool.self, forKey: key("demo")) ?? false
         adapterSets = try c.decodeIfPresent([AdapterSetConfiguration].self, forKey: key("adapterSets")) ?? []
         mpn = try c.decodeIfPresent(ConfigJSON.self, forKey: key("mpn"))
+        front = try c.decodeIfPresent(Front.self, forKey: key("front")) ?? Front()
 
         var seen = Set<String>()
         for (i, set) in adapterSets.enumerated() {

@@ -14,5 +14,6 @@ extension ServerOptions {
         sessions.maxKeepaliveMillis = c.timeouts.keepaliveMillis.max
         sessions.defaultKeepaliveMillis = c.timeouts.keepaliveMillis.default
         sessions.defaultContentLength = c.timeouts.contentLengthDefault
+        c.front.apply(to: &front)
     }
 }
