@@ -37,6 +37,8 @@ import Testing
         #expect(p.timerFired(generation: 7) == .close(.webSocketSessionTimeout))
         #expect(p.sessionBound() == .disarm)
         #expect(p.timerFired(generation: 7) == .none)
+        #expect(p.sessionUnbound() == .arm(millis: 5, generation: 8))
+        #expect(p.timerFired(generation: 8) == .close(.webSocketSessionTimeout))
     }
 
     @Test func plainConnectionsStartWaitingForTheirFirstRequestHead() {
@@ -129,6 +131,19 @@ import Testing
         }
     }
 
+    @Test func aWebSocketWhoseSessionEndedWaitsForTheNextUnderTheTimeout() async throws {
+        try await Self.withLowTimeouts { server, group in
+            let ws = try await RawTestConnection.webSocket(port: try #require(server.port), group: group)
+            try await ws.wsText("create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false&LS_keepalive_millis=1000")
+            #expect(await ws.waitFor("CONOK,", seconds: 20))
+            try await Task.sleep(for: .milliseconds(1_000))
+            #expect(!ws.isClosed)
+            try await ws.wsText("control\r\nLS_reqId=1&LS_op=destroy&LS_close_socket=false")
+            #expect(await ws.waitFor("END,"))
+            #expect(await ws.waitClosed(seconds: 10), "received: \(ws.text.debugDescription)")
+        }
+    }
+
     @Test func anHTTPStreamIsNotCut() async throws {
         try await Self.withLowTimeouts { server, group in
             let stream = try await RawTestConnection.post(
@@ -141,5 +156,20 @@ import Testing
             #expect(await stream.waitFor("PROBE", seconds: 10), "received: \(stream.text)")
             await stream.close()
         }
+    }
+}
+
+@Suite struct WebSocketSessionObserverTests {
+    static func view(_ s: String) -> ByteBufferView { ByteBuffer(string: s).readableBytesView }
+
+    @Test func findsLinesInFramesOfSeveralLines() {
+        let conok = Array("CONOK,".utf8)
+        #expect(WebSocketSessionObserver.someLine(of: Self.view("WSOK\r\nCONOK,S1,50000,1000,*\r\nSERVNAME,x\r\n"), startsWith: conok))
+        #expect(WebSocketSessionObserver.someLine(of: Self.view("CONOK,S1"), startsWith: conok))
+        #expect(!WebSocketSessionObserver.someLine(of: Self.view("WSOK\r\nU,1,1,CONOK,\r\n"), startsWith: conok))
+        #expect(Array(WebSocketSessionObserver.lastLine(of: Self.view("REQOK,1\r\nEND,31,x\r\n"))) == Array("END,31,x".utf8))
+        #expect(Array(WebSocketSessionObserver.lastLine(of: Self.view("LOOP,0\r\n"))) == Array("LOOP,0".utf8))
+        #expect(Array(WebSocketSessionObserver.lastLine(of: Self.view("U,1,1,a"))) == Array("U,1,1,a".utf8))
+        #expect(WebSocketSessionObserver.lastLine(of: Self.view("\r\n")).isEmpty)
     }
 }

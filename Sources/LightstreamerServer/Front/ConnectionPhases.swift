@@ -122,6 +122,14 @@ struct ConnectionPhases {
         return .disarm
     }
 
+    /// The session on the WebSocket ended (`END`) or asked to be rebound (`LOOP`): the WebSocket
+    /// waits for its next session request under the timeout again.
+    mutating func sessionUnbound() -> Action {
+        guard phase == .webSocketWithSession else { return .none }
+        phase = .webSocketWithoutSession
+        return arm(limits.webSocketSessionMillis)
+    }
+
     mutating func timerFired(generation fired: Int) -> Action {
         guard fired == generation else { return .none }
         switch phase {

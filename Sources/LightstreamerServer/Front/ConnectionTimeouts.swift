@@ -74,6 +74,7 @@ final class ConnectionTimeoutHandler: ChannelInboundHandler {
     func responseEnded() { apply(phases.responseEnded()) }
     func upgraded() { apply(phases.upgraded()) }
     func sessionBound() { apply(phases.sessionBound()) }
+    func sessionUnbound() { apply(phases.sessionUnbound()) }
 
     private func apply(_ action: ConnectionPhases.Action) {
         guard let context else { return }
@@ -139,8 +140,11 @@ final class HTTPPhaseObserver: ChannelDuplexHandler, RemovableChannelHandler {
 @available(*, unavailable)
 extension HTTPPhaseObserver: Sendable {}
 
-/// Tells `ConnectionTimeoutHandler` when a session is bound on a WebSocket: the server's
-/// `CONOK` (which answers both `create_session` and `bind_session`) goes out.
+/// Tells `ConnectionTimeoutHandler` when a session is bound on a WebSocket (the server's `CONOK`,
+/// which answers both `create_session` and `bind_session`, goes out) and when it no longer is
+/// (`LOOP` or `END`). A text frame may carry several lines: before a session, every line is
+/// looked at (few, short frames); with one, only the last line of each frame, as nothing
+/// follows `LOOP` or `END` on a stream, so the frames of updates cost a look at their tail.
 final class WebSocketSessionObserver: ChannelOutboundHandler {
     typealias OutboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
@@ -148,20 +152,53 @@ final class WebSocketSessionObserver: ChannelOutboundHandler {
     private let timeouts: ConnectionTimeoutHandler
     private var bound = false
     private static let conok = Array("CONOK,".utf8)
+    private static let loop = Array("LOOP,".utf8)
+    private static let end = Array("END,".utf8)
 
     init(timeouts: ConnectionTimeoutHandler) {
         self.timeouts = timeouts
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if !bound {
-            let frame = unwrapOutboundIn(data)
-            if frame.opcode == .text, frame.data.readableBytesView.starts(with: Self.conok) {
+        let frame = unwrapOutboundIn(data)
+        if frame.opcode == .text {
+            let bytes = frame.data.readableBytesView
+            if !bound, Self.someLine(of: bytes, startsWith: Self.conok) {
                 bound = true
                 timeouts.sessionBound()
             }
+            if bound {
+                let last = Self.lastLine(of: bytes)
+                if last.starts(with: Self.loop) || last.starts(with: Self.end) {
+                    bound = false
+                    timeouts.sessionUnbound()
+                }
+            }
         }
         context.write(data, promise: promise)
+    }
+}
+
+extension WebSocketSessionObserver {
+    static func someLine(of bytes: ByteBufferView, startsWith prefix: [UInt8]) -> Bool {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if bytes[index...].starts(with: prefix) { return true }
+            guard let lf = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) else { return false }
+            index = bytes.index(after: lf)
+        }
+        return false
+    }
+
+    /// The last line of `bytes`, its line end (and a final line end) left out.
+    static func lastLine(of bytes: ByteBufferView) -> ByteBufferView {
+        var end = bytes.endIndex
+        while end > bytes.startIndex, bytes[bytes.index(before: end)] == UInt8(ascii: "\n") || bytes[bytes.index(before: end)] == UInt8(ascii: "\r") {
+            end = bytes.index(before: end)
+        }
+        let body = bytes[bytes.startIndex..<end]
+        guard let lf = body.lastIndex(of: UInt8(ascii: "\n")) else { return body }
+        return body[body.index(after: lf)...]
     }
 }
 
