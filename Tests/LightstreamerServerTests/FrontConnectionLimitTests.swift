@@ -65,3 +65,13 @@ import Testing
         }
     }
 }
+
+@Suite struct FileDescriptorBudgetTests {
+    @Test func theCapStaysUnderTheOpenFilesLimit() {
+        #expect(FileDescriptorBudget.connectionCap(configured: 16_000, openFilesLimit: 1_024) == 1_024 - FileDescriptorBudget.headroom)
+        #expect(FileDescriptorBudget.connectionCap(configured: 100, openFilesLimit: 1_024) == 100)
+        #expect(FileDescriptorBudget.connectionCap(configured: 16_000, openFilesLimit: nil) == 16_000)
+        #expect(FileDescriptorBudget.connectionCap(configured: 16_000, openFilesLimit: 10) == 1)
+        #expect(FileDescriptorBudget.openFilesSoftLimit.map { $0 > 0 } ?? true)
+    }
+}

@@ -96,8 +96,13 @@ public final class LightstreamerServer: Service, Sendable {
         }
         let threads = options.threads > 0 ? options.threads : System.coreCount
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
-        let limiter = ConnectionLimiter(maxConnections: options.front.maxConnections,
-                                        maxPerAddress: options.front.maxConnectionsPerAddress)
+        let maxConnections = FileDescriptorBudget.connectionCap(configured: options.front.maxConnections,
+                                                                openFilesLimit: FileDescriptorBudget.openFilesSoftLimit)
+        if maxConnections < options.front.maxConnections {
+            logger.warning("maxConnections lowered to fit the open-files limit (ulimit -n)",
+                           metadata: ["configured": "\(options.front.maxConnections)", "used": "\(maxConnections)"])
+        }
+        let limiter = ConnectionLimiter(maxConnections: maxConnections, maxPerAddress: options.front.maxConnectionsPerAddress)
         let initializer = FrontChannelInitializer(manager: manager, urlPrefix: options.normalizedPrefix, sslContext: sslContext,
                                                   logger: logger, front: options.front, limiter: limiter)
         let bootstrap = ServerBootstrap(group: group)
