@@ -5,9 +5,12 @@ import NIOSSL
 import NIOWebSocket
 import TLCP
 
-/// Builds the pipeline of an accepted connection: optional TLS, HTTP/1.1 with the TLCP HTTP
-/// handler, and the upgrade to WebSocket at `<prefix>/lightstreamer` with TLCP subprotocol
-/// negotiation.
+/// Builds the pipeline of an accepted connection (once admitted by the `ConnectionLimiter`):
+/// optional TLS, the per-phase timeouts (`ConnectionTimeoutHandler`), HTTP/1.1 with
+/// `HTTPPhaseObserver` and `RequestGate` (Origin, `/metrics`) in front of the TLCP HTTP handler,
+/// and the upgrade to WebSocket at `<prefix>/lightstreamer` with TLCP subprotocol negotiation,
+/// after which RFC 6455 frame checks (`WebSocketFrameValidator`, `WebSocketTextValidator`) and
+/// `WebSocketSessionObserver` sit in front of the TLCP WebSocket handler.
 struct FrontChannelInitializer: Sendable {
     let manager: SessionManager
     let urlPrefix: String
