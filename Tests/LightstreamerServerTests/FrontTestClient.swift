@@ -64,6 +64,19 @@ final class RawTestConnection: Sendable {
     /// Everything received so far, as text (frame headers and chunk sizes included).
     var text: String { String(decoding: collector.received.withLockedValue { $0 }, as: UTF8.self) }
     var isClosed: Bool { collector.closed.withLockedValue { $0 } }
+    /// Everything received so far, as bytes.
+    var bytes: [UInt8] { collector.received.withLockedValue { $0 } }
+
+    /// Waits until the server has closed the connection; false after `seconds`.
+    @discardableResult
+    func waitClosed(seconds: Double = 5) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            if isClosed { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return isClosed
+    }
 
     /// Waits until the received text contains `needle`; false after `seconds`.
     @discardableResult

@@ -99,8 +99,11 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var mpn: ConfigJSON?
     /// Bounds on what clients may make sessions hold.
     public var limits: LimitsConfiguration
+    /// Limits and timeouts of the connection layer (`ServerConfiguration+Front.swift`).
+    public var front = Front()
 
-    static let keys = ["servername", "host", "port", "urlPrefix", "tls", "timeouts", "demo", "adapterSets", "mpn", "limits"]
+    static let keys = ["servername", "host", "port", "urlPrefix", "tls", "timeouts", "demo", "adapterSets", "mpn", "limits",
+                       "front"]
 
     public init(servername: String = defaultServerName, host: String? = nil, port: Int? = nil, urlPrefix: String? = nil,
                 tls: TLS? = nil, timeouts: Timeouts = Timeouts(), demo: Bool = true,
@@ -138,6 +141,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         adapterSets = try c.decodeIfPresent([AdapterSetConfiguration].self, forKey: key("adapterSets")) ?? []
         mpn = try c.decodeIfPresent(ConfigJSON.self, forKey: key("mpn"))
         limits = try c.decodeIfPresent(LimitsConfiguration.self, forKey: key("limits")) ?? LimitsConfiguration()
+        front = try c.decodeIfPresent(Front.self, forKey: key("front")) ?? Front()
 
         var seen = Set<String>()
         for (i, set) in adapterSets.enumerated() {

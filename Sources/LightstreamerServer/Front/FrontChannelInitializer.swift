@@ -5,24 +5,40 @@ import NIOSSL
 import NIOWebSocket
 import TLCP
 
-/// Builds the pipeline of an accepted connection: optional TLS, HTTP/1.1 with the TLCP HTTP
-/// handler, and the upgrade to WebSocket at `<prefix>/lightstreamer` with TLCP subprotocol
-/// negotiation.
+/// Builds the pipeline of an accepted connection (once admitted by the `ConnectionLimiter`):
+/// optional TLS, the per-phase timeouts (`ConnectionTimeoutHandler`), HTTP/1.1 with
+/// `HTTPPhaseObserver` and `RequestGate` (Origin, `/metrics`) in front of the TLCP HTTP handler,
+/// and the upgrade to WebSocket at `<prefix>/lightstreamer` with TLCP subprotocol negotiation,
+/// after which RFC 6455 frame checks (`WebSocketFrameValidator`, `WebSocketTextValidator`) and
+/// `WebSocketSessionObserver` sit in front of the TLCP WebSocket handler.
 struct FrontChannelInitializer: Sendable {
     let manager: SessionManager
     let urlPrefix: String
     let sslContext: NIOSSLContext?
     let logger: Logger
-    let maxFrameSize = 1 << 20
+    let front: FrontOptions
+    let limiter: ConnectionLimiter
+    /// A WebSocket frame, and a message made of fragments (close 1009 beyond): the request limit
+    /// advertised in CONOK, like an HTTP request's body.
+    var maxFrameSize: Int { manager.settings.requestLimit }
 
     static let httpHandlerName = "tlcp-http"
 
     func initialize(_ channel: any Channel) -> EventLoopFuture<Void> {
-        channel.eventLoop.makeCompletedFuture {
+        // Beyond the connection bounds: closed at once (NIO closes a child whose initializer fails).
+        let address = channel.remoteAddress?.ipAddress ?? ""
+        guard limiter.admit(address) else {
+            logger.debug("refusing a connection over the limits", metadata: ["address": "\(address)"])
+            return channel.eventLoop.makeFailedFuture(ConnectionRefused())
+        }
+        channel.closeFuture.whenComplete { [limiter] _ in limiter.release(address) }
+        return channel.eventLoop.makeCompletedFuture {
             let sync = channel.pipeline.syncOperations
             if let sslContext {
                 try sync.addHandler(NIOSSLServerHandler(context: sslContext))
             }
+            let timeouts = ConnectionTimeoutHandler(limits: front.phaseLimits, tls: sslContext != nil, logger: logger)
+            try sync.addHandler(timeouts)
             // The handlers `configureHTTPServerPipeline` would add, kept at hand: NIO's upgrade
             // handler only looks at the first request of a connection, so after every response
             // that leaves a keep-alive connection open a fresh one goes in front of the TLCP
@@ -33,6 +49,8 @@ struct FrontChannelInitializer: Sendable {
                 HTTPServerPipelineHandler(),
                 NIOHTTPResponseHeadersValidator(),
                 HTTPServerProtocolErrorHandler(),
+                HTTPPhaseObserver(timeouts: timeouts),
+                RequestGate(origins: OriginPolicy(allowedOrigins: front.allowedOrigins), servesMetrics: front.adminListener == nil),
             ]
             try sync.addHandler(encoder)
             try sync.addHandlers(httpHandlers)
@@ -41,7 +59,8 @@ struct FrontChannelInitializer: Sendable {
                 try? context.pipeline.syncOperations.addHandler(upgradeHandler, position: .before(context.handler))
             }
             try sync.addHandler(makeUpgradeHandler(encoder: encoder, httpHandlers: httpHandlers))
-            try sync.addHandler(HTTPTLCPHandler(manager: manager, urlPrefix: urlPrefix, logger: logger, armUpgrade: armUpgrade),
+            try sync.addHandler(HTTPTLCPHandler(manager: manager, urlPrefix: urlPrefix, logger: logger,
+                                                armUpgrade: armUpgrade),
                                 name: Self.httpHandlerName)
         }
     }
@@ -85,10 +104,16 @@ struct FrontChannelInitializer: Sendable {
                                                    clientIP: channel.remoteAddress?.ipAddress, headers: headerMap,
                                                    logger: logger)
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
+                    let sync = channel.pipeline.syncOperations
+                    let timeouts = try sync.handler(type: ConnectionTimeoutHandler.self)
+                    timeouts.upgraded()
+                    try sync.addHandler(WebSocketFrameValidator())
+                    try sync.addHandler(
                         NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024,
                                                     maxAccumulatedFrameSize: maxFrameSize))
-                    try channel.pipeline.syncOperations.addHandler(handler)
+                    try sync.addHandler(WebSocketTextValidator())
+                    try sync.addHandler(WebSocketSessionObserver(timeouts: timeouts))
+                    try sync.addHandler(handler)
                 }
             })
     }
@@ -97,6 +122,9 @@ struct FrontChannelInitializer: Sendable {
         headers[canonicalForm: "Sec-WebSocket-Protocol"].map { String($0).trimmingCharacters() }.filter { !$0.isEmpty }
     }
 }
+
+/// The error that makes NIO close a connection accepted beyond the connection bounds.
+struct ConnectionRefused: Error {}
 
 extension StringProtocol {
     func trimmingCharacters() -> String {

@@ -21,6 +21,8 @@ public struct ServerOptions: Sendable {
     public var adapterSetAliases: [String: String] = [:]
     /// Event loop threads (0: one per core).
     public var threads: Int = 0
+    /// Limits and timeouts of the connection layer, origins, admin listener, TLS versions.
+    public var front = FrontOptions()
 
     public init(host: String = "127.0.0.1", port: Int = 8080) {
         self.host = host
@@ -48,6 +50,7 @@ public final class LightstreamerServer: Service, Sendable {
         var group: MultiThreadedEventLoopGroup?
         var ownsGroup = false
         var channel: (any Channel)?
+        var adminChannel: (any Channel)?
         var stopped = false
     }
 
@@ -73,6 +76,9 @@ public final class LightstreamerServer: Service, Sendable {
     /// The port the server listens on, once started.
     public var port: Int? { state.withLockedValue { $0.channel?.localAddress?.port } }
 
+    /// The port of the admin listener (`/metrics`), once started, when there is one.
+    public var adminPort: Int? { state.withLockedValue { $0.adminChannel?.localAddress?.port } }
+
     /// Live sessions.
     public var sessionCount: Int { manager.sessionCount }
 
@@ -82,14 +88,23 @@ public final class LightstreamerServer: Service, Sendable {
         if let certFile = options.tlsCertificateChainFile, let keyFile = options.tlsPrivateKeyFile {
             let chain = try NIOSSLCertificate.fromPEMFile(certFile).map { NIOSSLCertificateSource.certificate($0) }
             let key = try NIOSSLPrivateKey(file: keyFile, format: .pem)
-            sslContext = try NIOSSLContext(configuration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+            var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+            tls.minimumTLSVersion = options.front.tlsMinimumVersion
+            sslContext = try NIOSSLContext(configuration: tls)
         } else {
             sslContext = nil
         }
         let threads = options.threads > 0 ? options.threads : System.coreCount
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        let maxConnections = FileDescriptorBudget.connectionCap(configured: options.front.maxConnections,
+                                                                openFilesLimit: FileDescriptorBudget.openFilesSoftLimit)
+        if maxConnections < options.front.maxConnections {
+            logger.warning("maxConnections lowered to fit the open-files limit (ulimit -n)",
+                           metadata: ["configured": "\(options.front.maxConnections)", "used": "\(maxConnections)"])
+        }
+        let limiter = ConnectionLimiter(maxConnections: maxConnections, maxPerAddress: options.front.maxConnectionsPerAddress)
         let initializer = FrontChannelInitializer(manager: manager, urlPrefix: options.normalizedPrefix, sslContext: sslContext,
-                                                  logger: logger)
+                                                  logger: logger, front: options.front, limiter: limiter)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -100,8 +115,12 @@ public final class LightstreamerServer: Service, Sendable {
             .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in initializer.initialize(channel) }
         let channel: any Channel
+        var adminChannel: (any Channel)?
         do {
             channel = try await bootstrap.bind(host: options.host, port: options.port).get()
+            if let admin = options.front.adminListener {
+                adminChannel = try await bindAdmin(host: admin.host, port: admin.port, group: group)
+            }
         } catch {
             try? await group.shutdownGracefully()
             throw error
@@ -110,22 +129,42 @@ public final class LightstreamerServer: Service, Sendable {
             $0.group = group
             $0.ownsGroup = true
             $0.channel = channel
+            $0.adminChannel = adminChannel
         }
         logger.info("listening", metadata: ["host": "\(options.host)", "port": "\(channel.localAddress?.port ?? 0)",
                                              "tls": "\(sslContext != nil)", "prefix": "\(options.normalizedPrefix)"])
     }
 
+    /// The admin listener: `/metrics` only, plain HTTP, a few connections.
+    private func bindAdmin(host: String, port: Int, group: MultiThreadedEventLoopGroup) async throws -> any Channel {
+        let metrics = self.metrics
+        let limiter = ConnectionLimiter(maxConnections: 64, maxPerAddress: 64)
+        return try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 64)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                let address = channel.remoteAddress?.ipAddress ?? ""
+                guard limiter.admit(address) else { return channel.eventLoop.makeFailedFuture(ConnectionRefused()) }
+                channel.closeFuture.whenComplete { _ in limiter.release(address) }
+                return channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
+                    try channel.pipeline.syncOperations.addHandler(AdminHTTPHandler(metrics: metrics))
+                }
+            }
+            .bind(host: host, port: port).get()
+    }
+
     /// Ends every session (END 32), closes the listening socket and stops the engine.
     public func shutdown() async {
-        let (channel, group) = state.withLockedValue { s -> ((any Channel)?, MultiThreadedEventLoopGroup?) in
-            guard !s.stopped else { return (nil, nil) }
+        let (channel, adminChannel, group) = state.withLockedValue { s -> ((any Channel)?, (any Channel)?, MultiThreadedEventLoopGroup?) in
+            guard !s.stopped else { return (nil, nil, nil) }
             s.stopped = true
-            defer { s.channel = nil; s.group = nil }
-            return (s.channel, s.group)
+            defer { s.channel = nil; s.adminChannel = nil; s.group = nil }
+            return (s.channel, s.adminChannel, s.group)
         }
         guard let group else { return }
         manager.closeAll()
         try? await channel?.close()
+        try? await adminChannel?.close()
         // Let the END lines reach the sockets.
         try? await Task.sleep(for: .milliseconds(100))
         await engine.shutdownEngine()

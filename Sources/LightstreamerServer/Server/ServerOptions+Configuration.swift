@@ -15,5 +15,6 @@ extension ServerOptions {
         sessions.defaultKeepaliveMillis = c.timeouts.keepaliveMillis.default
         sessions.defaultContentLength = c.timeouts.contentLengthDefault
         c.limits.apply(to: &sessions)
+        c.front.apply(to: &front)
     }
 }

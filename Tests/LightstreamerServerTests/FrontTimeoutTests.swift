@@ -1,0 +1,175 @@
+@testable import LightstreamerServer
+import NIOCore
+import NIOPosix
+import Testing
+
+/// The per-phase timeouts of the connection layer (`ConnectionPhases`): the state machine on
+/// its own, then each phase over real loopback sockets with the timeouts set low.
+@Suite(.timeLimit(.minutes(1))) struct FrontTimeoutTests {
+    static let limits = ConnectionPhases.Limits(tlsHandshakeMillis: 1, requestHeadMillis: 2, requestBodyMillis: 3, idleMillis: 4,
+                                                webSocketSessionMillis: 5, maxRequestHeadBytes: 100)
+
+    @Test func phasesArmTheTimerOfEachPhaseAndNoneOnceRespondingOrBound() {
+        var p = ConnectionPhases(limits: Self.limits, tls: true)
+        #expect(p.start() == .arm(millis: 1, generation: 1))
+        #expect(p.timerFired(generation: 1) == .close(.tlsHandshakeTimeout))
+        #expect(p.handshakeCompleted() == .arm(millis: 2, generation: 2))
+        // The first request's head timer runs from the connection's start: bytes do not re-arm it.
+        #expect(p.bytesArriving() == .none)
+        #expect(p.bytesConsumed(10) == .none)
+        #expect(p.timerFired(generation: 1) == .none, "a stale timer is ignored")
+        #expect(p.timerFired(generation: 2) == .close(.requestHeadTimeout))
+        #expect(p.headReceived() == .arm(millis: 3, generation: 3))
+        #expect(p.timerFired(generation: 3) == .close(.requestBodyTimeout))
+        #expect(p.requestEnded() == .disarm)
+        #expect(p.timerFired(generation: 3) == .none, "no timeout while a response (a stream) goes out")
+        #expect(p.responseEnded() == .arm(millis: 4, generation: 4))
+        #expect(p.timerFired(generation: 4) == .close(.idleTimeout))
+        // A later request's head timer starts at its first byte.
+        #expect(p.bytesArriving() == .arm(millis: 2, generation: 5))
+        #expect(p.bytesConsumed(60) == .none)
+        #expect(p.bytesConsumed(60) == .close(.requestHeadTooLarge))
+        #expect(p.headReceived() == .arm(millis: 3, generation: 6))
+        #expect(p.bytesConsumed(1_000) == .none, "body bytes do not count as head")
+        #expect(p.requestEnded() == .disarm)
+        #expect(p.upgraded() == .arm(millis: 5, generation: 7))
+        #expect(p.bytesArriving() == .none)
+        #expect(p.timerFired(generation: 7) == .close(.webSocketSessionTimeout))
+        #expect(p.sessionBound() == .disarm)
+        #expect(p.timerFired(generation: 7) == .none)
+        #expect(p.sessionUnbound() == .arm(millis: 5, generation: 8))
+        #expect(p.timerFired(generation: 8) == .close(.webSocketSessionTimeout))
+    }
+
+    @Test func plainConnectionsStartWaitingForTheirFirstRequestHead() {
+        var p = ConnectionPhases(limits: Self.limits, tls: false)
+        #expect(p.start() == .arm(millis: 2, generation: 1))
+        #expect(p.handshakeCompleted() == .none)
+        #expect(p.timerFired(generation: 1) == .close(.requestHeadTimeout))
+    }
+
+    static func withLowTimeouts(_ body: (LightstreamerServer, MultiThreadedEventLoopGroup) async throws -> Void) async throws {
+        try await FrontIntegrationTests.withServer(configure: { o in
+            o.front.requestHeadTimeoutMillis = 600
+            o.front.requestBodyTimeoutMillis = 600
+            o.front.idleConnectionTimeoutMillis = 600
+            o.front.webSocketSessionTimeoutMillis = 600
+        }, body)
+    }
+
+    @Test func aConnectionThatSendsNothingIsClosed() async throws {
+        try await Self.withLowTimeouts { server, group in
+            let c = try await RawTestConnection.connect(port: try #require(server.port), group: group)
+            #expect(await c.waitClosed(seconds: 10))
+        }
+    }
+
+    @Test func aHeadSentAByteAtATimeIsClosedAtTheHeadTimeoutNotKeptAliveByEachByte() async throws {
+        try await Self.withLowTimeouts { server, group in
+            let c = try await RawTestConnection.connect(port: try #require(server.port), group: group)
+            let head = Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: 1_000)
+            let start = ContinuousClock.now
+            for byte in head where !c.isClosed {
+                try? await c.send([byte])
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(c.isClosed)
+            // Closed long before the 1,000 bytes (50 s) were out: the timer is not per byte.
+            #expect(ContinuousClock.now - start < .seconds(20))
+            #expect(!c.text.contains("HTTP/1.1 200"))
+        }
+    }
+
+    @Test func aBodyThatNeverEndsIsClosed() async throws {
+        try await Self.withLowTimeouts { server, group in
+            let port = try #require(server.port)
+            let withLength = try await RawTestConnection.connect(port: port, group: group)
+            try await withLength.send("POST /lightstreamer/control.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nLS_op=")
+            let chunked = try await RawTestConnection.connect(port: port, group: group)
+            try await chunked.send("POST /lightstreamer/control.txt HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nLS_\r\n")
+            #expect(await withLength.waitClosed(seconds: 10))
+            #expect(await chunked.waitClosed(seconds: 10))
+        }
+    }
+
+    @Test func aKeepAliveConnectionIsClosedWhenIdleAfterItsResponse() async throws {
+        try await Self.withLowTimeouts { server, group in
+            let c = try await RawTestConnection.connect(port: try #require(server.port), group: group)
+            try await c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(await c.waitFor("Lightstreamer Swift Server"))
+            // A second request on the same connection within the idle time is served.
+            try await Task.sleep(for: .milliseconds(200))
+            c.forget()
+            try await c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(await c.waitFor("Lightstreamer Swift Server"))
+            #expect(await c.waitClosed(seconds: 10))
+        }
+    }
+
+    @Test func aWebSocketWithoutASessionRequestIsClosed() async throws {
+        try await Self.withLowTimeouts { server, group in
+            let ws = try await RawTestConnection.webSocket(port: try #require(server.port), group: group)
+            #expect(await ws.waitFor(" 101 "))
+            try await ws.wsText("wsok")
+            #expect(await ws.waitFor("WSOK"))
+            #expect(await ws.waitClosed(seconds: 10))
+        }
+    }
+
+    @Test func aWebSocketCarryingASessionIsNotCut() async throws {
+        try await Self.withLowTimeouts { server, group in
+            let ws = try await RawTestConnection.webSocket(port: try #require(server.port), group: group)
+            #expect(await ws.waitFor(" 101 "))
+            try await ws.wsText("create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false&LS_keepalive_millis=1000")
+            #expect(await ws.waitFor("CONOK,", seconds: 20))
+            // Well past every timeout of the connection layer.
+            try await Task.sleep(for: .milliseconds(2_500))
+            #expect(!ws.isClosed)
+            try await ws.wsText("control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=true")
+            #expect(await ws.waitFor("U,1,1,", seconds: 20), "received: \(ws.text)")
+            await ws.close()
+        }
+    }
+
+    @Test func aWebSocketWhoseSessionEndedWaitsForTheNextUnderTheTimeout() async throws {
+        try await Self.withLowTimeouts { server, group in
+            let ws = try await RawTestConnection.webSocket(port: try #require(server.port), group: group)
+            try await ws.wsText("create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false&LS_keepalive_millis=1000")
+            #expect(await ws.waitFor("CONOK,", seconds: 20))
+            try await Task.sleep(for: .milliseconds(1_000))
+            #expect(!ws.isClosed)
+            try await ws.wsText("control\r\nLS_reqId=1&LS_op=destroy&LS_close_socket=false")
+            #expect(await ws.waitFor("END,"))
+            #expect(await ws.waitClosed(seconds: 10), "received: \(ws.text.debugDescription)")
+        }
+    }
+
+    @Test func anHTTPStreamIsNotCut() async throws {
+        try await Self.withLowTimeouts { server, group in
+            let stream = try await RawTestConnection.post(
+                port: try #require(server.port), group: group, path: "/lightstreamer/create_session.txt?LS_protocol=TLCP-2.5.0",
+                body: "LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_adapter_set=DEMO&LS_keepalive_millis=1000&LS_send_sync=false")
+            #expect(await stream.waitFor("CONOK,", seconds: 20))
+            try await Task.sleep(for: .milliseconds(2_500))
+            #expect(!stream.isClosed)
+            stream.forget()
+            #expect(await stream.waitFor("PROBE", seconds: 10), "received: \(stream.text)")
+            await stream.close()
+        }
+    }
+}
+
+@Suite struct WebSocketSessionObserverTests {
+    static func view(_ s: String) -> ByteBufferView { ByteBuffer(string: s).readableBytesView }
+
+    @Test func findsLinesInFramesOfSeveralLines() {
+        let conok = Array("CONOK,".utf8)
+        #expect(WebSocketSessionObserver.someLine(of: Self.view("WSOK\r\nCONOK,S1,50000,1000,*\r\nSERVNAME,x\r\n"), startsWith: conok))
+        #expect(WebSocketSessionObserver.someLine(of: Self.view("CONOK,S1"), startsWith: conok))
+        #expect(!WebSocketSessionObserver.someLine(of: Self.view("WSOK\r\nU,1,1,CONOK,\r\n"), startsWith: conok))
+        #expect(Array(WebSocketSessionObserver.lastLine(of: Self.view("REQOK,1\r\nEND,31,x\r\n"))) == Array("END,31,x".utf8))
+        #expect(Array(WebSocketSessionObserver.lastLine(of: Self.view("LOOP,0\r\n"))) == Array("LOOP,0".utf8))
+        #expect(Array(WebSocketSessionObserver.lastLine(of: Self.view("U,1,1,a"))) == Array("U,1,1,a".utf8))
+        #expect(WebSocketSessionObserver.lastLine(of: Self.view("\r\n")).isEmpty)
+    }
+}
