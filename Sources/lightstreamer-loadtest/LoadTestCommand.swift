@@ -59,6 +59,7 @@ struct LoadTestCommand: AsyncParsableCommand {
         options.sessions.maxUpdateDelayMillis = maxUpdateDelayMillis
         // Every client comes from 127.0.0.1: no per-address session limit here.
         options.sessions.maxSessionsPerAddress = nil
+        options.front.maxConnectionsPerAddress = .max
         let server = LightstreamerServer(options: options, adapterSets: [set])
         try await server.start()
         let port = server.port ?? 0
