@@ -29,7 +29,7 @@ final class MemoryTrimmer: Sendable {
         guard schedule else { return }
         queue.asyncAfter(deadline: .now() + .milliseconds(intervalMillis)) { [scheduled] in
             scheduled.withLockedValue { $0 = false }
-            Self.trim?(0)
+            _ = Self.trim?(0)
         }
         #endif
     }

@@ -97,7 +97,7 @@ extension MPNModule {
         case .delivered:
             statistics.delivered += 1
         case .rejected(let reason):
-            logger.warning("MPN notification refused by the provider", metadata: ["subscription": "\(n.subscriptionId)", "reason": "\(reason)"])
+            logger.warning("MPN notification refused by the provider", metadata: ["subscription": "\(n.subscriptionId)", "reason": "\(String(describing: reason).logEscaped())"])
             statistics.dropped += 1
         case .deviceInvalid(let reason):
             await suspend(deviceId, reason: reason)
@@ -113,7 +113,7 @@ extension MPNModule {
             var retried = n
             retried.attempts += 1
             guard retried.attempts < max(1, configuration.retry.maxAttempts) else {
-                logger.warning("MPN notification dropped after retries", metadata: ["subscription": "\(n.subscriptionId)", "reason": "\(reason)"])
+                logger.warning("MPN notification dropped after retries", metadata: ["subscription": "\(n.subscriptionId)", "reason": "\(String(describing: reason).logEscaped())"])
                 statistics.dropped += 1
                 break
             }

@@ -31,7 +31,7 @@ extension MPNModule {
         let entries: [MPNOutboxEntry]
         do { entries = try await store.commitTriggers(fired, moduleId: moduleId, now: now) } catch {
             logger.error("MPN triggers cannot be persisted; they will fire on a later update",
-                         metadata: ["count": "\(batch.count)", "error": "\(error)"])
+                         metadata: ["count": "\(batch.count)", "error": "\(String(describing: error).logEscaped())"])
             return
         }
         for e in entries {
@@ -57,7 +57,7 @@ extension MPNModule {
     func resendOutbox() async {
         let entries: [MPNOutboxEntry]
         do { entries = try await store.claimOutbox(moduleId: moduleId, silentBefore: orphanCutoff) } catch {
-            logger.error("MPN outbox cannot be read", metadata: ["error": "\(error)"])
+            logger.error("MPN outbox cannot be read", metadata: ["error": "\(String(describing: error).logEscaped())"])
             return
         }
         for e in entries where !outboxUnderWay.contains(e.id) {
@@ -106,7 +106,7 @@ extension MPNModule {
             statistics.delivered += 1
             do { try await store.deleteOutboxEntry(id: e.id) } catch {
                 // Sent again after a restart, under the same id (collapsed by the provider).
-                logger.error("MPN outbox entry sent but not cleared", metadata: ["entry": "\(e.id)", "error": "\(error)"])
+                logger.error("MPN outbox entry sent but not cleared", metadata: ["entry": "\(e.id)", "error": "\(String(describing: error).logEscaped())"])
             }
         case .rejected(let reason):
             failOutbox(e, reason: reason)
@@ -138,7 +138,7 @@ extension MPNModule {
     func failOutbox(_ e: MPNOutboxEntry, reason: String) {
         outboxUnderWay.remove(e.id)
         statistics.failed += 1
-        logger.warning("MPN notification failed for good", metadata: ["subscription": "\(e.subscriptionId)", "reason": "\(reason)"])
+        logger.warning("MPN notification failed for good", metadata: ["subscription": "\(e.subscriptionId)", "reason": "\(String(describing: reason).logEscaped())"])
         let store = self.store
         outstanding.withLockedValue { $0 += 1 }
         Task { [weak self] in

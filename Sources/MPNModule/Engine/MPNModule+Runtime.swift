@@ -96,7 +96,7 @@ extension MPNModule {
                 await itemEngine.unsubscribe(handle)
             }
         } catch {
-            logger.error("MPN subscription cannot subscribe its items", metadata: ["id": "\(id)", "error": "\(error)"])
+            logger.error("MPN subscription cannot subscribe its items", metadata: ["id": "\(id)", "error": "\(String(describing: error).logEscaped())"])
         }
     }
 
@@ -137,7 +137,7 @@ extension MPNModule {
     func suspend(_ deviceId: String, reason: String) async {
         let now = nowMillis
         guard let d = try? await store.setDeviceStatus(id: deviceId, status: .suspended, now: now) else { return }
-        logger.notice("MPN device suspended by the provider", metadata: ["device": "\(deviceId)", "reason": "\(reason)"])
+        logger.notice("MPN device suspended by the provider", metadata: ["device": "\(deviceId)", "reason": "\(String(describing: reason).logEscaped())"])
         let wasActive = devices[deviceId]?.status == .active
         devices[deviceId] = d
         if wasActive { statistics.suspendedDevices += 1 }
@@ -195,7 +195,7 @@ extension MPNModule {
             // Entries of devices taken over, or left by a dead claimant.
             await resendOutbox()
         } catch {
-            logger.error("MPN module check failed", metadata: ["error": "\(error)"])
+            logger.error("MPN module check failed", metadata: ["error": "\(String(describing: error).logEscaped())"])
         }
     }
 

@@ -181,7 +181,7 @@ public actor MPNModule {
 
     func storeCall<T>(_ body: () async throws -> T) async throws(MPNError) -> T {
         do { return try await body() } catch let e as MPNError { throw e } catch {
-            logger.error("MPN store failure", metadata: ["error": "\(error)"])
+            logger.error("MPN store failure", metadata: ["error": "\(String(describing: error).logEscaped())"])
             throw .internalResource("\(error)")
         }
     }

@@ -51,7 +51,7 @@ public final class MPNProviderRegistry: Sendable {
             }
         } catch {
             logger.critical("MPN provider cannot be configured", metadata: ["platform": "\(platform.rawValue)", "app": "\(appId)",
-                                                                            "error": "\(error)"])
+                                                                            "error": "\(String(describing: error).logEscaped())"])
             return nil
         }
     }
