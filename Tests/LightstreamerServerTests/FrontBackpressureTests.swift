@@ -37,6 +37,23 @@ import Testing
         typealias InboundIn = ByteBuffer
     }
 
+    /// A WebSocket client that never reads (tiny receive buffer, no auto-read): upgrades,
+    /// creates a session on `adapterSet` and sends `control`.
+    static func muteWebSocket(port: Int, group: any EventLoopGroup, adapterSet: String, control: String) async throws -> any Channel {
+        let channel = try await ClientBootstrap(group: group)
+            .channelOption(.socketOption(.so_rcvbuf), value: 4096)
+            .channelOption(.autoRead, value: false)
+            .channelInitializer { ch in ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(Mute()) } }
+            .connect(host: "127.0.0.1", port: port).get()
+        let upgrade = "GET /lightstreamer HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            + "Sec-WebSocket-Protocol: TLCP-2.5.0.lightstreamer.com\r\n\r\n"
+        try await channel.writeAndFlush(ByteBuffer(string: upgrade)).get()
+        try await channel.writeAndFlush(frame("create_session\r\nLS_cid=x&LS_adapter_set=\(adapterSet)&LS_send_sync=false")).get()
+        try await channel.writeAndFlush(frame("control\r\n" + control)).get()
+        return channel
+    }
+
     static func frame(_ text: String) -> ByteBuffer {
         let payload = Array(text.utf8)
         var bytes: [UInt8] = [0x81]
@@ -60,18 +77,8 @@ import Testing
         try await server.start()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let port = try #require(server.port)
-        let channel = try await ClientBootstrap(group: group)
-            .channelOption(.socketOption(.so_rcvbuf), value: 4096)
-            .channelOption(.autoRead, value: false)
-            .channelInitializer { ch in ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(Mute()) } }
-            .connect(host: "127.0.0.1", port: port).get()
-        let upgrade = "GET /lightstreamer HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-            + "Sec-WebSocket-Protocol: TLCP-2.5.0.lightstreamer.com\r\n\r\n"
-        try await channel.writeAndFlush(ByteBuffer(string: upgrade)).get()
-        try await channel.writeAndFlush(Self.frame("create_session\r\nLS_cid=x&LS_adapter_set=FLOOD&LS_send_sync=false")).get()
-        try await channel.writeAndFlush(Self.frame(
-            "control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=flood&LS_schema=v&LS_ack=false")).get()
+        let channel = try await Self.muteWebSocket(port: port, group: group, adapterSet: "FLOOD",
+                                                   control: "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=flood&LS_schema=v&LS_ack=false")
 
         // The session starts, the socket fills up, and the server cuts the connection.
         let deadline = ContinuousClock.now + .seconds(30)

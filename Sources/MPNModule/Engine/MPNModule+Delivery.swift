@@ -103,13 +103,7 @@ extension MPNModule {
             await suspend(deviceId, reason: reason)
             return
         case .retry, .authenticationFailed:
-            var reason = ""
-            var hint: Int64?
-            if case .retry(let after, let r) = result {
-                reason = r
-                hint = after.map(MPNRetryDelay.millis)
-            }
-            if case .authenticationFailed(let r) = result { reason = r }
+            let (reason, hint) = result.retryReasonAndHint
             var retried = n
             retried.attempts += 1
             guard retried.attempts < max(1, configuration.retry.maxAttempts) else {

@@ -114,13 +114,7 @@ extension MPNModule {
             failOutbox(e, reason: reason)
             await suspend(e.deviceId, reason: reason)
         case .retry, .authenticationFailed:
-            var reason = ""
-            var hint: Int64?
-            if case .retry(let after, let r) = result {
-                reason = r
-                hint = after.map(MPNRetryDelay.millis)
-            }
-            if case .authenticationFailed(let r) = result { reason = r }
+            let (reason, hint) = result.retryReasonAndHint
             let next = Saturating.add(attempts, 1)
             guard next < max(1, configuration.retry.maxAttempts) else {
                 failOutbox(e, reason: "retries exhausted: \(reason)")

@@ -74,3 +74,15 @@ enum ProviderErrorBody {
         return nil
     }
 }
+
+extension MPNDeliveryResult {
+    /// For a result worth retrying (`retry`, `authenticationFailed`): why, and the provider's
+    /// own delay in milliseconds when it gave one.
+    var retryReasonAndHint: (reason: String, hintMillis: Int64?) {
+        switch self {
+        case .retry(let after, let reason): return (reason, after.map(MPNRetryDelay.millis))
+        case .authenticationFailed(let reason): return (reason, nil)
+        default: return ("", nil)
+        }
+    }
+}

@@ -19,20 +19,9 @@ import Testing
         try await server.start()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let port = try #require(server.port)
-        let channel = try await ClientBootstrap(group: group)
-            .channelOption(.socketOption(.so_rcvbuf), value: 4096)
-            .channelOption(.autoRead, value: false)
-            .channelInitializer { ch in
-                ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(FrontBackpressureTests.Mute()) }
-            }
-            .connect(host: "127.0.0.1", port: port).get()
-        let upgrade = "GET /lightstreamer HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-            + "Sec-WebSocket-Protocol: TLCP-2.5.0.lightstreamer.com\r\n\r\n"
-        try await channel.writeAndFlush(ByteBuffer(string: upgrade)).get()
-        try await channel.writeAndFlush(FrontBackpressureTests.frame("create_session\r\nLS_cid=x&LS_adapter_set=FLOOD&LS_send_sync=false")).get()
-        try await channel.writeAndFlush(FrontBackpressureTests.frame(
-            "control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=flood&LS_schema=v&LS_ack=false")).get()
+        let channel = try await FrontBackpressureTests.muteWebSocket(
+            port: port, group: group, adapterSet: "FLOOD",
+            control: "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=flood&LS_schema=v&LS_ack=false")
 
         let deadline = ContinuousClock.now + .seconds(40)
         while ContinuousClock.now < deadline {
