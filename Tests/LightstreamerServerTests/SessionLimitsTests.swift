@@ -97,3 +97,21 @@ import Testing
         #expect(o.byAddress == ["a": 2, "b": 1])
     }
 }
+
+/// A control sent again (its answer did not come in time): official clients treat REQERR 65
+/// as fatal, so the same `add` twice is acknowledged twice and subscribed once.
+@Suite struct SessionResentControlTests {
+    @Test func theSameAddTwiceIsAcknowledgedTwiceAndSubscribedOnce() {
+        var s = SessionScript()
+        _ = s.take()
+        let add = ControlOperation.add(SubscribeParameters(subscriptionId: 1, mode: .merge, group: "g", schema: "s"))
+        s.control(add, id: "7")
+        s.control(add, id: "8")
+        // The first is answered when the subscription is made; the copy at once.
+        #expect(s.take() == ["REQOK,8"])
+        #expect(s.actions.filter { if case .subscribe = $0 { true } else { false } }.count == 1)
+        // Another subscription under the same id is still an error.
+        s.control(.add(SubscribeParameters(subscriptionId: 1, mode: .merge, group: "other", schema: "s")), id: "9")
+        #expect(s.take() == ["REQERR,9,65,Subscription id 1 in use"])
+    }
+}

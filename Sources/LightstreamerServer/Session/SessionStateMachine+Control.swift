@@ -13,6 +13,13 @@ extension SessionStateMachine {
         let reqId = request.requestId
         switch request.operation {
         case .add(let p):
+            if let existing = tables[p.subscriptionId], existing.parameters == p, !existing.deleteRequested,
+               existing.isLive {
+                // The same add again: a client that resent a control whose answer it did not
+                // get in time (official clients do, over HTTP). The first one stands.
+                replyOK(origin, reqId, ack: ack, now: now)
+                break
+            }
             guard tables[p.subscriptionId] == nil else {
                 replyError(origin, reqId, SessionRefusal(code: 65, message: "Subscription id \(p.subscriptionId) in use"), now: now)
                 break

@@ -18,6 +18,8 @@ struct SessionTable: Sendable {
     var ack: Bool
     /// A delete arrived while the add was still being handled.
     var deleteRequested = false
+    /// Subscribing or active (not on its way out).
+    var isLive: Bool { if case .unsubscribing = state { false } else { true } }
     var grant: SubscriptionGrant?
     /// Events delivered before the subscription was confirmed.
     var early: [TableEvent] = []
