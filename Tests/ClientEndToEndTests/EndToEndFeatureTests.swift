@@ -33,7 +33,11 @@ import Testing
         portfolio.addDelegate(rows)
         client.subscribe(portfolio)
         client.connect()
-        try await waitUntil { rows.values("last_price").count >= 3 }
+        // Rows' second-level values arrive in any order: item1's may come after others'.
+        try await waitUntil {
+            rows.values("last_price").count >= 3
+                && portfolio.commandValueWithItemPos(1, key: "item1", fieldName: "last_price") != nil
+        }
         #expect(!rows.values("stock_name").isEmpty)
         #expect(portfolio.commandValueWithItemPos(1, key: "item1", fieldName: "last_price") != nil)
         #expect(client.subscriptions.count == 1, "second-level subscriptions are internal")
