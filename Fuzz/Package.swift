@@ -6,24 +6,26 @@ let package = Package(
     name: "tlcp-fuzz",
     dependencies: [.package(name: "lightstreamer-swift", path: "..")],
     targets: [
+        // libFuzzer's driver, entered from every target's `main`.
+        .target(name: "FuzzDriver"),
         .executableTarget(
             name: "FuzzLineParser",
-            dependencies: [.product(name: "TLCP", package: "lightstreamer-swift")],
+            dependencies: ["FuzzDriver", .product(name: "TLCP", package: "lightstreamer-swift")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
         .executableTarget(
             name: "FuzzRequestParser",
-            dependencies: [.product(name: "TLCP", package: "lightstreamer-swift")],
+            dependencies: ["FuzzDriver", .product(name: "TLCP", package: "lightstreamer-swift")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
         .executableTarget(
             name: "FuzzHTTPFront",
-            dependencies: [.product(name: "LightstreamerServer", package: "lightstreamer-swift")],
+            dependencies: ["FuzzDriver", .product(name: "LightstreamerServer", package: "lightstreamer-swift")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
         .executableTarget(
             name: "FuzzJSONPatch",
-            dependencies: [.product(name: "TLCP", package: "lightstreamer-swift")],
+            dependencies: ["FuzzDriver", .product(name: "TLCP", package: "lightstreamer-swift")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
         // The MPN Module's trigger and format compilers, built from the module's own files
@@ -34,12 +36,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzTrigger",
-            dependencies: ["MPNFuzzCore"],
+            dependencies: ["FuzzDriver", "MPNFuzzCore"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
         .executableTarget(
             name: "FuzzFormat",
-            dependencies: ["MPNFuzzCore", .product(name: "TLCP", package: "lightstreamer-swift")],
+            dependencies: ["FuzzDriver", "MPNFuzzCore", .product(name: "TLCP", package: "lightstreamer-swift")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
     ]

@@ -1,15 +1,7 @@
-// SwiftPM links an executable's entry point under the name `FuzzHTTPFront_main`. libFuzzer's own
-// main is then not linked, so hand control to its driver from here.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
+import FuzzDriver
 
+// SwiftPM links an executable's entry point under the name `FuzzHTTPFront_main`: hand control to libFuzzer.
 @_cdecl("FuzzHTTPFront_main")
 public func FuzzHTTPFrontMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var argc = argc
-    var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, fuzzHTTPFront)
+    runFuzzDriver(argc, argv, fuzzHTTPFront)
 }
