@@ -14,20 +14,8 @@ import Glibc
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHTTPFront(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard let port = FrontUnderTest.port else { fatalError("the server under test did not start") }
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return 0 }
+    guard let fd = connectToServer(port: port) else { return 0 }
     defer { close(fd) }
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { fatalError("the server stopped accepting connections (errno \(errno))") }
     var sent = 0
     while sent < size {
         let n = send(fd, data + sent, size - sent, Int32(MSG_NOSIGNAL))
@@ -45,6 +33,32 @@ public func fuzzHTTPFront(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         break
     }
     return 0
+}
+
+/// A connected socket to the server, with 5 s send/receive timeouts. A connection refused means
+/// the server stopped accepting: a finding. A connect interrupted by a signal (EINTR) is tried
+/// again on a new socket; after three interruptions the input is skipped (nil).
+func connectToServer(port: Int) -> Int32? {
+    for _ in 0..<3 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if connected == 0 { return fd }
+        let error = errno
+        close(fd)
+        if error == EINTR || error == EAGAIN { continue }
+        fatalError("the server stopped accepting connections (errno \(error))")
+    }
+    return nil
 }
 
 /// The server the inputs go to, started on first use.

@@ -82,6 +82,14 @@ struct FrontChannelInitializer: Sendable {
                 guard path == urlPrefix + "/lightstreamer" else {
                     return channel.eventLoop.makeSucceededFuture(nil)
                 }
+                // RFC 6455 §4.2.1: `Connection` must carry the `Upgrade` token. Without it NIO's
+                // HTTP parser does not stop at this request and parses what follows as HTTP,
+                // and those parts would reach the WebSocket decoder after the upgrade (a trap
+                // FuzzHTTPFront found). Refused, the request gets an HTTP answer.
+                let connection = head.headers[canonicalForm: "Connection"].map { $0.lowercased() }
+                guard connection.contains("upgrade") else {
+                    return channel.eventLoop.makeSucceededFuture(nil)
+                }
                 let offered = Self.offeredSubprotocols(head.headers)
                 var headers = HTTPHeaders()
                 if offered.isEmpty {
