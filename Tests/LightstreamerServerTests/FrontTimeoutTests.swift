@@ -48,13 +48,13 @@ import Testing
         #expect(p.timerFired(generation: 1) == .close(.requestHeadTimeout))
     }
 
-    static func withLowTimeouts(idleMillis: Int = 600,
+    static func withLowTimeouts(idleMillis: Int = 600, webSocketMillis: Int = 600,
                                 _ body: (LightstreamerServer, MultiThreadedEventLoopGroup) async throws -> Void) async throws {
         try await FrontIntegrationTests.withServer(configure: { o in
             o.front.requestHeadTimeoutMillis = 600
             o.front.requestBodyTimeoutMillis = 600
             o.front.idleConnectionTimeoutMillis = idleMillis
-            o.front.webSocketSessionTimeoutMillis = 600
+            o.front.webSocketSessionTimeoutMillis = webSocketMillis
         }, body)
     }
 
@@ -135,7 +135,8 @@ import Testing
     }
 
     @Test func aWebSocketWhoseSessionEndedWaitsForTheNextUnderTheTimeout() async throws {
-        try await Self.withLowTimeouts { server, group in
+        // Long enough for a loaded machine to answer the create before the WebSocket's timer runs out.
+        try await Self.withLowTimeouts(webSocketMillis: 3_000) { server, group in
             let ws = try await RawTestConnection.webSocket(port: try #require(server.port), group: group)
             try await ws.wsText("create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false&LS_keepalive_millis=1000")
             #expect(await ws.waitFor("CONOK,", seconds: 20))
