@@ -22,7 +22,8 @@ import Testing
                     for _ in 0..<50 {
                         tasks.addTask {
                             let c = try await RawTestConnection.connect(port: port, group: group)
-                            try await c.send("GET /lightstreamer HTTP/1.1\r\n")
+                            // On a loaded machine the server may already have timed one out.
+                            try? await c.send("GET /lightstreamer HTTP/1.1\r\n")
                             return c
                         }
                     }
