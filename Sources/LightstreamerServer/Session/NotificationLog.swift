@@ -1,7 +1,12 @@
+import NIOCore
 import TLCP
 
 /// The data notifications of one session, numbered from 1 as section 5.5 counts them, kept
 /// while they are undelivered and, once delivered, for the recovery window.
+///
+/// The entries are a ring buffer: each pruned entry is freed as it leaves, so there is no
+/// periodic compaction (which, done for every session at the same count, made latency jump
+/// in step across all of them).
 struct NotificationLog: Sendable {
     struct Entry: Sendable {
         var line: String
@@ -10,14 +15,13 @@ struct NotificationLog: Sendable {
     }
 
     /// Entries, the first one having progressive `firstProgressive`.
-    private var entries: [Entry] = []
-    private var head = 0
-    /// The progressive of `entries[head]`.
+    private var entries = CircularBuffer<Entry>(initialCapacity: 1)
+    /// The progressive of `entries.first`.
     private(set) var firstProgressive = 1
     /// The progressive of the last data notification produced (0 before any).
     private(set) var lastProgressive = 0
 
-    var count: Int { entries.count - head }
+    var count: Int { entries.count }
     /// Bytes of the lines held (delivered ones kept for recovery and undelivered ones).
     private(set) var heldBytes = 0
 
@@ -34,35 +38,26 @@ struct NotificationLog: Sendable {
     }
 
     func entry(_ progressive: Int) -> Entry? {
-        let i = head + (progressive - firstProgressive)
-        guard progressive >= firstProgressive, i < entries.count else { return nil }
-        return entries[i]
+        let offset = progressive - firstProgressive
+        guard offset >= 0, offset < entries.count else { return nil }
+        return entries[entries.index(entries.startIndex, offsetBy: offset)]
     }
 
     /// Drops delivered entries (progressive ≤ `delivered`) older than the window or beyond the
     /// count limit.
     mutating func prune(delivered: Int, now: Int64, windowMillis: Int, maxCount: Int) {
-        while head < entries.count, firstProgressive <= delivered {
-            let tooMany = count > maxCount
-            let tooOld = Saturating.subtract(now, entries[head].atMillis) > Int64(windowMillis)
+        while let first = entries.first, firstProgressive <= delivered {
+            let tooMany = entries.count > maxCount
+            let tooOld = Saturating.subtract(now, first.atMillis) > Int64(windowMillis)
             guard tooMany || tooOld else { break }
-            heldBytes -= entries[head].line.utf8.count
-            entries[head].line = ""
-            head += 1
+            heldBytes -= first.line.utf8.count
+            entries.removeFirst()
             firstProgressive += 1
         }
-        compact()
     }
 
     /// Drops every delivered entry whatever its age: recovery gives way to memory.
     mutating func dropDelivered(_ delivered: Int) {
         prune(delivered: delivered, now: 0, windowMillis: 0, maxCount: 0)
-    }
-
-    private mutating func compact() {
-        if head > 1024, head * 2 > entries.count {
-            entries.removeFirst(head)
-            head = 0
-        }
     }
 }
