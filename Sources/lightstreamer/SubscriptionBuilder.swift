@@ -1,5 +1,5 @@
 import Foundation
-import LightstreamerClient
+@_spi(Printing) import LightstreamerClient
 
 /// Builds a `Subscription` from user input, checking every precondition first so that bad
 /// input becomes an error message instead of a trap.
@@ -106,25 +106,101 @@ struct SubscriptionRequest {
 
 /// JSON renderings shared by `session` and `subscribe --json`.
 enum EventJSON {
-    static func update(sub: String, _ u: ItemUpdate, names: Bool) -> [String: Any?] {
-        var fields: [String: Any] = [:]
-        var changed: [String: Any] = [:]
-        if names {
-            for (k, v) in u.fields { fields[k] = v ?? NSNull() }
-            for (k, v) in u.changedFields { changed[k] = v ?? NSNull() }
-        } else {
-            for (k, v) in u.fieldsByPositions { fields[String(k)] = v ?? NSNull() }
-            for (k, v) in u.changedFieldsByPositions { changed[String(k)] = v ?? NSNull() }
-        }
-        return ["event": "update", "sub": sub, "item": u.itemName, "pos": u.itemPos, "snapshot": u.isSnapshot,
-                "fields": fields, "changed": changed]
-    }
-
     static func frequency(_ f: RealMaxFrequency?) -> String? {
         switch f {
         case nil: return nil
         case .unlimited?: return "unlimited"
         case .limited(let v)?: return v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
         }
+    }
+}
+
+/// The `update` event of `session` and `subscribe --json`, written straight into the output
+/// buffer, keys in the order `JSONSerialization`'s `.sortedKeys` gave them:
+/// `{"changed":{…},"event":"update","fields":{…},"item":…,"pos":…,"snapshot":…,"sub":…}`.
+/// `fields` holds every field, `changed` the changed ones, by name when the subscription has a
+/// field list (`names`), else by position (`"1"`, `"2"`, …); null values are JSON nulls.
+struct UpdateJSON {
+    /// The field names the key order below was computed for.
+    private var names: [String]?
+    /// Each distinct name once, in key order, with the positions (0-based) that carry it: with
+    /// a repeated name, the last of them wins, as in the dictionary the event used to be.
+    private var order: [(name: String, indices: [Int])] = []
+
+    mutating func write(_ w: inout JSONWriter, sub: String, _ u: ItemUpdate, names byName: Bool) {
+        let (values, changed, fieldNames) = u.fieldArrays
+        w.raw("{\"changed\":")
+        if byName, let fieldNames {
+            prepare(fieldNames)
+            writeByName(&w, values, changed, onlyChanged: true)
+            w.raw(",\"event\":\"update\",\"fields\":")
+            writeByName(&w, values, changed, onlyChanged: false)
+        } else if byName {
+            // Not the library's own ItemUpdate: through its dictionaries.
+            Self.writeDictionary(&w, u.changedFields)
+            w.raw(",\"event\":\"update\",\"fields\":")
+            Self.writeDictionary(&w, u.fields)
+        } else {
+            Self.writeByPosition(&w, values, changed, onlyChanged: true)
+            w.raw(",\"event\":\"update\",\"fields\":")
+            Self.writeByPosition(&w, values, changed, onlyChanged: false)
+        }
+        w.raw(",\"item\":")
+        w.string(u.itemName)
+        w.raw(",\"pos\":")
+        w.int(u.itemPos)
+        w.raw(",\"snapshot\":")
+        w.bool(u.isSnapshot)
+        w.raw(",\"sub\":")
+        w.string(sub)
+        w.raw("}\n")
+    }
+
+    private mutating func prepare(_ fieldNames: [String]) {
+        if let names, names == fieldNames { return }
+        names = fieldNames
+        var indices: [String: [Int]] = [:]
+        for (i, n) in fieldNames.enumerated() { indices[n, default: []].append(i) }
+        order = JSONKeyOrder.sorted(indices.keys).map { ($0, indices[$0]!) }
+    }
+
+    private func writeByName(_ w: inout JSONWriter, _ values: [String?], _ changed: [Bool], onlyChanged: Bool) {
+        w.byte(UInt8(ascii: "{"))
+        var first = true
+        for (name, indices) in order {
+            // The last position with this name that is present (and changed, for `changed`).
+            var pick = -1
+            for i in indices where i < values.count && (!onlyChanged || changed[i]) { pick = i }
+            guard pick >= 0 else { continue }
+            if !first { w.byte(UInt8(ascii: ",")) }
+            first = false
+            w.key(name)
+            w.string(values[pick])
+        }
+        w.byte(UInt8(ascii: "}"))
+    }
+
+    private static func writeByPosition(_ w: inout JSONWriter, _ values: [String?], _ changed: [Bool], onlyChanged: Bool) {
+        w.byte(UInt8(ascii: "{"))
+        var first = true
+        for i in values.indices where !onlyChanged || changed[i] {
+            if !first { w.byte(UInt8(ascii: ",")) }
+            first = false
+            w.byte(UInt8(ascii: "\""))
+            w.int(i + 1)
+            w.raw("\":")
+            w.string(values[i])
+        }
+        w.byte(UInt8(ascii: "}"))
+    }
+
+    private static func writeDictionary(_ w: inout JSONWriter, _ d: [String: String?]) {
+        w.byte(UInt8(ascii: "{"))
+        for (i, k) in JSONKeyOrder.sorted(d.keys).enumerated() {
+            if i > 0 { w.byte(UInt8(ascii: ",")) }
+            w.key(k)
+            w.string(d[k] ?? nil)
+        }
+        w.byte(UInt8(ascii: "}"))
     }
 }
