@@ -11,17 +11,19 @@ bin=${1:-$(swift build -c release --show-bin-path)/lightstreamer}
 n=${2:-1000000}
 items=${3:-10}
 port=$((20000 + RANDOM % 20000))
-python3 Benchmarks/tlcp-replay-server.py "$port" > /dev/null &
+ready=$(mktemp)
+python3 Benchmarks/tlcp-replay-server.py "$port" > "$ready" &
 server=$!
-trap 'kill $server 2>/dev/null || true' EXIT
-sleep 0.5
+trap 'kill $server 2>/dev/null || true; rm -f "$ready"' EXIT
+for _ in $(seq 50); do grep -q listening "$ready" && break; sleep 0.1; done
+grep -q listening "$ready" || { echo "the replay server did not start on port $port" >&2; exit 1; }
 list=$(seq -s, -f "item%g" 1 "$items")
 fields="stock_name,last_price,time,pct_change,bid_quantity,bid,ask,ask_quantity,min,max"
 for output in json table; do
   flag=""; [ "$output" = json ] && flag="--json"
   report=$(mktemp)
   lines=$(/usr/bin/time -f "%U %S %M" -o "$report" "$bin" subscribe --server "http://127.0.0.1:$port" --adapter-set BENCH \
-            --items "$list" --fields "$fields" --count "$n" $flag | grep -c '"update"\|^item[0-9]' || true)
+            --items "$list" --fields "$fields" --count "$n" --timeout 600 $flag | grep -c '"update"\|^item[0-9]' || true)
   read -r user sys rss < "$report"
   rm -f "$report"
   awk -v o="$output" -v n="$n" -v l="$lines" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {

@@ -115,7 +115,7 @@ enum Output {
 
     static func line(_ text: String) {
         buffer.write { w in
-            w.bytes.append(contentsOf: text.utf8)
+            w.append(text)
             w.byte(0x0A)
         }
     }
@@ -156,9 +156,9 @@ final class OutputBuffer: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         body(&writer)
-        if writer.bytes.count >= Self.limit {
+        if writer.count >= Self.limit {
             writeOut()
-        } else if !flushScheduled, !writer.bytes.isEmpty {
+        } else if !flushScheduled, writer.count > 0 {
             flushScheduled = true
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.delay) { [self] in
                 lock.withLock {
@@ -173,7 +173,7 @@ final class OutputBuffer: @unchecked Sendable {
 
     /// Under the lock. A failed write drops the bytes; a closed pipe ends the process.
     private func writeOut() {
-        writer.bytes.withUnsafeBytes { p in
+        writer.withBytes { p in
             var offset = 0
             while offset < p.count {
                 let n = systemWrite(fd, p.baseAddress! + offset, p.count - offset)
@@ -189,7 +189,7 @@ final class OutputBuffer: @unchecked Sendable {
                 }
             }
         }
-        writer.bytes.removeAll(keepingCapacity: true)
+        writer.removeAll()
     }
 }
 

@@ -161,17 +161,17 @@ final class UpdateTable: @unchecked Sendable {
             // One byte per character: ASCII without CR (CR LF is one character).
             for b in p where b >= 0x80 || b == 0x0D { return false }
             if p.count > width - 1 {
-                w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: p[0..<(width - 2)]))
-                w.bytes.append(contentsOf: "… ".utf8)
+                w.append(UnsafeBufferPointer(rebasing: p[0..<(width - 2)]))
+                w.raw("… ")
             } else {
-                w.bytes.append(contentsOf: p)
+                w.append(p)
                 for _ in 0..<(width - p.count) { w.byte(0x20) }
             }
             return true
         }
         if done { return }
         let t = s.count > width - 1 ? String(s.prefix(width - 2)) + "…" : s
-        w.bytes.append(contentsOf: t.utf8)
+        w.append(t)
         for _ in 0..<max(1, width - t.count) { w.byte(0x20) }
     }
 }

@@ -123,9 +123,18 @@ enum EventJSON {
 struct UpdateJSON {
     /// The field names the key order below was computed for.
     private var names: [String]?
-    /// Each distinct name once, in key order, with the positions (0-based) that carry it: with
-    /// a repeated name, the last of them wins, as in the dictionary the event used to be.
-    private var order: [(name: String, indices: [Int])] = []
+    /// Each distinct name once, in key order: `"name":` already encoded (all keys one after the
+    /// other in `keyBytes`, entry `e` ending at `keyEnds[e]`) and the position (0-based) that
+    /// carries it.
+    private var keyBytes: [UInt8] = []
+    private var keyEnds: [Int] = []
+    private var positions: [Int] = []
+    /// When names repeat: every position of each entry (the last present one wins, as in the
+    /// dictionary the event used to be).
+    private var repeated: [[Int]]?
+    /// `"1":`, `"2":`, … for the updates without names.
+    private var positionKeyBytes: [UInt8] = []
+    private var positionKeyEnds: [Int] = []
 
     mutating func write(_ w: inout JSONWriter, sub: String, _ u: ItemUpdate, names byName: Bool) {
         let (values, changed, fieldNames) = u.fieldArrays
@@ -141,19 +150,24 @@ struct UpdateJSON {
             w.raw(",\"event\":\"update\",\"fields\":")
             Self.writeDictionary(&w, u.fields)
         } else {
-            Self.writeByPosition(&w, values, changed, onlyChanged: true)
+            preparePositions(values.count)
+            writeByPosition(&w, values, changed, onlyChanged: true)
             w.raw(",\"event\":\"update\",\"fields\":")
-            Self.writeByPosition(&w, values, changed, onlyChanged: false)
+            writeByPosition(&w, values, changed, onlyChanged: false)
         }
         w.raw(",\"item\":")
-        w.string(u.itemName)
+        if let name = u.itemName { w.string(name) } else { w.null() }
         w.raw(",\"pos\":")
         w.int(u.itemPos)
-        w.raw(",\"snapshot\":")
-        w.bool(u.isSnapshot)
-        w.raw(",\"sub\":")
+        w.raw(u.isSnapshot ? ",\"snapshot\":true,\"sub\":" : ",\"snapshot\":false,\"sub\":")
         w.string(sub)
         w.raw("}\n")
+    }
+
+    private static func encodedKey(_ k: String) -> [UInt8] {
+        var w = JSONWriter()
+        w.key(k)
+        return w.bytes
     }
 
     private mutating func prepare(_ fieldNames: [String]) {
@@ -161,35 +175,62 @@ struct UpdateJSON {
         names = fieldNames
         var indices: [String: [Int]] = [:]
         for (i, n) in fieldNames.enumerated() { indices[n, default: []].append(i) }
-        order = JSONKeyOrder.sorted(indices.keys).map { ($0, indices[$0]!) }
+        keyBytes = []
+        keyEnds = []
+        positions = []
+        var all: [[Int]] = []
+        for name in JSONKeyOrder.sorted(indices.keys) {
+            keyBytes += Self.encodedKey(name)
+            keyEnds.append(keyBytes.count)
+            positions.append(indices[name]!.last!)
+            all.append(indices[name]!)
+        }
+        repeated = all.count < fieldNames.count ? all : nil
+    }
+
+    private mutating func preparePositions(_ n: Int) {
+        while positionKeyEnds.count < n {
+            positionKeyBytes += Self.encodedKey(String(positionKeyEnds.count + 1))
+            positionKeyEnds.append(positionKeyBytes.count)
+        }
     }
 
     private func writeByName(_ w: inout JSONWriter, _ values: [String?], _ changed: [Bool], onlyChanged: Bool) {
         w.byte(UInt8(ascii: "{"))
         var first = true
-        for (name, indices) in order {
-            // The last position with this name that is present (and changed, for `changed`).
-            var pick = -1
-            for i in indices where i < values.count && (!onlyChanged || changed[i]) { pick = i }
-            guard pick >= 0 else { continue }
-            if !first { w.byte(UInt8(ascii: ",")) }
-            first = false
-            w.key(name)
-            w.string(values[pick])
+        keyBytes.withUnsafeBufferPointer { keys in
+            var start = 0
+            for e in 0..<positions.count {
+                let end = keyEnds[e]
+                defer { start = end }
+                var pick = positions[e]
+                if let repeated {
+                    // The last position with this name that is present (and changed, for `changed`).
+                    pick = -1
+                    for i in repeated[e] where i < values.count && (!onlyChanged || changed[i]) { pick = i }
+                    guard pick >= 0 else { continue }
+                } else {
+                    guard pick < values.count, !onlyChanged || changed[pick] else { continue }
+                }
+                if !first { w.byte(UInt8(ascii: ",")) }
+                first = false
+                w.append(UnsafeBufferPointer(rebasing: keys[start..<end]))
+                if let v = values[pick] { w.string(v) } else { w.null() }
+            }
         }
         w.byte(UInt8(ascii: "}"))
     }
 
-    private static func writeByPosition(_ w: inout JSONWriter, _ values: [String?], _ changed: [Bool], onlyChanged: Bool) {
+    private func writeByPosition(_ w: inout JSONWriter, _ values: [String?], _ changed: [Bool], onlyChanged: Bool) {
         w.byte(UInt8(ascii: "{"))
         var first = true
-        for i in values.indices where !onlyChanged || changed[i] {
-            if !first { w.byte(UInt8(ascii: ",")) }
-            first = false
-            w.byte(UInt8(ascii: "\""))
-            w.int(i + 1)
-            w.raw("\":")
-            w.string(values[i])
+        positionKeyBytes.withUnsafeBufferPointer { keys in
+            for i in values.indices where !onlyChanged || changed[i] {
+                if !first { w.byte(UInt8(ascii: ",")) }
+                first = false
+                w.append(UnsafeBufferPointer(rebasing: keys[(i == 0 ? 0 : positionKeyEnds[i - 1])..<positionKeyEnds[i]]))
+                if let v = values[i] { w.string(v) } else { w.null() }
+            }
         }
         w.byte(UInt8(ascii: "}"))
     }
