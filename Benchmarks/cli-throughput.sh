@@ -5,6 +5,7 @@
 # CPU = user + system time of the CLI process (GNU time), divided by the updates it printed
 # (checked by counting the lines that reach the reader); max RSS from the same report.
 # Usage: Benchmarks/cli-throughput.sh [BINARY] [UPDATES] [ITEMS]
+# CALLGRIND=1: count the CLI's instructions per printed update with valgrind instead (repeatable).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-$(swift build -c release --show-bin-path)/lightstreamer}
@@ -22,6 +23,16 @@ fields="stock_name,last_price,time,pct_change,bid_quantity,bid,ask,ask_quantity,
 for output in json table; do
   flag=""; [ "$output" = json ] && flag="--json"
   report=$(mktemp)
+  if [ -n "${CALLGRIND:-}" ]; then
+    # Instructions instead of CPU time (valgrind gives up on this toolchain's DWARF: a copy without it).
+    stripped=$(mktemp); objcopy --strip-debug "$bin" "$stripped"
+    lines=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$report" "$stripped" subscribe --server "http://127.0.0.1:$port" \
+              --adapter-set BENCH --items "$list" --fields "$fields" --count "$n" --timeout 600 $flag | grep -c '"update"\|^item[0-9]' || true)
+    rm -f "$stripped"
+    awk -v o="$output" -v l="$lines" '/refs:/ { gsub(",", "", $NF); printf "%-5s %d updates printed, %d instructions per update (whole process)\n", o, l, $NF / l }' "$report"
+    rm -f "$report"
+    continue
+  fi
   lines=$(/usr/bin/time -f "%U %S %M" -o "$report" "$bin" subscribe --server "http://127.0.0.1:$port" --adapter-set BENCH \
             --items "$list" --fields "$fields" --count "$n" --timeout 600 $flag | grep -c '"update"\|^item[0-9]' || true)
   read -r user sys rss < "$report"
