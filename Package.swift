@@ -119,8 +119,9 @@ let package = Package(
             dependencies: ["TLCP", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "LightstreamerClientTests", dependencies: ["LightstreamerClient", "TLCP"]),
-        // Runs the built `lightstreamer` CLI: argument errors, capabilities, session commands without a server.
-        .testTarget(name: "LightstreamerCLITests", dependencies: ["lightstreamer"]),
+        // Runs the built `lightstreamer` CLI: argument errors, capabilities, session commands without a server;
+        // unit tests of its JSON writer and printers (with the library's own ItemUpdate).
+        .testTarget(name: "LightstreamerCLITests", dependencies: ["lightstreamer", "LightstreamerClient"]),
         .testTarget(
             name: "ClientEndToEndTests",
             dependencies: [

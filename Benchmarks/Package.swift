@@ -33,5 +33,10 @@ let package = Package(
             dependencies: [.product(name: "TLCP", package: "lightstreamer-swift")],
             path: "Sources/tlcp-ops"
         ),
+        .executableTarget(
+            name: "client-ops",
+            dependencies: [.product(name: "LightstreamerClient", package: "lightstreamer-swift")],
+            path: "Sources/client-ops"
+        ),
     ]
 )

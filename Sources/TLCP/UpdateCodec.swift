@@ -8,7 +8,11 @@ public enum UpdateCodec {
     /// is a `TLCPLineError` (client error 61).
     @discardableResult
     public static func apply(_ deltas: [FieldDelta], to values: inout [String?], isFirst: Bool) throws(TLCPLineError) -> [Bool] {
-        var changed = [Bool](repeating: false, count: values.count)
+        // Not `[Bool](repeating:count:)`: its allocation goes through the runtime's generic
+        // path (a metadata lookup per call), several times the cost of this.
+        var changed: [Bool] = []
+        changed.reserveCapacity(values.count)
+        for _ in 0..<values.count { changed.append(false) }
         var i = 0
         for d in deltas {
             let width = d.width

@@ -98,25 +98,36 @@ enum ExitStatus {
     static let badArguments: Int32 = 4
 }
 
-/// Prints one JSON object per line on stdout, flushed at once, from any thread.
+/// stdout of the CLI, from any thread: one JSON object or text line at a time, appended to one
+/// bounded buffer and written with large `write(2)` calls. The buffer is written when it holds
+/// `OutputBuffer.limit` bytes (on the thread that filled it, which waits for stdout: a slow
+/// reader slows the callbacks down instead of growing a queue), within a few milliseconds of its
+/// first byte otherwise, and before the process exits (`flush()`).
 enum Output {
-    private static let lock = NSLock()
+    static let buffer = OutputBuffer(fd: 1)
 
     static func json(_ object: [String: Any?]) {
-        var clean: [String: Any] = [:]
-        for (k, v) in object { clean[k] = v ?? NSNull() }
-        guard let data = try? JSONSerialization.data(withJSONObject: clean, options: [.sortedKeys, .withoutEscapingSlashes]),
-              let text = String(data: data, encoding: .utf8) else { return }
-        line(text)
-    }
-
-    static func line(_ text: String) {
-        lock.withLock {
-            FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        buffer.write { w in
+            w.object(object)
+            w.byte(0x0A)
         }
     }
 
+    static func line(_ text: String) {
+        buffer.write { w in
+            w.append(text)
+            w.byte(0x0A)
+        }
+    }
+
+    /// Appends whatever `body` writes (it should end with a newline).
+    static func write(_ body: (inout JSONWriter) -> Void) { buffer.write(body) }
+
+    /// Writes out what is buffered (before exiting, before writing to stderr).
+    static func flush() { buffer.flush() }
+
     static func error(_ text: String) {
+        flush()
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
@@ -126,3 +137,60 @@ enum Output {
         error("\(what) refused by the server: \(code)\(m)")
     }
 }
+
+/// A bounded byte buffer in front of a file descriptor (see `Output`).
+final class OutputBuffer: @unchecked Sendable {
+    /// Bytes buffered before a write is made at once.
+    static let limit = 64 << 10
+    /// How long a partly filled buffer may wait for more lines.
+    static let delay = DispatchTimeInterval.milliseconds(2)
+
+    private let fd: Int32
+    private let lock = NSLock()
+    private var writer = JSONWriter(capacity: OutputBuffer.limit + 4096)
+    private var flushScheduled = false
+
+    init(fd: Int32) { self.fd = fd }
+
+    func write(_ body: (inout JSONWriter) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        body(&writer)
+        if writer.count >= Self.limit {
+            writeOut()
+        } else if !flushScheduled, writer.count > 0 {
+            flushScheduled = true
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.delay) { [self] in
+                lock.withLock {
+                    flushScheduled = false
+                    writeOut()
+                }
+            }
+        }
+    }
+
+    func flush() { lock.withLock { writeOut() } }
+
+    /// Under the lock. A failed write drops the bytes; a closed pipe ends the process.
+    private func writeOut() {
+        writer.withBytes { p in
+            var offset = 0
+            while offset < p.count {
+                let n = systemWrite(fd, p.baseAddress! + offset, p.count - offset)
+                if n > 0 {
+                    offset += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else if n < 0 && errno == EPIPE {
+                    // The reader went away (`| head`): end as SIGPIPE would have.
+                    _exit(141)
+                } else {
+                    break
+                }
+            }
+        }
+        writer.removeAll()
+    }
+}
+
+private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }

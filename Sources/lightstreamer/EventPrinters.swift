@@ -1,5 +1,5 @@
 import Foundation
-import LightstreamerClient
+@_spi(Printing) import LightstreamerClient
 
 /// Client callbacks as JSON events.
 final class ClientEventPrinter: ClientDelegate, @unchecked Sendable {
@@ -50,6 +50,7 @@ final class SubscriptionEventPrinter: SubscriptionDelegate, @unchecked Sendable 
     var onUpdate: ((ItemUpdate) -> Void)?
     var onFailure: ((Int, String?) -> Void)?
     var printing = true
+    private var updateJSON = UpdateJSON()
 
     init(name: String, names: Bool) {
         self.name = name
@@ -74,7 +75,7 @@ final class SubscriptionEventPrinter: SubscriptionDelegate, @unchecked Sendable 
         emit(["event": "lost_updates", "sub": name, "item": itemName, "pos": Int(itemPos), "lost": Int(lostUpdates)])
     }
     func subscription(_ subscription: Subscription, didUpdateItem itemUpdate: ItemUpdate) {
-        emit(EventJSON.update(sub: name, itemUpdate, names: names))
+        if printing { Output.write { updateJSON.write(&$0, sub: name, itemUpdate, names: names) } }
         onUpdate?(itemUpdate)
     }
     func subscriptionDidRemoveDelegate(_ subscription: Subscription) {}

@@ -103,7 +103,7 @@ final class MPNRun: @unchecked Sendable {
     }
 
     func print(_ object: [String: Any?], text: String) {
-        if args.json { Output.json(object) } else { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+        if args.json { Output.json(object) } else { Output.line(text) }
     }
 }
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import LightstreamerClient
+@_spi(Printing) import LightstreamerClient
 
 /// Waits for the end of a one-shot command: the first `finish` wins.
 final class Completion: @unchecked Sendable {
@@ -125,31 +125,54 @@ struct SubscribeCommand: ParsableCommand {
     }
 }
 
-/// The human-readable output of `subscribe`: one aligned row per update.
+/// The human-readable output of `subscribe`: one aligned row per update (every column 14
+/// characters wide, longer values cut with `…`, null shown as `∅`), after a header row.
 final class UpdateTable: @unchecked Sendable {
+    static let width = 14
     let fields: [String]?
     private var headerPrinted = false
 
     init(fields: [String]?) { self.fields = fields }
 
     func print(_ u: ItemUpdate) {
-        let positions = u.fieldsByPositions.keys.sorted()
-        if !headerPrinted {
-            headerPrinted = true
-            let names = fields ?? positions.map(String.init)
-            Output.line(pad("item") + names.map(pad).joined())
+        let values = u.fieldArrays.values
+        Output.write { w in
+            if !headerPrinted {
+                headerPrinted = true
+                Self.pad(&w, "item")
+                if let fields {
+                    for f in fields { Self.pad(&w, f) }
+                } else {
+                    for p in values.indices { Self.pad(&w, String(p + 1)) }
+                }
+                w.byte(0x0A)
+            }
+            if let name = u.itemName { Self.pad(&w, name) } else { Self.pad(&w, String(u.itemPos)) }
+            for v in values { Self.pad(&w, v ?? "∅") }
+            w.byte(0x0A)
         }
-        let values = positions.map { pos -> String in
-            let v = (u.fieldsByPositions[pos] ?? nil) ?? "∅"
-            return u.changedFieldsByPositions[pos] != nil ? v : v
-        }
-        Output.line(pad(u.itemName ?? String(u.itemPos)) + values.map(pad).joined())
     }
 
-    private func pad(_ s: String) -> String {
-        let w = 14
-        let t = s.count > w - 1 ? String(s.prefix(w - 2)) + "…" : s
-        return t + String(repeating: " ", count: max(1, w - t.count))
+    /// `s` in a column: cut to `width - 2` characters and `…` when longer than `width - 1`,
+    /// then at least one space, up to `width` characters.
+    static func pad(_ w: inout JSONWriter, _ s: String) {
+        var s = s
+        let done: Bool = s.withUTF8 { p in
+            // One byte per character: ASCII without CR (CR LF is one character).
+            for b in p where b >= 0x80 || b == 0x0D { return false }
+            if p.count > width - 1 {
+                w.append(UnsafeBufferPointer(rebasing: p[0..<(width - 2)]))
+                w.raw("… ")
+            } else {
+                w.append(p)
+                for _ in 0..<(width - p.count) { w.byte(0x20) }
+            }
+            return true
+        }
+        if done { return }
+        let t = s.count > width - 1 ? String(s.prefix(width - 2)) + "…" : s
+        w.append(t)
+        for _ in 0..<max(1, width - t.count) { w.byte(0x20) }
     }
 }
 

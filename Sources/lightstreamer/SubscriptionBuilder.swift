@@ -1,5 +1,5 @@
 import Foundation
-import LightstreamerClient
+@_spi(Printing) import LightstreamerClient
 
 /// Builds a `Subscription` from user input, checking every precondition first so that bad
 /// input becomes an error message instead of a trap.
@@ -106,25 +106,142 @@ struct SubscriptionRequest {
 
 /// JSON renderings shared by `session` and `subscribe --json`.
 enum EventJSON {
-    static func update(sub: String, _ u: ItemUpdate, names: Bool) -> [String: Any?] {
-        var fields: [String: Any] = [:]
-        var changed: [String: Any] = [:]
-        if names {
-            for (k, v) in u.fields { fields[k] = v ?? NSNull() }
-            for (k, v) in u.changedFields { changed[k] = v ?? NSNull() }
-        } else {
-            for (k, v) in u.fieldsByPositions { fields[String(k)] = v ?? NSNull() }
-            for (k, v) in u.changedFieldsByPositions { changed[String(k)] = v ?? NSNull() }
-        }
-        return ["event": "update", "sub": sub, "item": u.itemName, "pos": u.itemPos, "snapshot": u.isSnapshot,
-                "fields": fields, "changed": changed]
-    }
-
     static func frequency(_ f: RealMaxFrequency?) -> String? {
         switch f {
         case nil: return nil
         case .unlimited?: return "unlimited"
         case .limited(let v)?: return v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
         }
+    }
+}
+
+/// The `update` event of `session` and `subscribe --json`, written straight into the output
+/// buffer, keys in the order `JSONSerialization`'s `.sortedKeys` gave them:
+/// `{"changed":{…},"event":"update","fields":{…},"item":…,"pos":…,"snapshot":…,"sub":…}`.
+/// `fields` holds every field, `changed` the changed ones, by name when the subscription has a
+/// field list (`names`), else by position (`"1"`, `"2"`, …); null values are JSON nulls.
+struct UpdateJSON {
+    /// The field names the key order below was computed for.
+    private var names: [String]?
+    /// Each distinct name once, in key order: `"name":` already encoded (all keys one after the
+    /// other in `keyBytes`, entry `e` ending at `keyEnds[e]`) and the position (0-based) that
+    /// carries it.
+    private var keyBytes: [UInt8] = []
+    private var keyEnds: [Int] = []
+    private var positions: [Int] = []
+    /// When names repeat: every position of each entry (the last present one wins, as in the
+    /// dictionary the event used to be).
+    private var repeated: [[Int]]?
+    /// `"1":`, `"2":`, … for the updates without names.
+    private var positionKeyBytes: [UInt8] = []
+    private var positionKeyEnds: [Int] = []
+
+    mutating func write(_ w: inout JSONWriter, sub: String, _ u: ItemUpdate, names byName: Bool) {
+        let (values, changed, fieldNames) = u.fieldArrays
+        w.raw("{\"changed\":")
+        if byName, let fieldNames {
+            prepare(fieldNames)
+            writeByName(&w, values, changed, onlyChanged: true)
+            w.raw(",\"event\":\"update\",\"fields\":")
+            writeByName(&w, values, changed, onlyChanged: false)
+        } else if byName {
+            // Not the library's own ItemUpdate: through its dictionaries.
+            Self.writeDictionary(&w, u.changedFields)
+            w.raw(",\"event\":\"update\",\"fields\":")
+            Self.writeDictionary(&w, u.fields)
+        } else {
+            preparePositions(values.count)
+            writeByPosition(&w, values, changed, onlyChanged: true)
+            w.raw(",\"event\":\"update\",\"fields\":")
+            writeByPosition(&w, values, changed, onlyChanged: false)
+        }
+        w.raw(",\"item\":")
+        if let name = u.itemName { w.string(name) } else { w.null() }
+        w.raw(",\"pos\":")
+        w.int(u.itemPos)
+        w.raw(u.isSnapshot ? ",\"snapshot\":true,\"sub\":" : ",\"snapshot\":false,\"sub\":")
+        w.string(sub)
+        w.raw("}\n")
+    }
+
+    private static func encodedKey(_ k: String) -> [UInt8] {
+        var w = JSONWriter()
+        w.key(k)
+        return w.bytes
+    }
+
+    private mutating func prepare(_ fieldNames: [String]) {
+        if let names, names == fieldNames { return }
+        names = fieldNames
+        var indices: [String: [Int]] = [:]
+        for (i, n) in fieldNames.enumerated() { indices[n, default: []].append(i) }
+        keyBytes = []
+        keyEnds = []
+        positions = []
+        var all: [[Int]] = []
+        for name in JSONKeyOrder.sorted(indices.keys) {
+            keyBytes += Self.encodedKey(name)
+            keyEnds.append(keyBytes.count)
+            positions.append(indices[name]!.last!)
+            all.append(indices[name]!)
+        }
+        repeated = all.count < fieldNames.count ? all : nil
+    }
+
+    private mutating func preparePositions(_ n: Int) {
+        while positionKeyEnds.count < n {
+            positionKeyBytes += Self.encodedKey(String(positionKeyEnds.count + 1))
+            positionKeyEnds.append(positionKeyBytes.count)
+        }
+    }
+
+    private func writeByName(_ w: inout JSONWriter, _ values: [String?], _ changed: [Bool], onlyChanged: Bool) {
+        w.byte(UInt8(ascii: "{"))
+        var first = true
+        keyBytes.withUnsafeBufferPointer { keys in
+            var start = 0
+            for e in 0..<positions.count {
+                let end = keyEnds[e]
+                defer { start = end }
+                var pick = positions[e]
+                if let repeated {
+                    // The last position with this name that is present (and changed, for `changed`).
+                    pick = -1
+                    for i in repeated[e] where i < values.count && (!onlyChanged || changed[i]) { pick = i }
+                    guard pick >= 0 else { continue }
+                } else {
+                    guard pick < values.count, !onlyChanged || changed[pick] else { continue }
+                }
+                if !first { w.byte(UInt8(ascii: ",")) }
+                first = false
+                w.append(UnsafeBufferPointer(rebasing: keys[start..<end]))
+                if let v = values[pick] { w.string(v) } else { w.null() }
+            }
+        }
+        w.byte(UInt8(ascii: "}"))
+    }
+
+    private func writeByPosition(_ w: inout JSONWriter, _ values: [String?], _ changed: [Bool], onlyChanged: Bool) {
+        w.byte(UInt8(ascii: "{"))
+        var first = true
+        positionKeyBytes.withUnsafeBufferPointer { keys in
+            for i in values.indices where !onlyChanged || changed[i] {
+                if !first { w.byte(UInt8(ascii: ",")) }
+                first = false
+                w.append(UnsafeBufferPointer(rebasing: keys[(i == 0 ? 0 : positionKeyEnds[i - 1])..<positionKeyEnds[i]]))
+                if let v = values[i] { w.string(v) } else { w.null() }
+            }
+        }
+        w.byte(UInt8(ascii: "}"))
+    }
+
+    private static func writeDictionary(_ w: inout JSONWriter, _ d: [String: String?]) {
+        w.byte(UInt8(ascii: "{"))
+        for (i, k) in JSONKeyOrder.sorted(d.keys).enumerated() {
+            if i > 0 { w.byte(UInt8(ascii: ",")) }
+            w.key(k)
+            w.string(d[k] ?? nil)
+        }
+        w.byte(UInt8(ascii: "}"))
     }
 }

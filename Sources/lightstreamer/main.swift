@@ -37,9 +37,12 @@ func dropUnknownOptions(_ args: [String]) -> [String] {
 do {
     var command = try Lightstreamer.parseAsRoot(dropUnknownOptions(Array(CommandLine.arguments.dropFirst())))
     try command.run()
+    Output.flush()
 } catch let e as ExitCode {
+    Output.flush()
     exit(e.rawValue)
 } catch {
+    Output.flush()
     let code = Lightstreamer.exitCode(for: error)
     if code == .success {
         Lightstreamer.exit(withError: error)

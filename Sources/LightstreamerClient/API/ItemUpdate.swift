@@ -104,3 +104,17 @@ final class ItemUpdateValue: ItemUpdate, @unchecked Sendable {
         return "ItemUpdate(item: \(itemName ?? String(itemPos)), snapshot: \(isSnapshot), {\(shown.joined(separator: ", "))})"
     }
 }
+
+extension ItemUpdate {
+    /// All values (position `p` at index `p - 1`), their changed flags and the field names, as
+    /// the library holds them: no dictionaries are built. For the `lightstreamer` CLI's printers
+    /// (SPI, not public API). Other `ItemUpdate` implementations go through
+    /// `fieldsByPositions`/`changedFieldsByPositions` (no names).
+    @_spi(Printing) public var fieldArrays: (values: [String?], changed: [Bool], names: [String]?) {
+        if let u = self as? ItemUpdateValue { return (u.values, u.changed, u.fieldNames) }
+        let byPosition = fieldsByPositions
+        let changedByPosition = changedFieldsByPositions
+        let n = byPosition.keys.max() ?? 0
+        return ((0..<n).map { byPosition[$0 + 1] ?? nil }, (0..<n).map { changedByPosition[$0 + 1] != nil }, nil)
+    }
+}

@@ -20,6 +20,16 @@ final class ClientCore: @unchecked Sendable {
     private var subscriptionObjects: [Int: Subscription] = [:]
     private var messageObjects: [Int: (String, ClientMessageDelegate?)] = [:]
     private let start = DispatchTime.now().uptimeNanoseconds
+    /// Callbacks produced by the engine-queue work item under way, in order: they go to the
+    /// callback queue together, as one work item, when it ends (`flushCallbacks`).
+    private var outbox: [Callback] = []
+    /// While the lines of one socket read are processed: callbacks wait for the end of the read.
+    private var inBatch = false
+
+    /// Lines received and not yet delivered to the application: the transports stop reading
+    /// while too many are in flight, so a slow application (or a fast server) cannot make the
+    /// queues grow without bound.
+    let readGate = ReadGate()
 
     // state read from any thread
     private let stateLock = Lock()
@@ -154,11 +164,57 @@ final class ClientCore: @unchecked Sendable {
         case property(String)
     }
 
+    /// From an API thread: straight to the callback queue.
     private func dispatchToDelegates(_ event: ClientEvent) {
         guard let client else { return }
         let targets = delegates
         let box = UncheckedBox(ClientCallback(delegates: targets, client: client, event: event))
         CallbackQueue.queue.async { box.value.run() }
+    }
+
+    /// From the engine queue: after the callbacks already produced.
+    private func enqueueForDelegates(_ event: ClientEvent) {
+        guard let client else { return }
+        outbox.append(.client(ClientCallback(delegates: delegates, client: client, event: event)))
+    }
+
+    /// One application callback, produced on the engine queue, run on the callback queue.
+    enum Callback {
+        case client(ClientCallback)
+        case subscription(Subscription, SubscriptionEvent)
+        case message(ClientMessageDelegate, LightstreamerClient, String, MessageOutcome)
+
+        func run() {
+            switch self {
+            case .client(let c): c.run()
+            case .subscription(let s, let e): ClientCore.runSubscriptionCallback(s, e)
+            case .message(let d, let c, let text, let outcome):
+                switch outcome {
+                case .processed(let response): d.client(c, didProcessMessage: text, withResponse: response)
+                case .denied(let code, let message): d.client(c, didDenyMessage: text, withCode: code, error: message)
+                case .discarded: d.client(c, didDiscardMessage: text)
+                case .failed: d.client(c, didFailMessage: text)
+                case .aborted(let sent): d.client(c, didAbortMessage: text, sentOnNetwork: sent)
+                }
+            }
+        }
+    }
+
+    /// Hands the callbacks produced so far to the callback queue as one work item, then
+    /// releases `lines` from the read gate once they have run.
+    private func flushCallbacks(releasingLines lines: Int = 0) {
+        guard !outbox.isEmpty else {
+            if lines > 0 { readGate.remove(lines) }
+            return
+        }
+        let box = UncheckedBox(outbox)
+        outbox = []
+        outbox.reserveCapacity(min(box.value.count, 1024))
+        let gate = readGate
+        CallbackQueue.queue.async {
+            for c in box.value { c.run() }
+            if lines > 0 { gate.remove(lines) }
+        }
     }
 
     struct ClientCallback {
@@ -182,20 +238,21 @@ final class ClientCore: @unchecked Sendable {
     private func process(_ event: EngineEvent) {
         let actions = engine.handle(event, now: now)
         for a in actions { execute(a) }
+        if !inBatch { flushCallbacks() }
     }
 
     private func execute(_ action: EngineAction) {
         switch action {
         case .openWebSocket(let id, let url, let headers):
             connections[id] = transport.openWebSocket(url: url, headers: withCookies(headers, url: url), tls: details.tlsPolicy,
-                                                      events: handler(id))
+                                                      gate: readGate, events: handler(id))
         case .sendWebSocket(let id, let text):
             LogManager.proto?.debug("WS send: \(text.prefix(500))")
             connections[id]?.send(text)
         case .httpPost(let id, let url, let body, let headers):
             LogManager.proto?.debug("HTTP POST \(url): \(body.prefix(500))")
             connections[id] = transport.post(url: url, body: body, headers: withCookies(headers, url: url), tls: details.tlsPolicy,
-                                             events: handler(id))
+                                             gate: readGate, events: handler(id))
         case .close(let id):
             connections.removeValue(forKey: id)?.close()
         case .schedule(let timer, let ms):
@@ -233,7 +290,19 @@ final class ClientCore: @unchecked Sendable {
     private func handler(_ id: ConnectionID) -> @Sendable (TransportEvent) -> Void {
         { [weak self] event in
             guard let self else { return }
-            self.queue.async { self.transportEvent(id, event) }
+            guard case .lines(let lines) = event else {
+                self.queue.async { self.transportEvent(id, event) }
+                return
+            }
+            // One socket read: its callbacks reach the callback queue as one work item.
+            let n = lines.count
+            self.readGate.add(n)
+            self.queue.async {
+                self.inBatch = true
+                self.transportEvent(id, event)
+                self.inBatch = false
+                self.flushCallbacks(releasingLines: n)
+            }
         }
     }
 
@@ -267,9 +336,9 @@ final class ClientCore: @unchecked Sendable {
         case .status(let s):
             stateLock.withLock { statusValue = s }
             let status = LightstreamerClient.Status(s)
-            dispatchToDelegates(.status(status))
+            enqueueForDelegates(.status(status))
         case .serverError(let code, let message):
-            dispatchToDelegates(.serverError(code, message))
+            enqueueForDelegates(.serverError(code, message))
         case .property(let p):
             let changed: Bool
             if case .realMaxBandwidth(let v) = p {
@@ -280,24 +349,16 @@ final class ClientCore: @unchecked Sendable {
             }
             if changed {
                 let name = p.name
-                dispatchToDelegates(.property(name))
+                enqueueForDelegates(.property(name))
             }
         case .subscription(let key, let event):
             deliverSubscription(key, event)
         case .message(let key, let outcome):
             guard let (text, delegate) = messageObjects.removeValue(forKey: key), let delegate, let client else { return }
-            let box = UncheckedBox((delegate, client))
-            CallbackQueue.queue.async {
-                let (d, c) = box.value
-                switch outcome {
-                case .processed(let response): d.client(c, didProcessMessage: text, withResponse: response)
-                case .denied(let code, let message): d.client(c, didDenyMessage: text, withCode: code, error: message)
-                case .discarded: d.client(c, didDiscardMessage: text)
-                case .failed: d.client(c, didFailMessage: text)
-                case .aborted(let sent): d.client(c, didAbortMessage: text, sentOnNetwork: sent)
-                }
-            }
+            outbox.append(.message(delegate, client, text, outcome))
         case .externalReply, .mpn, .sessionStarted, .sessionEnded, .externalDropped, .externalSubscriptionId:
+            // The extension dispatches its own callbacks: the ones before go first.
+            flushCallbacks()
             extensionHook?(n)
         }
     }
@@ -317,26 +378,27 @@ final class ClientCore: @unchecked Sendable {
         default:
             break
         }
-        let box = UncheckedBox((sub, event))
-        CallbackQueue.queue.async {
-            let (s, e) = box.value
-            if case .update(let u) = e { s.store(u) }
-            for d in s.delegates {
-                switch e {
-                case .subscribed: d.subscriptionDidSubscribe(s)
-                case .unsubscribed: d.subscriptionDidUnsubscribe(s)
-                case .failed(let code, let message): d.subscription(s, didFailWithErrorCode: code, message: message)
-                case .update(let u): d.subscription(s, didUpdateItem: u)
-                case .endOfSnapshot(let name, let pos): d.subscription(s, didEndSnapshotForItemName: name, itemPos: UInt(clamping: pos))
-                case .clearSnapshot(let name, let pos): d.subscription(s, didClearSnapshotForItemName: name, itemPos: UInt(clamping: pos))
-                case .lostUpdates(let name, let pos, let n):
-                    d.subscription(s, didLoseUpdates: UInt(clamping: n), forItemName: name, itemPos: UInt(clamping: pos))
-                case .realFrequency(let f): d.subscription(s, didReceiveRealFrequency: f)
-                case .secondLevelFailed(let k, let code, let message):
-                    d.subscription(s, didFailWithErrorCode: code, message: message, forCommandSecondLevelItemWithKey: k)
-                case .secondLevelLostUpdates(let k, let n):
-                    d.subscription(s, didLoseUpdates: UInt(clamping: n), forCommandSecondLevelItemWithKey: k)
-                }
+        outbox.append(.subscription(sub, event))
+    }
+
+    /// On the callback queue.
+    static func runSubscriptionCallback(_ s: Subscription, _ e: SubscriptionEvent) {
+        if case .update(let u) = e { s.store(u) }
+        for d in s.delegates {
+            switch e {
+            case .subscribed: d.subscriptionDidSubscribe(s)
+            case .unsubscribed: d.subscriptionDidUnsubscribe(s)
+            case .failed(let code, let message): d.subscription(s, didFailWithErrorCode: code, message: message)
+            case .update(let u): d.subscription(s, didUpdateItem: u)
+            case .endOfSnapshot(let name, let pos): d.subscription(s, didEndSnapshotForItemName: name, itemPos: UInt(clamping: pos))
+            case .clearSnapshot(let name, let pos): d.subscription(s, didClearSnapshotForItemName: name, itemPos: UInt(clamping: pos))
+            case .lostUpdates(let name, let pos, let n):
+                d.subscription(s, didLoseUpdates: UInt(clamping: n), forItemName: name, itemPos: UInt(clamping: pos))
+            case .realFrequency(let f): d.subscription(s, didReceiveRealFrequency: f)
+            case .secondLevelFailed(let k, let code, let message):
+                d.subscription(s, didFailWithErrorCode: code, message: message, forCommandSecondLevelItemWithKey: k)
+            case .secondLevelLostUpdates(let k, let n):
+                d.subscription(s, didLoseUpdates: UInt(clamping: n), forCommandSecondLevelItemWithKey: k)
             }
         }
     }

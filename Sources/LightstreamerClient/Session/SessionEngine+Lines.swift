@@ -42,14 +42,13 @@ extension SessionEngine {
         lastDataAt = now
         if status == .stalled { streamActivity() }
         if n.isDataNotification {
-            guard var session else { return }
-            if session.skip > 0 {
-                session.skip -= 1
-                self.session = session
+            // In place (a copy of the session state per line cost more than the rest of this).
+            guard session != nil else { return }
+            if session!.skip > 0 {
+                session!.skip -= 1
                 return
             }
-            session.dataCount += 1
-            self.session = session
+            session!.dataCount += 1
             dataNotification(n)
             return
         }

@@ -148,12 +148,13 @@ extension SessionEngine {
 
     mutating func updateReceived(_ u: UpdateNotification) {
         guard let key = subscriptionKeyByID[u.subscriptionId] else { return }
-        guard let result = subscriptions[key]?.apply(u) else { return }
+        // In place, and the parent link read in the same access (no copy of the subscription).
+        guard let (result, parent) = subscriptions[key]?.applyNotingParent(u) else { return }
         switch result {
         case .ignore:
             return
         case .deliver(let update):
-            if let link = subscriptions[key]?.parent {
+            if let link = parent {
                 secondLevelUpdate(link, update)
             } else {
                 notify(.subscription(key: key, .update(update)))

@@ -101,13 +101,24 @@ struct EngineSubscription {
         case ignore
     }
 
+    /// `apply`, with the parent link (two-level COMMAND) of this subscription.
+    mutating func applyNotingParent(_ u: UpdateNotification) -> (UpdateResult, ParentLink?) {
+        (apply(u), parent)
+    }
+
     /// Applies one U line (the hot path).
     mutating func apply(_ u: UpdateNotification) -> UpdateResult {
         guard phase == .subscribed else { return .ignore }
         let pos = u.item
         guard pos >= 1, pos <= items.count else { return .failure("Update for item \(pos) of \(items.count)") }
         let first = !items[pos - 1].received
-        if first { items[pos - 1].values = Array(repeating: nil, count: fieldCount) }
+        if first {
+            items[pos - 1].values = Array(repeating: nil, count: fieldCount)
+        } else {
+            // The previous values are shared with the last ItemUpdate: a copy made here, in
+            // specialized code, instead of the runtime's generic copy-on-write of `[String?]`.
+            items[pos - 1].values = Self.copy(items[pos - 1].values)
+        }
         let changed: [Bool]
         do {
             changed = try UpdateCodec.apply(u.values, to: &items[pos - 1].values, isFirst: first)
@@ -131,6 +142,16 @@ struct EngineSubscription {
         return .deliver(ItemUpdateValue(itemName: itemName(pos), itemPos: pos, isSnapshot: snapshot,
                                         values: items[pos - 1].values, changed: changed,
                                         fieldNames: updateFieldNames, patches: patches))
+    }
+
+    /// (`reserveCapacity` + `append` allocate through specialized code; `Array(repeating:)` and
+    /// `Array(unsafeUninitializedCapacity:)` go through the runtime's generic allocation, which
+    /// looks the storage type's metadata up each time, and cost several times more.)
+    private static func copy(_ values: [String?]) -> [String?] {
+        var out: [String?] = []
+        out.reserveCapacity(values.count)
+        for v in values { out.append(v) }
+        return out
     }
 
     /// The field index a token starts at (tokens may cover runs).

@@ -79,6 +79,16 @@ final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
 
     func openWebSocket(url text: String, headers: [String: String], tls: TLSPolicy,
                        events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+        connectWebSocket(url: text, headers: headers, tls: tls, gate: nil, events: events)
+    }
+
+    func openWebSocket(url text: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
+                       events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+        connectWebSocket(url: text, headers: headers, tls: tls, gate: gate, events: events)
+    }
+
+    private func connectWebSocket(url text: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate?,
+                                  events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
         let connection = NIOConnection(events: events)
         guard let url = TransportURL(text) else {
             connection.fail("Bad URL \(text)")
@@ -91,6 +101,7 @@ final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
         let requestHead = HTTPRequestHead(version: .http1_1, method: .GET, uri: url.target, headers: head)
         let future = bootstrap(url).channelInitializer { [weak self] channel in
             do {
+                if let gate { try channel.pipeline.syncOperations.addHandler(ReadGateHandler(gate: gate)) }
                 try self?.addTLS(channel, url, tls, connection)
                 let requestHandler = UpgradeRequestHandler(head: requestHead, connection: connection)
                 let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: 1 << 24, automaticErrorHandling: true) { channel, response in
@@ -117,6 +128,16 @@ final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
 
     func post(url text: String, body: String, headers: [String: String], tls: TLSPolicy,
               events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+        connectPost(url: text, body: body, headers: headers, tls: tls, gate: nil, events: events)
+    }
+
+    func post(url text: String, body: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
+              events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+        connectPost(url: text, body: body, headers: headers, tls: tls, gate: gate, events: events)
+    }
+
+    private func connectPost(url text: String, body: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate?,
+                             events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
         let connection = NIOConnection(events: events)
         guard let url = TransportURL(text) else {
             connection.fail("Bad URL \(text)")
@@ -130,6 +151,7 @@ final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
         let requestHead = HTTPRequestHead(version: .http1_1, method: .POST, uri: url.target, headers: head)
         let future = bootstrap(url).channelInitializer { [weak self] channel in
             do {
+                if let gate { try channel.pipeline.syncOperations.addHandler(ReadGateHandler(gate: gate)) }
                 try self?.addTLS(channel, url, tls, connection)
                 try channel.pipeline.syncOperations.addHTTPClientHandlers()
                 try channel.pipeline.syncOperations.addHandler(
@@ -211,6 +233,34 @@ final class NIOConnection: TransportConnection, @unchecked Sendable {
             return channel
         }
         ch?.close(promise: nil)
+    }
+}
+
+/// Holds the channel's reads while the client's read gate is closed (flow control: see
+/// `ReadGate`); the held read is issued when the gate opens.
+final class ReadGateHandler: ChannelOutboundHandler, @unchecked Sendable {
+    typealias OutboundIn = Any
+
+    let gate: ReadGate
+    private var held = false
+    private var removed = false
+
+    init(gate: ReadGate) { self.gate = gate }
+
+    func handlerRemoved(context: ChannelHandlerContext) { removed = true }
+
+    func read(context: ChannelHandlerContext) {
+        if held || removed { return }
+        let loop = context.eventLoop
+        let box = UncheckedBox(context)
+        let open = gate.admit(orWhenOpen: { [self] in
+            loop.execute {
+                guard self.held, !self.removed else { return }
+                self.held = false
+                self.read(context: box.value)
+            }
+        })
+        if open { context.read() } else { held = true }
     }
 }
 

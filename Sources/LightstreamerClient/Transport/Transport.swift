@@ -47,6 +47,12 @@ protocol TransportFactory: Sendable {
                        events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
     func post(url: String, body: String, headers: [String: String], tls: TLSPolicy,
               events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
+    /// The same with a read gate: the connection stops reading from the network while the gate
+    /// is closed (factories without flow control ignore it).
+    func openWebSocket(url: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
+                       events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
+    func post(url: String, body: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
+              events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
 }
 
 extension TransportFactory {
@@ -59,4 +65,58 @@ extension TransportFactory {
               events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
         post(url: url, body: body, headers: headers, events: events)
     }
+
+    func openWebSocket(url: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
+                       events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+        openWebSocket(url: url, headers: headers, tls: tls, events: events)
+    }
+
+    func post(url: String, body: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
+              events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+        post(url: url, body: body, headers: headers, tls: tls, events: events)
+    }
+}
+
+/// Flow control between the network and the application: counts the lines received and not
+/// yet delivered (their callbacks not yet run). Above `high` the gate closes: transports stop
+/// reading from their sockets (TCP then pushes back on the server) until the count falls to
+/// `low`. So however fast the server sends and however slow the application's callbacks are,
+/// the lines and updates queued inside the client stay bounded.
+final class ReadGate: @unchecked Sendable {
+    let high: Int
+    let low: Int
+    private let lock = Lock()
+    private var inFlight = 0
+    private var waiters: [@Sendable () -> Void] = []
+
+    init(high: Int = 8192, low: Int = 2048) {
+        self.high = high
+        self.low = low
+    }
+
+    /// Lines handed to the client.
+    func add(_ n: Int) { lock.withLock { inFlight += n } }
+
+    /// Lines whose callbacks have run: wakes the waiting transports once the count is low.
+    func remove(_ n: Int) {
+        let wake: [@Sendable () -> Void] = lock.withLock {
+            inFlight -= n
+            guard inFlight <= low, !waiters.isEmpty else { return [] }
+            defer { waiters = [] }
+            return waiters
+        }
+        for w in wake { w() }
+    }
+
+    /// Before a transport reads more: true to go ahead; false when the gate is closed, and then
+    /// `resume` is called once it opens again.
+    func admit(orWhenOpen resume: @escaping @Sendable () -> Void) -> Bool {
+        lock.withLock {
+            if inFlight < high { return true }
+            waiters.append(resume)
+            return false
+        }
+    }
+
+    var linesInFlight: Int { lock.withLock { inFlight } }
 }
