@@ -44,6 +44,11 @@ final class CutProxy: Sendable {
         for pair in all { pair.reset() }
     }
 
+    /// The live pairs, oldest first (diagnostics).
+    func describeLive(limit: Int) -> [String] {
+        pairs.withLockedValue { Array($0.values) }.sorted { $0.created < $1.created }.prefix(limit).map(\.debugDescription)
+    }
+
     var liveConnections: Int { pairs.withLockedValue { $0.count } }
     var acceptedConnections: Int { accepted.withLockedValue { $0 } }
     var failedUpstreamConnects: Int { upstreamFailures.withLockedValue { $0 } }
@@ -88,23 +93,37 @@ final class CutProxy: Sendable {
 /// One proxied connection: the client's side (`inbound`) and the server's (`outbound`).
 final class ProxyPair: Sendable {
     let inbound: any Channel
+    let created = ContinuousClock.now
     private let outbound = NIOLockedValueBox<(any Channel)?>(nil)
     private let isReset = NIOLockedValueBox(false)
+    private let inboundGone = NIOLockedValueBox(false)
+    /// Bytes forwarded client → server and server → client, and whether the glue is complete.
+    let traffic = NIOLockedValueBox((up: 0, down: 0, glued: false))
+
+    var debugDescription: String {
+        let t = traffic.withLockedValue { $0 }
+        let out = outbound.withLockedValue { $0 }
+        return "age=\(ContinuousClock.now - created) in.active=\(inbound.isActive) out=\(out.map { "active=\($0.isActive)" } ?? "none") "
+            + "glued=\(t.glued) up=\(t.up) down=\(t.down) reset=\(isReset.withLockedValue { $0 })"
+    }
 
     init(inbound: any Channel) { self.inbound = inbound }
 
     func connected(_ channel: any Channel) {
         outbound.withLockedValue { $0 = channel }
-        if isReset.withLockedValue({ $0 }) || !inbound.isActive {
+        // Not `inbound.isActive`: the accepted channel may become active only after the
+        // upstream connect completed. Both callbacks run on the inbound's event loop.
+        if isReset.withLockedValue({ $0 }) || inboundGone.withLockedValue({ $0 }) {
             Self.abort(channel)
             return
         }
-        let toServer = ForwardHandler(partner: channel)
-        let toClient = ForwardHandler(partner: inbound)
+        let toServer = ForwardHandler(partner: channel) { [self] n in traffic.withLockedValue { $0.up += n } }
+        let toClient = ForwardHandler(partner: inbound) { [self] n in traffic.withLockedValue { $0.down += n } }
         // Each side forwards what it reads to the other; reading starts once both are glued.
         inbound.pipeline.addHandler(toServer).and(channel.pipeline.addHandler(toClient)).whenComplete { [self] result in
             switch result {
             case .success:
+                traffic.withLockedValue { $0.glued = true }
                 inbound.setOption(.autoRead, value: true).whenComplete { _ in }
                 channel.setOption(.autoRead, value: true).whenComplete { _ in }
             case .failure:
@@ -115,6 +134,7 @@ final class ProxyPair: Sendable {
 
     /// The client's side closed: the server's side is closed too once what was written to it is out.
     func inboundClosed() {
+        inboundGone.withLockedValue { $0 = true }
         guard let out = outbound.withLockedValue({ $0 }) else { return }
         ForwardHandler.closeAfterPendingWrites(out)
     }
@@ -146,11 +166,17 @@ final class ForwardHandler: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
 
     private let partner: any Channel
+    private let count: @Sendable (Int) -> Void
 
-    init(partner: any Channel) { self.partner = partner }
+    init(partner: any Channel, count: @escaping @Sendable (Int) -> Void) {
+        self.partner = partner
+        self.count = count
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        partner.write(unwrapInboundIn(data), promise: nil)
+        let bytes = unwrapInboundIn(data)
+        count(bytes.readableBytes)
+        partner.write(bytes, promise: nil)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {

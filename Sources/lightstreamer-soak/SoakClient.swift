@@ -17,6 +17,10 @@ final class SoakClient: @unchecked Sendable {
         client.connectionOptions.forcedTransport = transport
         client.connectionOptions.retryDelay = 1000
         client.connectionOptions.idleTimeout = 1000
+        // Polling clients ask once a second (batches of ~rate updates), not as fast as updates
+        // come: with the counter at 20/s an immediate re-poll would open 20 HTTP connections a
+        // second per client.
+        if transport == .WS_POLLING || transport == .HTTP_POLLING { client.connectionOptions.pollingInterval = 1000 }
         probe = CounterProbe(index: index)
         probe.attach(to: client)
         client.addDelegate(probe)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LightstreamerClient
 import NIOPosix
 
 /// `lightstreamer-soak`: holds many client sessions on a running server for a long time, through
@@ -50,17 +51,33 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(help: "File to write the acknowledged MPN device and subscription ids to (one per line, 'device ID' / 'subscription ID').")
     var idsFile: String?
 
+    @Flag(help: "Connect the clients straight to the server (no proxy, no cuts): to tell the proxy's effects apart.")
+    var direct = false
+
+    @Option(help: "Client library log level on standard error (trace, debug, info, warn, error); none by default.")
+    var clientLog: String?
+
     @Option(help: "Seconds between two progress lines.")
     var progressEvery = 60
 
     func run() async throws {
         let started = ContinuousClock.now
+        if let clientLog {
+            let level: ConsoleLogLevel = switch clientLog {
+            case "trace": .trace
+            case "debug": .debug
+            case "info": .info
+            case "warn": .warn
+            default: .error
+            }
+            LightstreamerClient.setLoggerProvider(ConsoleLoggerProvider(level: level))
+        }
         let proxy = CutProxy(group: MultiThreadedEventLoopGroup.singleton, upstreamPort: serverPort)
         let proxyPort = try await proxy.start()
         log("proxy 127.0.0.1:\(proxyPort) → 127.0.0.1:\(serverPort)")
 
         // Ramp up.
-        let address = "http://127.0.0.1:\(proxyPort)"
+        let address = "http://127.0.0.1:\(direct ? serverPort : proxyPort)"
         var clients: [SoakClient] = []
         clients.reserveCapacity(sessions)
         let batch = max(1, rampPerSecond / 10)
@@ -99,7 +116,7 @@ struct SoakCommand: AsyncParsableCommand {
         while ContinuousClock.now < end {
             try await Task.sleep(for: .milliseconds(250))
             let now = ContinuousClock.now
-            if cutEvery > 0, now >= nextCut {
+            if cutEvery > 0, !direct, now >= nextCut {
                 cuts += proxy.cut(fraction: cutFraction)
                 cutRounds += 1
                 nextCut = now + .seconds(cutEvery)
@@ -168,6 +185,9 @@ struct SoakCommand: AsyncParsableCommand {
         for c in stale.prefix(20) {
             let f = c.probe.snapshot
             log("stale client \(c.probe.index) (\(c.transport)) status=\(c.client.status) lastCount=\(f.lastCount.map(String.init) ?? "none")")
+        }
+        if clientLog != nil {
+            for line in proxy.describeLive(limit: 20) { log("proxy pair: \(line)") }
         }
         for m in mpn where !m.failures.isEmpty { log("mpn failures: \(m.failures.prefix(5))") }
 
