@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import LightstreamerClient
 
 /// One soak client's checker: its `counter` subscription (MERGE, unfiltered) must deliver
@@ -116,7 +117,15 @@ final class CounterProbe: ClientDelegate, SubscriptionDelegate, @unchecked Senda
 
     private func note(_ s: String) {
         if figures.anomalies.count < 10 { figures.anomalies.append(s) }
+        // Also at once on standard error (the first 200 of the run), with what the client is doing.
+        if Self.reported.withLockedValue({ n -> Bool in n += 1; return n <= 200 }) {
+            let status = client.map { "\($0.status)" } ?? "?"
+            log("anomaly: client \(index) \(s); status \(status); sessions so far \(figures.sessions), "
+                + "recovery attempts \(figures.recoveryAttempts), recovered \(figures.recovered)")
+        }
     }
+
+    private static let reported = NIOLockedValueBox(0)
 
     func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forItemName itemName: String?, itemPos: UInt) {
         lock.withLock { figures.lostReportedByServer += Int(lostUpdates) }
