@@ -20,9 +20,10 @@
 # Exit status 0 only if all of these hold (the "pass rule"):
 #   - no update lost or duplicated, no client stale at the end, the driver exited 0;
 #   - the server process is alive at the end (and then exits 0 on SIGTERM);
-#   - fds at the end of the steady state <= 1.1 x fds at its start + 50, and after every client
+#   - fds at the end of the steady state <= 1.1 x fds at its start (its first sample 2 minutes
+#     in, when the run is that long) + 50, and after every client
 #     disconnected, fds <= the idle fds before the run + 20 (no descriptor leak);
-#   - VmRSS at the end of the steady state <= 1.5 x VmRSS at its start;
+#   - VmRSS at the end of the steady state <= 1.5 x VmRSS at its start (same sample);
 #   - every MPN device and subscription the server acknowledged is in the SQLite store, and the
 #     server wrote at least one notification.
 set -uo pipefail
@@ -181,8 +182,15 @@ col() { awk -F, -v p="$1" -v c="$2" -v w="$3" 'NR > 1 && $3 == p { v[++n] = $c }
   END { if (n == 0) { print 0; exit } if (w == "first") print v[1]; else if (w == "last") print v[n];
         else { m = v[1]; for (i = 2; i <= n; i++) if (v[i] + 0 > m + 0) m = v[i]; print m } }' "$csv"; }
 idle_fds=$(col idle 5 last); idle_rss=$(col idle 4 last)
-rss_start=$(col steady 4 first); rss_end=$(col steady 4 last); rss_peak=$(col steady 4 max)
-fds_start=$(col steady 5 first); fds_end=$(col steady 5 last); fds_peak=$(col steady 5 max)
+# The steady state's "start" for the growth checks is its first sample 2 minutes in (sessions
+# and buffers settled), or its first sample in a shorter run.
+steady_t0=$(awk -F, 'NR > 1 && $3 == "steady" { print $2; exit }' "$csv")
+settled=$(awk -F, -v t="$(( ${steady_t0:-0} + 120 ))" 'NR > 1 && $3 == "steady" && $2 >= t { print; exit }' "$csv")
+[ -n "$settled" ] || settled=$(awk -F, 'NR > 1 && $3 == "steady" { print; exit }' "$csv")
+rss_start=$(echo "${settled:-,,,0,0}" | cut -d, -f4); fds_start=$(echo "${settled:-,,,0,0}" | cut -d, -f5)
+rss_first=$(col steady 4 first); fds_first=$(col steady 5 first)
+rss_end=$(col steady 4 last); rss_peak=$(col steady 4 max)
+fds_end=$(col steady 5 last); fds_peak=$(col steady 5 max)
 after_fds=$(col after 5 last); after_rss=$(col after 4 last)
 drv_rss_start=$(col steady 7 first); drv_rss_end=$(col steady 7 last)
 
@@ -207,8 +215,8 @@ summary="$dir/summary.txt"
 {
   echo "soak: $sessions sessions, $seconds s steady state, counter $rate updates/s, cuts of $cut_fraction every $cut_every s"
   echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), $(uname -sr), load at end $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "server RSS (kB): idle $idle_rss, steady start $rss_start, peak $rss_peak, end $rss_end, after disconnection $after_rss"
-  echo "server fds: idle $idle_fds, steady start $fds_start, peak $fds_peak, end $fds_end, after disconnection $after_fds"
+  echo "server RSS (kB): idle $idle_rss, first steady sample $rss_first, steady start (2 min in) $rss_start, peak $rss_peak, end $rss_end, after disconnection $after_rss"
+  echo "server fds: idle $idle_fds, first steady sample $fds_first, steady start (2 min in) $fds_start, peak $fds_peak, end $fds_end, after disconnection $after_fds"
   echo "driver RSS (kB): steady start $drv_rss_start, end $drv_rss_end"
   echo "sessions up after ramp-up: $(get sessions_up_after_rampup)/$sessions in $(get rampup_seconds) s"
   echo "counter updates received: $(get counter_updates) (stock updates $(get stock_updates))"
