@@ -147,6 +147,17 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // Soak driver: many client sessions through a connection-cutting proxy (scripts/soak.sh).
+        .executableTarget(
+            name: "lightstreamer-soak",
+            dependencies: [
+                "LightstreamerClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "MPNModuleTests",
             dependencies: [
