@@ -201,7 +201,8 @@ extension SessionEngine {
         // The next poll on the socket that carried the previous one names no session (tlcp.md 2.2).
         let samePollingSocket = transport == .wsPolling && continuation != nil && webSocket?.open == true
             && webSocket?.sessionBound == true && webSocket?.url == address.webSocketURL
-        let request = BindSessionRequest(session: samePollingSocket ? nil : session.id, stream: params)
+        let request = BindSessionRequest(session: samePollingSocket ? nil : session.id,
+                                         recoveryFrom: session.bindsAskRecovery ? session.dataCount : nil, stream: params)
         let id: ConnectionID
         if transport.isWebSocket {
             id = openWebSocket(url: address.webSocketURL, creating: false)
@@ -213,6 +214,7 @@ extension SessionEngine {
                            headers: extraHeaders(creating: false)))
         }
         stream = StreamState(connection: id, transport: transport, kind: .bind, sentAt: now)
+        stream?.asksRecovery = request.recoveryFrom != nil
         stream?.slowing = !transport.isPolling && params.sendSync == nil
         // A poll may be held by the server for the idle time it was asked for.
         schedule(.transport, after: Saturating.add(settings.retryDelay, transport.isPolling ? (params.idleMillis ?? settings.idleTimeout) : 0))
@@ -232,10 +234,11 @@ extension SessionEngine {
         if let failure { log(.debug, "connection \(id) failed: \(failure)") }
         switch role {
         case .webSocket:
-            if webSocket?.connection == id { webSocket = nil }
+            // streamLost first: it looks at whether this socket had opened.
             if let stream, stream.connection == id, !stream.ended {
-                streamLost(cause: failure == nil ? "ws.error" : "ws.error")
+                streamLost(cause: "ws.error")
             }
+            if webSocket?.connection == id { webSocket = nil }
         case .httpStream:
             if let stream, stream.connection == id, !stream.ended {
                 streamLost(cause: "http.error")
@@ -269,6 +272,9 @@ extension SessionEngine {
         cancel(.transport)
         cancel(.keepalive)
         cancel(.reconnect)
+        if lost.kind != .create, !lost.gotConok, requestMayHaveReachedServer(lost) {
+            session?.bindsAskRecovery = true
+        }
         closeConnection(lost.connection)
         if lost.transport.isWebSocket || lost.kind == .create, let ws = webSocket, ws.connection == lost.connection {
             webSocket = nil
@@ -290,6 +296,15 @@ extension SessionEngine {
     }
 
     func connectionWasWebSocket(_ s: StreamState) -> Bool { s.transport.isWebSocket && s.kind != .recovery }
+
+    /// Whether the request that opened `s` may have been read by the server: an HTTP request
+    /// may have been, a WebSocket bind only once the socket opened (before that it waits in
+    /// the outbox).
+    func requestMayHaveReachedServer(_ s: StreamState) -> Bool {
+        guard s.transport.isWebSocket, s.kind != .recovery else { return true }
+        guard let ws = webSocket, ws.connection == s.connection else { return true }
+        return ws.open
+    }
 
     /// A working session lost its stream: recover it, or start a new one.
     mutating func sessionInterrupted(cause: String) {

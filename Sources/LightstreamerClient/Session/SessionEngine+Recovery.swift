@@ -48,7 +48,7 @@ extension SessionEngine {
         guard var session, let s = stream else { return }
         let count = session.dataCount
         // A negative PROG is out of range (ServerNumbers): a mismatch like any other.
-        if p < 0 || (s.kind == .recovery ? p > count : p != count) {
+        if p < 0 || (s.kind == .recovery || s.asksRecovery ? p > count : p != count) {
             log(.warn, "PROG \(p) does not match \(count) data notifications: new session")
             abandonSession(cause: "prog.mismatch.\(p).\(count)", delay: settings.retryDelay)
             return

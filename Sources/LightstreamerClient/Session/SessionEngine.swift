@@ -172,6 +172,11 @@ struct SessionState {
     var dataCount = 0
     /// Data notifications to drop after a recovery (count − PROG).
     var skip = 0
+    /// A bind or recovery request of this session was given up before its answer. The server
+    /// may still act on it (a request it reads late, or one whose answer was lost) and count
+    /// as delivered what it wrote there, so a plain bind could skip notifications: from then on
+    /// every bind says how many the client has (`LS_recovery_from`). See docs/RECOVERY.md.
+    var bindsAskRecovery = false
     var realMaxBandwidth: RealMaxBandwidth?
 }
 
@@ -192,6 +197,9 @@ struct StreamState {
     var fallbackRebindRequested = false
     /// Opened with SYNC on (`slowingEnabled` when it was sent): SYNC drives slowing.
     var slowing = false
+    /// A bind that carried `LS_recovery_from`: its PROG may be lower than the count (as in a
+    /// recovery), never higher.
+    var asksRecovery = false
 }
 
 struct WebSocketState {
