@@ -4,12 +4,12 @@ import NIOPosix
 
 /// Child processes of the cluster test: `lightstreamer-server` nodes and nginx, on loopback,
 /// each with its output in a file of the test's directory.
-final class ChildProcess: @unchecked Sendable {  // `Process` is not Sendable; used from one test at a time
+final class ChildProcess: Sendable {
     let process: Process
     let output: URL
 
     init(executable: URL, arguments: [String], output: URL) async throws {
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
         process = Process()
         process.executableURL = executable
