@@ -126,10 +126,16 @@ let package = Package(
             name: "ClientEndToEndTests",
             dependencies: [
                 "LightstreamerClient", "LightstreamerServer", "MPNModule",
+                // The cluster test runs the built server as nodes behind nginx.
+                "lightstreamer-server",
                 // A test CA and server certificate for the TLS tests.
                 "MPNTestSupport",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The control-link tests' recording proxy.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         // The adversarial suite (Adversarial/) runs the built lightstreamer-server as a child process.

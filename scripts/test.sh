@@ -7,9 +7,12 @@ cd "$root"
 
 log() { printf '==> %s\n' "$*" >&2; }
 
-# Debian packages: Python's venv for the interop tests (the official Python client).
+# Debian packages: Python's venv for the interop tests (the official Python client), nginx for
+# the cluster test (ClusterNginxTests starts its own nginx on loopback; the package's service is
+# not used).
 need_apt=()
 python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv)
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need_apt+=(nginx)
 if ((${#need_apt[@]})) && command -v apt-get >/dev/null; then
   log "apt-get install ${need_apt[*]}"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

@@ -32,24 +32,53 @@ struct ServerCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Option(name: .customLong("node-name"),
+            help: "This node's name in SERVNAME, logs and /metrics (default: the configuration's, or the host name).")
+    var nodeName: String?
+
+    @Option(name: .customLong("control-link"),
+            help: "host[:port][/prefix] sent in CONOK, where clients send binds and new connections (default: the configuration's, or *).")
+    var controlLink: String?
+
+    @Option(name: .customLong("drain-millis"),
+            help: "On SIGTERM or SIGINT: how long sessions may stay while new ones are refused, before they are told to move (default 0, or the configuration's).")
+    var drainMillis: Int?
+
+    func validate() throws {
+        if let nodeName {
+            do { _ = try NodeName.validated(nodeName) } catch { throw ValidationError("--node-name: \(error)") }
+        }
+        if let controlLink {
+            do { _ = try ControlLink.validated(controlLink) } catch { throw ValidationError("--control-link: \(error)") }
+        }
+        if let drainMillis, !(0...ServerOptions.maxDrainMillis).contains(drainMillis) {
+            throw ValidationError("--drain-millis: expected 0 to \(ServerOptions.maxDrainMillis), got \(drainMillis)")
+        }
+    }
+
     func run() async throws {
+        // The configuration is read before logging starts, so that every line carries the node.
+        var configuration: ServerConfiguration?
+        if let configFile {
+            do {
+                configuration = try ServerConfiguration.load(path: configFile)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+        let node = try nodeName.map { try NodeName.validated($0) } ?? configuration?.nodeName ?? NodeName.hostDefault
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
+            handler.metadata["node"] = "\(node)"
             return handler
         }
         let logger = Logger(label: "lightstreamer.server")
         var options: ServerOptions
         let sets: [AdapterSet]
         var mpn = MPNConfiguration.demoDefault()
-        if let configFile {
-            let configuration: ServerConfiguration
-            do {
-                configuration = try ServerConfiguration.load(path: configFile)
-            } catch {
-                throw ValidationError("\(error)")
-            }
+        if let configuration, let configFile {
             options = ServerOptions(configuration: configuration, host: host, port: port)
             sets = configuration.makeAdapterSets()
             do {
@@ -65,6 +94,9 @@ struct ServerCommand: AsyncParsableCommand {
         if !sets.contains(where: { $0.name == "DEFAULT" }), let first = sets.first {
             options.adapterSetAliases["DEFAULT"] = first.name
         }
+        options.sessions.nodeName = node
+        if let controlLink { options.sessions.controlLink = try ControlLink.validated(controlLink) }
+        if let drainMillis { options.drainMillis = drainMillis }
         if let mpnStore { mpn.store = .init(sqlitePath: mpnStore) }
         if noMPN { mpn.enabled = false }
         let service: any Service
@@ -82,6 +114,7 @@ struct ServerCommand: AsyncParsableCommand {
         }
         let scheme = options.tlsCertificateChainFile == nil ? "http" : "https"
         let ready = "lightstreamer-server ready on \(scheme)://\(options.host):\(port ?? options.port)\n"
+        logger.info("node", metadata: ["controlLink": "\(options.sessions.controlLink)", "drainMillis": "\(options.drainMillis)"])
         FileHandle.standardOutput.write(Data(ready.utf8))
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -61,15 +61,20 @@ public struct ServerConfiguration: Sendable, Decodable {
         public var keepaliveMillis: Keepalive
         /// Stream content length when the client sends none (or one too low).
         public var contentLengthDefault: Int
+        /// After SIGTERM: how long sessions may stay while no new one is accepted (see
+        /// `ServerOptions.drainMillis`).
+        public var drainMillis: Int
 
-        static let keys = ["sessionTimeoutMillis", "recoveryWindowMillis", "keepaliveMillis", "contentLengthDefault"]
+        static let keys = ["sessionTimeoutMillis", "recoveryWindowMillis", "keepaliveMillis", "contentLengthDefault", "drainMillis"]
 
         public init(sessionTimeoutMillis: Int = 10_000, recoveryWindowMillis: Int = 30_000,
-                    keepaliveMillis: Keepalive = Keepalive(), contentLengthDefault: Int = 50_000_000) {
+                    keepaliveMillis: Keepalive = Keepalive(), contentLengthDefault: Int = 50_000_000,
+                    drainMillis: Int = ServerOptions.defaultDrainMillis) {
             self.sessionTimeoutMillis = sessionTimeoutMillis
             self.recoveryWindowMillis = recoveryWindowMillis
             self.keepaliveMillis = keepaliveMillis
             self.contentLengthDefault = contentLengthDefault
+            self.drainMillis = drainMillis
         }
 
         public init(from decoder: any Decoder) throws {
@@ -80,10 +85,19 @@ public struct ServerConfiguration: Sendable, Decodable {
             recoveryWindowMillis = try c.nonNegative("recoveryWindowMillis", decoder) ?? d.recoveryWindowMillis
             keepaliveMillis = try c.decodeIfPresent(Keepalive.self, forKey: .init(stringValue: "keepaliveMillis")) ?? d.keepaliveMillis
             contentLengthDefault = try c.positive("contentLengthDefault", decoder) ?? d.contentLengthDefault
+            drainMillis = try c.nonNegative("drainMillis", decoder) ?? d.drainMillis
+            if drainMillis > ServerOptions.maxDrainMillis {
+                throw decoder.invalid("expected at most \(ServerOptions.maxDrainMillis) ms, got \(drainMillis)",
+                                      at: AnyCodingKey(stringValue: "drainMillis"))
+            }
         }
     }
 
     public var servername: String
+    /// This node's name (`NodeName`); nil: the command line's, or the host name.
+    public var nodeName: String?
+    /// The CONOK control link (`ControlLink`); nil: `*`.
+    public var controlLink: String?
     /// nil: `defaultHost` (or the command line).
     public var host: String?
     /// nil: `defaultPort` (or the command line).
@@ -103,7 +117,7 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var front = Front()
 
     static let keys = ["servername", "host", "port", "urlPrefix", "tls", "timeouts", "demo", "adapterSets", "mpn", "limits",
-                       "front"]
+                       "front", "nodeName", "controlLink"]
 
     public init(servername: String = defaultServerName, host: String? = nil, port: Int? = nil, urlPrefix: String? = nil,
                 tls: TLS? = nil, timeouts: Timeouts = Timeouts(), demo: Bool = true,
@@ -130,6 +144,20 @@ public struct ServerConfiguration: Sendable, Decodable {
         port = try c.decodeIfPresent(Int.self, forKey: key("port"))
         if let port, !(1...65_535).contains(port) {
             throw decoder.invalid("expected a port number from 1 to 65535, got \(port)", at: key("port"))
+        }
+        if let name = try c.decodeIfPresent(String.self, forKey: key("nodeName")) {
+            do {
+                nodeName = try NodeName.validated(name)
+            } catch {
+                throw decoder.invalid(error.description, at: key("nodeName"))
+            }
+        }
+        if let link = try c.decodeIfPresent(String.self, forKey: key("controlLink")) {
+            do {
+                controlLink = try ControlLink.validated(link)
+            } catch {
+                throw decoder.invalid(error.description, at: key("controlLink"))
+            }
         }
         urlPrefix = try c.decodeIfPresent(String.self, forKey: key("urlPrefix"))
         if let urlPrefix, !urlPrefix.isEmpty, !urlPrefix.hasPrefix("/") {

@@ -1,16 +1,21 @@
 import NIOCore
 import NIOHTTP1
 
-/// The admin listener's only page: `GET /metrics` (Prometheus text); anything else is 404.
+/// The admin listener's pages: `GET /metrics` (Prometheus text) and the health endpoints
+/// (`HealthEndpoint`); anything else is 404.
 final class AdminHTTPHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     private let metrics: ServerMetrics
+    private let health: ServerHealth
+    private let nodeName: String?
     private var head: HTTPRequestHead?
 
-    init(metrics: ServerMetrics) {
+    init(metrics: ServerMetrics, health: ServerHealth, nodeName: String?) {
         self.metrics = metrics
+        self.health = health
+        self.nodeName = nodeName
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -23,7 +28,9 @@ final class AdminHTTPHandler: ChannelInboundHandler {
             guard let h = head else { return }
             head = nil
             let path = h.uri.split(separator: "?", maxSplits: 1).first ?? ""
-            if path == "/metrics", h.method == .GET || h.method == .HEAD {
+            if let (status, text) = HealthEndpoint.response(path: path, health: health, nodeName: nodeName) {
+                respond(status, text, contentType: HealthEndpoint.contentType, keepAlive: h.isKeepAlive, context: context)
+            } else if path == "/metrics", h.method == .GET || h.method == .HEAD {
                 respond(.ok, metrics.prometheusText(nowMillis: monotonicMillis()),
                         contentType: "text/plain; version=0.0.4; charset=utf-8", keepAlive: h.isKeepAlive, context: context)
             } else {

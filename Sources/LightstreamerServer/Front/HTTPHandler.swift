@@ -5,7 +5,8 @@ import NIOWebSocket
 import TLCP
 
 /// TLCP over HTTP (section 1.2): `<prefix>/lightstreamer/<request>.txt`, POST (or GET), streams
-/// as chunked responses, control/msg/heartbeat batches answered line by line; and `/metrics`.
+/// as chunked responses, control/msg/heartbeat batches answered line by line; `/metrics` and
+/// the health endpoints (`HealthEndpoint`).
 final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -130,6 +131,10 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         // said `Connection: close`. Requests that arrive while a response is in progress wait
         // for it (`HTTPServerPipelineHandler`), so answers go out in request order.
         let keepAlive = head.isKeepAlive
+        if let (status, text) = HealthEndpoint.response(path: path, health: manager.health, nodeName: manager.settings.nodeName) {
+            respondPlain(status: status, text, keepAlive: keepAlive, contentType: HealthEndpoint.contentType, context: context)
+            return
+        }
         if path == "/metrics" {
             respondPlain(status: .ok, manager.metrics.prometheusText(nowMillis: monotonicMillis()), keepAlive: keepAlive,
                          contentType: "text/plain; version=0.0.4; charset=utf-8", context: context)

@@ -25,8 +25,15 @@ public final class ServerMetrics: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+    /// This node's name (`lightstreamer_node_info`), and its readiness (`lightstreamer_ready`,
+    /// `lightstreamer_draining`).
+    let nodeName: String?
+    let health: ServerHealth?
 
-    public init() {}
+    public init(nodeName: String? = nil, health: ServerHealth? = nil) {
+        self.nodeName = nodeName
+        self.health = health
+    }
 
     public var snapshot: Snapshot { state.withLockedValue { $0.counters } }
 
@@ -64,8 +71,19 @@ public final class ServerMetrics: Sendable {
         let c = snapshot
         let r = rates(nowMillis: nowMillis)
         var out = ""
-        func metric(_ name: String, _ type: String, _ help: String, _ value: String) {
-            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name) \(value)\n"
+        func metric(_ name: String, _ type: String, _ help: String, _ value: String, labels: String = "") {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name)\(labels) \(value)\n"
+        }
+        if let nodeName {
+            // Names are checked by `NodeName`: nothing to escape in the label value.
+            metric("lightstreamer_node_info", "gauge", "This server node; its name is the node label.", "1",
+                   labels: "{node=\"\(nodeName)\"}")
+        }
+        if let health {
+            let r = health.readiness
+            metric("lightstreamer_ready", "gauge", "1 when /health/ready answers 200 (new sessions welcome).", r.ready ? "1" : "0")
+            metric("lightstreamer_draining", "gauge", "1 while the node drains (creates refused, sessions kept).",
+                   health.isDraining ? "1" : "0")
         }
         metric("lightstreamer_sessions_active", "gauge", "Sessions currently alive.", String(c.sessionsActive))
         metric("lightstreamer_sessions_created_total", "counter", "Sessions created since start.", String(c.sessionsCreated))

@@ -23,6 +23,9 @@ public struct ServerOptions: Sendable {
     public var threads: Int = 0
     /// Limits and timeouts of the connection layer, origins, admin listener, TLS versions.
     public var front = FrontOptions()
+    /// On graceful shutdown, how long existing sessions may stay while new ones are refused
+    /// (`LightstreamerServer.drain`), in milliseconds.
+    public var drainMillis = ServerOptions.defaultDrainMillis
 
     public init(host: String = "127.0.0.1", port: Int = 8080) {
         self.host = host
@@ -42,6 +45,8 @@ public struct ServerOptions: Sendable {
 public final class LightstreamerServer: Service, Sendable {
     public let options: ServerOptions
     public let metrics: ServerMetrics
+    /// Liveness and readiness (`/health/live`, `/health/ready`).
+    public let health: ServerHealth
     let manager: SessionManager
     let engine: any TableEngine
     let logger: Logger
@@ -63,9 +68,11 @@ public final class LightstreamerServer: Service, Sendable {
         self.options = options
         self.engine = engine
         self.logger = logger
-        self.metrics = ServerMetrics()
+        let health = ServerHealth()
+        self.health = health
+        self.metrics = ServerMetrics(nodeName: options.sessions.nodeName, health: health)
         self.manager = SessionManager(engine: engine, settings: options.sessions, metrics: metrics, logger: logger,
-                                      aliases: options.adapterSetAliases, mpn: mpn)
+                                      aliases: options.adapterSetAliases, mpn: mpn, health: health)
     }
 
     /// A server over these adapter sets, with its own item engine.
@@ -131,13 +138,14 @@ public final class LightstreamerServer: Service, Sendable {
             $0.channel = channel
             $0.adminChannel = adminChannel
         }
+        health.markStarted()
         logger.info("listening", metadata: ["host": "\(options.host)", "port": "\(channel.localAddress?.port ?? 0)",
                                              "tls": "\(sslContext != nil)", "prefix": "\(options.normalizedPrefix)"])
     }
 
-    /// The admin listener: `/metrics` only, plain HTTP, a few connections.
+    /// The admin listener: `/metrics` and the health endpoints, plain HTTP, a few connections.
     private func bindAdmin(host: String, port: Int, group: MultiThreadedEventLoopGroup) async throws -> any Channel {
-        let metrics = self.metrics
+        let (metrics, health, nodeName) = (self.metrics, self.health, options.sessions.nodeName)
         let limiter = ConnectionLimiter(maxConnections: 64, maxPerAddress: 64)
         return try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
@@ -147,7 +155,7 @@ public final class LightstreamerServer: Service, Sendable {
                 guard limiter.admit(address) else { return channel.eventLoop.makeFailedFuture(ConnectionRefused()) }
                 channel.closeFuture.whenComplete { _ in limiter.release(address) }
                 return channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
-                    try channel.pipeline.syncOperations.addHandler(AdminHTTPHandler(metrics: metrics))
+                    try channel.pipeline.syncOperations.addHandler(AdminHTTPHandler(metrics: metrics, health: health, nodeName: nodeName))
                 }
             }
             .bind(host: host, port: port).get()
@@ -172,7 +180,8 @@ public final class LightstreamerServer: Service, Sendable {
         logger.info("stopped")
     }
 
-    /// Starts (if needed), serves until graceful shutdown or cancellation, then shuts down.
+    /// Starts (if needed), serves until graceful shutdown or cancellation, drains (`drain()`;
+    /// cut short on cancellation), then shuts down.
     public func run() async throws {
         if port == nil { try await start() }
         await withTaskCancellationHandler {
@@ -188,6 +197,7 @@ public final class LightstreamerServer: Service, Sendable {
         } onCancel: {
             self.releaseWaiters()
         }
+        await drain()
         await shutdown()
     }
 

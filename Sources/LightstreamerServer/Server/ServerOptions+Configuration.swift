@@ -7,6 +7,9 @@ extension ServerOptions {
         tlsCertificateChainFile = c.tls?.certificateChainPath
         tlsPrivateKeyFile = c.tls?.privateKeyPath
         sessions.serverName = c.servername
+        if let name = c.nodeName { sessions.nodeName = name }
+        if let link = c.controlLink { sessions.controlLink = link }
+        drainMillis = c.timeouts.drainMillis
         sessions.sessionTimeoutMillis = c.timeouts.sessionTimeoutMillis
         sessions.recoveryWindowMillis = c.timeouts.recoveryWindowMillis
         sessions.sessionRecoveryMillis = max(sessions.sessionRecoveryMillis, c.timeouts.recoveryWindowMillis)

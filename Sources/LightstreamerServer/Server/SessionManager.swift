@@ -9,6 +9,8 @@ public final class SessionManager: Sendable {
     let engine: any TableEngine
     let settings: SessionSettings
     let metrics: ServerMetrics
+    /// Readiness; while it is draining, creates are refused (`drainingRefusal`).
+    let health: ServerHealth
     let logger: Logger
     private let pumps = NIOLockedValueBox<[ObjectIdentifier: DeliveryPump]>([:])
 
@@ -35,7 +37,8 @@ public final class SessionManager: Sendable {
     let mpn: (any MPNRequestHandler)?
 
     init(engine: any TableEngine, settings: SessionSettings, metrics: ServerMetrics, logger: Logger,
-         aliases: [String: String] = [:], mpn: (any MPNRequestHandler)? = nil) {
+         aliases: [String: String] = [:], mpn: (any MPNRequestHandler)? = nil, health: ServerHealth = ServerHealth()) {
+        self.health = health
         self.aliases = aliases
         self.engine = engine
         self.mpn = mpn
@@ -62,6 +65,7 @@ public final class SessionManager: Sendable {
     func createSession(_ request: CreateSessionRequest, version: TLCPVersion, connection: any OutboundConnection,
                        clientIP: String?, headers: [String: String], eventLoop: any EventLoop) async -> Result<String, SessionRefusal> {
         let started = monotonicMillis()
+        if health.isDraining { return .failure(Self.drainingRefusal(version: version)) }
         if let refusal = occupancy.withLockedValue({ $0.reserve(address: clientIP, settings: settings) }) {
             return .failure(refusal)
         }
@@ -120,6 +124,15 @@ public final class SessionManager: Sendable {
                                                   "protocol": "\(version)"])
         session.run(registering: connection) { m, now in m.start(now: now) }
         return .success(id)
+    }
+
+    /// The answer to a create while the node drains: CONERR 5 (overloaded, retry later), on
+    /// which 2.2+ clients create again at once, through the balancer, most likely reaching
+    /// another node; older clients know no retryable code and get 10 (new sessions blocked).
+    static func drainingRefusal(version: TLCPVersion) -> SessionRefusal {
+        version.supports(.extendedCreateErrors)
+            ? SessionRefusal(code: 5, message: "Server node draining: retry on another node")
+            : SessionRefusal(code: 10, message: "Server node draining: retry on another node")
     }
 
     static func createRefusal(_ error: any Error, version: TLCPVersion) -> SessionRefusal {

@@ -2,11 +2,14 @@ import TLCP
 
 /// Server-wide session parameters (the `ServerConfiguration` timeouts map onto these).
 public struct SessionSettings: Sendable, Hashable {
-    /// `SERVNAME`.
+    /// `SERVNAME` (followed by the node name, when there is one).
     public var serverName: String = "Lightstreamer Swift Server"
+    /// This node's name in a cluster (`NodeName`); nil: none.
+    public var nodeName: String? = nil
     /// CONOK request-limit: the largest request, in bytes, a client may send.
     public var requestLimit: Int = 50_000
-    /// CONOK control-link (`*`: the address the stream was opened on).
+    /// CONOK control-link (`*`: the address the stream was opened on): where this node's
+    /// clients send binds and new connections, checked by `ControlLink.validated`.
     public var controlLink: String = "*"
     /// Keepalive granted when the client asks none, and its bounds.
     public var defaultKeepaliveMillis: Int = 5_000
@@ -73,4 +76,9 @@ public struct SessionSettings: Sendable, Hashable {
     public var mpnEnabled: Bool = false
 
     public init() {}
+
+    /// The `SERVNAME` argument: `serverName`, then the node name in parentheses.
+    public var announcedServerName: String {
+        nodeName.map { "\(serverName) (\($0))" } ?? serverName
+    }
 }

@@ -234,7 +234,7 @@ public struct SessionStateMachine: Sendable {
                                keepaliveMillis: polling ? idle : keepalive, controlLink: settings.controlLink), now: now)
         }
         if sendHead {
-            writeStream(.servname(settings.serverName), now: now)
+            writeStream(.servname(settings.announcedServerName), now: now)
             if let clientIP { writeStream(.clientip(clientIP), now: now) }
         }
         if !reduceHeadSession {

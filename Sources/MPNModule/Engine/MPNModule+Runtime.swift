@@ -181,7 +181,13 @@ extension MPNModule {
     /// those another instance took (registered through it). Callable directly (tests).
     public func checkModules() async {
         do {
-            try await store.heartbeat(moduleId: moduleId, now: nowMillis)
+            do {
+                try await store.heartbeat(moduleId: moduleId, now: nowMillis)
+                healthReporter?(nil)
+            } catch {
+                healthReporter?("store unreachable: \(String(describing: error).prefix(200))")
+                throw error
+            }
             let now = try await store.claimOrphanedDevices(moduleId: moduleId, silentBefore: orphanCutoff)
             for deviceId in now.subtracting(owned) {
                 owned.insert(deviceId)

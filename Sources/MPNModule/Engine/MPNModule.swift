@@ -94,6 +94,13 @@ public actor MPNModule {
     let eventSink: AsyncStream<Event>.Continuation
     let outstanding = NIOLockedValueBox(0)
     var consumer: Task<Void, Never>?
+    /// Told after each heartbeat whether the store answered (nil) or why not: the server's
+    /// readiness condition `mpnStore`.
+    var healthReporter: (@Sendable (String?) -> Void)?
+
+    public func setHealthReporter(_ reporter: (@Sendable (String?) -> Void)?) {
+        healthReporter = reporter
+    }
 
     public init(configuration: MPNConfiguration, store: any MPNStore, providers: MPNProviderRegistry, itemEngine: ItemEngine,
                 internalAdapter: MPNInternalDataAdapter, clock: any EngineClock = SystemEngineClock(),

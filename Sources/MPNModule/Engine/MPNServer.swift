@@ -41,6 +41,9 @@ public final class LightstreamerMPNServer: Service, Sendable {
         let module = MPNModule(configuration: configuration, store: store, providers: registry, itemEngine: engine,
                                internalAdapter: internalAdapter, logger: Logger(label: "lightstreamer.mpn"))
         let server = LightstreamerServer(options: options, engine: engine, mpn: module, logger: logger)
+        // Not ready while the module's heartbeats fail (checked every moduleCheckPeriodMillis).
+        let health = server.health
+        await module.setHealthReporter { failure in health.setCondition("mpnStore", failure: failure) }
         return LightstreamerMPNServer(server: server, module: module, logger: logger)
     }
 
@@ -64,10 +67,12 @@ public final class LightstreamerMPNServer: Service, Sendable {
         await server.shutdown()
     }
 
-    /// Starts (if needed), serves until graceful shutdown or cancellation, then shuts down.
+    /// Starts (if needed), serves until graceful shutdown or cancellation, drains the sessions
+    /// (`LightstreamerServer.drain`: the MPN Module keeps running meanwhile), then shuts down.
     public func run() async throws {
         if port == nil { try await start() }
         try? await gracefulShutdown()
+        await server.drain()
         await shutdown()
     }
 }

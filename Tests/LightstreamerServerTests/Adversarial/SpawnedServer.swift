@@ -31,8 +31,10 @@ final class SpawnedServer: @unchecked Sendable {
         return nil
     }
 
-    /// Starts the server with the DEMO data and `limits`/`timeouts` sections (JSON objects).
-    static func start(limits: String = "{}", timeouts: String = "{}", adapterSets: String = "[]") async throws -> SpawnedServer {
+    /// Starts the server with the DEMO data and `limits`/`timeouts` sections (JSON objects);
+    /// `arguments` go after the default ones (a repeated option takes the later value).
+    static func start(limits: String = "{}", timeouts: String = "{}", adapterSets: String = "[]",
+                      arguments: [String] = []) async throws -> SpawnedServer {
         let binary = try #require(binary, "the lightstreamer-server binary is built next to the tests")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("adversarial-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -44,7 +46,7 @@ final class SpawnedServer: @unchecked Sendable {
         let p = Process()
         p.executableURL = binary
         p.arguments = ["--port", "0", "--config", config.path, "--mpn-store", dir.appendingPathComponent("mpn.sqlite").path,
-                       "--log-level", "warning"]
+                       "--log-level", "warning"] + arguments
         p.standardOutput = handle
         p.standardError = handle
         p.standardInput = FileHandle.nullDevice
