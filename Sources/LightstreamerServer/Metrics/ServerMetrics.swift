@@ -15,6 +15,9 @@ public final class ServerMetrics: Sendable {
         public var slowClientsClosed = 0
         /// Sessions closed because they held more undelivered data than `maxBacklogBytes`.
         public var sessionsClosedForBacklog = 0
+        /// MERGE updates replaced by a newer one of the same item before their session's event
+        /// loop got to them (`SessionInbox`).
+        public var updatesConflated = 0
     }
 
     private struct State {
@@ -104,6 +107,9 @@ public final class ServerMetrics: Sendable {
         metric("lightstreamer_sessions_closed_for_backlog_total", "counter",
                "Sessions closed because they held more undelivered data than maxBacklogBytes.",
                String(c.sessionsClosedForBacklog))
+        metric("lightstreamer_updates_conflated_total", "counter",
+               "MERGE updates replaced by a newer one of the same item while their session's event loop was behind.",
+               String(c.updatesConflated))
         return out
     }
 

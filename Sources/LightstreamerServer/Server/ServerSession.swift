@@ -53,13 +53,8 @@ final class ServerSession: Sendable {
 
     private let inner: NIOLockedValueBox<Inner>
 
-    /// Engine events waiting to reach the machine (see `enqueueTableEvent`).
-    private struct Inbox {
-        var events: [(subscriptionId: Int, event: TableEvent)] = []
-        var drainScheduled = false
-    }
 
-    private let inbox = NIOLockedValueBox(Inbox())
+    private let inbox = NIOLockedValueBox(SessionInbox())
     private let pump: DeliveryPump
 
     init(id: String, user: String?, clientAddress: String? = nil, adapterSet: AdapterSet, eventLoop: any EventLoop,
@@ -184,12 +179,14 @@ final class ServerSession: Sendable {
     /// Batches run on the loop through its `DeliveryPump`, a slice of time at a time, so that
     /// the loop keeps polling its sockets however fast events come. When `inboxLimit` events
     /// wait here (the loop is far behind), the engine's thread handles them itself: memory
-    /// stays bounded and the producer slows down instead of queues growing.
-    func enqueueTableEvent(_ id: Int, _ event: TableEvent) {
+    /// stays bounded and the producer slows down instead of queues growing. Before that, MERGE
+    /// updates of one item fold into one (`SessionInbox`), so a loop that is behind sends the
+    /// latest values and the limit is met only by events that must all be delivered.
+    func enqueueTableEvent(_ id: Int, _ event: TableEvent, mergeable: Bool) {
         enum Next { case none, schedule, handleHere }
         let next = inbox.withLockedValue { box -> Next in
-            box.events.append((id, event))
-            if box.events.count >= Self.inboxLimit { return .handleHere }
+            box.append(id, event, mergeable: mergeable)
+            if box.count >= Self.inboxLimit { return .handleHere }
             if box.drainScheduled { return .none }
             box.drainScheduled = true
             return .schedule
@@ -206,11 +203,11 @@ final class ServerSession: Sendable {
     /// Runs the waiting batch (called by the pump, on the session's event loop).
     func drainInbox() {
         run { m, now in
-            let events = self.inbox.withLockedValue { box -> [(subscriptionId: Int, event: TableEvent)] in
+            let (events, conflated) = self.inbox.withLockedValue { box -> ([SessionInbox.Entry], Int) in
                 box.drainScheduled = false
-                defer { box.events.removeAll(keepingCapacity: true) }
-                return box.events
+                return (box.take(), box.takeConflatedCount())
             }
+            if conflated > 0 { self.manager.metrics.update { $0.updatesConflated += conflated } }
             return events.isEmpty ? [] : m.tableEvents(events, now: now)
         }
     }
@@ -225,11 +222,8 @@ final class ServerSession: Sendable {
 
     /// Events queued so far (called with the session locked, so that they are handled before
     /// what the caller does next).
-    private func takeInbox() -> [(subscriptionId: Int, event: TableEvent)] {
-        inbox.withLockedValue { box in
-            defer { box.events.removeAll(keepingCapacity: true) }
-            return box.events
-        }
+    private func takeInbox() -> [SessionInbox.Entry] {
+        inbox.withLockedValue { $0.take() }
     }
 
     private func perform(_ action: SessionAction) {
@@ -290,7 +284,8 @@ final class ServerSession: Sendable {
             return
         }
         let engine = manager.engine
-        let sink = SessionTableSink(session: self, subscriptionId: id)
+        let sink = SessionTableSink(session: self, subscriptionId: id,
+                                    mergeable: resolved.spec.mode == .merge && resolved.spec.maxFrequency != .unfiltered)
         Task {
             do throws(SessionRefusal) {
                 let handle = try await engine.subscribeTable(resolved.spec, sink: sink)
@@ -329,13 +324,16 @@ final class ServerSession: Sendable {
 final class SessionTableSink: TableSink {
     let session: ServerSession
     let subscriptionId: Int
+    /// MERGE and not `unfiltered`: updates waiting in the inbox may be conflated.
+    let mergeable: Bool
 
-    init(session: ServerSession, subscriptionId: Int) {
+    init(session: ServerSession, subscriptionId: Int, mergeable: Bool) {
         self.session = session
         self.subscriptionId = subscriptionId
+        self.mergeable = mergeable
     }
 
     func deliver(_ event: TableEvent) {
-        session.enqueueTableEvent(subscriptionId, event)
+        session.enqueueTableEvent(subscriptionId, event, mergeable: mergeable)
     }
 }

@@ -1,0 +1,74 @@
+/// Engine events waiting for a session's event loop (see `ServerSession.enqueueTableEvent`),
+/// with MERGE conflation: while an update of an item of a MERGE subscription waits here, a
+/// newer update of the same item replaces its values in place (latest values win). The
+/// engine's rows are whole rows, so the session still sends the right delta against what the
+/// client last got. A loop that keeps up drains the inbox long before a second update comes;
+/// one that falls behind sends each item's latest state instead of a growing backlog. Folding
+/// starts once `conflateAfter` events wait, so each item has at most one unfolded update before
+/// its folded one.
+///
+/// Never conflated: subscriptions asked `unfiltered` (and DISTINCT, RAW, COMMAND, which the
+/// caller marks so), snapshot updates, and anything across another event of the same item
+/// (an EOS, CS or OV keeps its place between the updates around it).
+struct SessionInbox {
+    typealias Entry = (subscriptionId: Int, event: TableEvent)
+
+    private struct ItemKey: Hashable {
+        var subscriptionId: Int
+        var item: Int
+    }
+
+    private(set) var events: [Entry] = []
+    /// Where the latest waiting, still replaceable update of each MERGE item is in `events`.
+    private var replaceable: [ItemKey: Int] = [:]
+    var drainScheduled = false
+    /// Updates replaced by a newer one since the last `takeConflatedCount()`.
+    private(set) var conflated = 0
+
+    var count: Int { events.count }
+
+    /// Events waiting before updates start being folded together.
+    static let conflateAfter = 16
+
+    /// Appends `event`, or folds it into the waiting update of the same item when `mergeable`.
+    mutating func append(_ subscriptionId: Int, _ event: TableEvent, mergeable: Bool) {
+        switch event {
+        case .update(let item, let values, let isSnapshot):
+            // A loop that keeps up never lets this many wait: no hashing on the fast path.
+            guard events.count >= Self.conflateAfter || !replaceable.isEmpty else {
+                events.append((subscriptionId, event))
+                return
+            }
+            let key = ItemKey(subscriptionId: subscriptionId, item: item)
+            guard mergeable, !isSnapshot else {
+                replaceable[key] = nil
+                events.append((subscriptionId, event))
+                return
+            }
+            if let i = replaceable[key], i < events.count {
+                events[i] = (subscriptionId, .update(item: item, values: values, isSnapshot: false))
+                conflated += 1
+            } else {
+                replaceable[key] = events.count
+                events.append((subscriptionId, event))
+            }
+        case .endOfSnapshot(let item), .clearSnapshot(let item), .overflow(let item, _):
+            if !replaceable.isEmpty { replaceable[ItemKey(subscriptionId: subscriptionId, item: item)] = nil }
+            events.append((subscriptionId, event))
+        }
+    }
+
+    /// Everything waiting, in order; the inbox is empty afterwards.
+    mutating func take() -> [Entry] {
+        defer {
+            events.removeAll(keepingCapacity: true)
+            replaceable.removeAll(keepingCapacity: true)
+        }
+        return events
+    }
+
+    mutating func takeConflatedCount() -> Int {
+        defer { conflated = 0 }
+        return conflated
+    }
+}

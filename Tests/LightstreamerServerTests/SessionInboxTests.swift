@@ -1,0 +1,76 @@
+@testable import LightstreamerServer
+import Testing
+
+@Suite struct SessionInboxTests {
+    static func update(_ item: Int, _ value: String, snapshot: Bool = false) -> TableEvent {
+        .update(item: item, values: [value], isSnapshot: snapshot)
+    }
+
+    /// Fills the inbox past the point where folding starts, with events of subscription 99.
+    static func behind() -> SessionInbox {
+        var inbox = SessionInbox()
+        for i in 0..<SessionInbox.conflateAfter { inbox.append(99, update(1, "fill\(i)"), mergeable: false) }
+        return inbox
+    }
+
+    static func values(_ entries: [SessionInbox.Entry], subscription: Int) -> [String] {
+        entries.filter { $0.subscriptionId == subscription }.map { entry in
+            switch entry.event {
+            case .update(let item, let values, let snapshot): "\(item)=\(values.first.flatMap { $0 } ?? "nil")\(snapshot ? "S" : "")"
+            case .endOfSnapshot(let item): "EOS\(item)"
+            case .clearSnapshot(let item): "CS\(item)"
+            case .overflow(let item, let lost): "OV\(item):\(lost)"
+            }
+        }
+    }
+
+    @Test func aLoopThatKeepsUpGetsEveryUpdate() {
+        var inbox = SessionInbox()
+        for v in ["a", "b", "c"] { inbox.append(1, Self.update(1, v), mergeable: true) }
+        #expect(Self.values(inbox.take(), subscription: 1) == ["1=a", "1=b", "1=c"])
+        #expect(inbox.takeConflatedCount() == 0)
+    }
+
+    @Test func behindLatestValuesOfEachMergeItemWin() {
+        var inbox = Self.behind()
+        for v in ["a", "b", "c"] {
+            inbox.append(1, Self.update(1, v), mergeable: true)
+            inbox.append(1, Self.update(2, v.uppercased()), mergeable: true)
+        }
+        #expect(Self.values(inbox.take(), subscription: 1) == ["1=c", "2=C"])
+        #expect(inbox.takeConflatedCount() == 4)
+        // Empty afterwards, and folding starts again only once enough wait.
+        inbox.append(1, Self.update(1, "x"), mergeable: true)
+        inbox.append(1, Self.update(1, "y"), mergeable: true)
+        #expect(Self.values(inbox.take(), subscription: 1) == ["1=x", "1=y"])
+    }
+
+    @Test func unfilteredAndOtherModesAreNeverFolded() {
+        var inbox = Self.behind()
+        for v in ["a", "b", "c"] { inbox.append(2, Self.update(1, v), mergeable: false) }
+        #expect(Self.values(inbox.take(), subscription: 2) == ["1=a", "1=b", "1=c"])
+    }
+
+    @Test func snapshotsAndOtherEventsKeepTheirPlace() {
+        var inbox = Self.behind()
+        inbox.append(1, Self.update(1, "snap", snapshot: true), mergeable: true)
+        inbox.append(1, Self.update(1, "a"), mergeable: true)
+        inbox.append(1, Self.update(1, "b"), mergeable: true)
+        inbox.append(1, .clearSnapshot(item: 1), mergeable: true)
+        inbox.append(1, Self.update(1, "c"), mergeable: true)
+        inbox.append(1, .overflow(item: 1, lost: 2), mergeable: true)
+        inbox.append(1, Self.update(1, "d"), mergeable: true)
+        inbox.append(1, Self.update(1, "e"), mergeable: true)
+        #expect(Self.values(inbox.take(), subscription: 1) == ["1=snapS", "1=b", "CS1", "1=c", "OV1:2", "1=e"])
+    }
+
+    @Test func subscriptionsDoNotFoldIntoEachOther() {
+        var inbox = Self.behind()
+        inbox.append(1, Self.update(1, "a"), mergeable: true)
+        inbox.append(3, Self.update(1, "b"), mergeable: true)
+        inbox.append(1, Self.update(1, "c"), mergeable: true)
+        let entries = inbox.take()
+        #expect(Self.values(entries, subscription: 1) == ["1=c"])
+        #expect(Self.values(entries, subscription: 3) == ["1=b"])
+    }
+}
