@@ -49,6 +49,7 @@ let package = Package(
             name: "LightstreamerServer",
             dependencies: [
                 "TLCP",
+                "ARI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -50,7 +50,7 @@ public enum ARIProtocolError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     /// Peer text quoted in an error message, cut to a size a log line can take.
-    static func clip(_ s: String) -> String {
+    public static func clip(_ s: String) -> String {
         s.utf8.count <= 64 ? s : String(decoding: s.utf8.prefix(64), as: UTF8.self) + "…"
     }
 }
