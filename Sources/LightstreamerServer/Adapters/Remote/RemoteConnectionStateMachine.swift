@@ -108,12 +108,19 @@ public struct RemoteConnectionStateMachine<Context: Sendable>: Sendable {
 
     /// Sends a request; when it cannot go out, its failure comes back at once.
     public mutating func send(_ request: ARIRequest, context: Context, now: Int64) -> [Action] {
-        guard case .ready(_, let dialect) = state else { return [.completed(context, .failure(.unavailable))] }
+        sendRequest(request, context: context, now: now).actions
+    }
+
+    /// As `send`, with the id the request went out with (a `SUB` id names its subscription in
+    /// the remote's notifications); nil when it did not go out.
+    public mutating func sendRequest(_ request: ARIRequest, context: Context,
+                                     now: Int64) -> (id: String?, actions: [Action]) {
+        guard case .ready(_, let dialect) = state else { return (nil, [.completed(context, .failure(.unavailable))]) }
         do {
             let id = try correlator.register(request.method, context: .caller(context), now: now)
-            return [.write(request.encode(id: id, dialect: dialect))]
+            return (id, [.write(request.encode(id: id, dialect: dialect))])
         } catch {
-            return [.completed(context, .failure(.overloaded))]
+            return (nil, [.completed(context, .failure(.overloaded))])
         }
     }
 
