@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "TLCP", targets: ["TLCP"]),
+        .library(name: "ARI", targets: ["ARI"]),
         .library(name: "LightstreamerClient", targets: ["LightstreamerClient"]),
         .library(name: "LightstreamerServer", targets: ["LightstreamerServer"]),
         .executable(name: "lightstreamer-server", targets: ["lightstreamer-server"]),
@@ -29,6 +30,8 @@ let package = Package(
     targets: [
         // Wire protocol only: no I/O, no dependencies.
         .target(name: "TLCP"),
+        // Adapter Remote Interface codec (remote adapters): no I/O; TLCP for modes and codes.
+        .target(name: "ARI", dependencies: ["TLCP"]),
 
         .target(
             name: "LightstreamerClient",
@@ -46,6 +49,7 @@ let package = Package(
             name: "LightstreamerServer",
             dependencies: [
                 "TLCP",
+                "ARI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -118,6 +122,7 @@ let package = Package(
             name: "TLCPTests",
             dependencies: ["TLCP", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
+        .testTarget(name: "ARITests", dependencies: ["ARI", "TLCP"]),
         .testTarget(name: "LightstreamerClientTests", dependencies: ["LightstreamerClient", "TLCP"]),
         // Runs the built `lightstreamer` CLI: argument errors, capabilities, session commands without a server;
         // unit tests of its JSON writer and printers (with the library's own ItemUpdate).

@@ -1,0 +1,157 @@
+import ARI
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Testing
+@testable import LightstreamerServer
+
+/// A remote Data Adapter on loopback: a scripted remote (the test) connects to the proxy's
+/// port, as the SDKs do.
+@Suite struct RemoteDataAdapterTests {
+    /// Collects what the engine would receive.
+    final class Recorder: ItemEventListener {
+        let events = NIOLockedValueBox<[String]>([])
+        func update(item: String, fields: [String: String?], isSnapshot: Bool) {
+            let text = fields.keys.sorted().map { "\($0)=\((fields[$0] ?? nil) ?? "null")" }.joined(separator: ",")
+            events.withLockedValue { $0.append("U \(item) \(isSnapshot) \(text)") }
+        }
+        func endOfSnapshot(item: String) { events.withLockedValue { $0.append("EOS \(item)") } }
+        func clearSnapshot(item: String) { events.withLockedValue { $0.append("CS \(item)") } }
+        func failure(_ error: any Error) { events.withLockedValue { $0.append("FAIL") } }
+    }
+
+    /// The remote side: lines in and out over one TCP connection.
+    final class LineCollector: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let continuation: AsyncStream<String>.Continuation
+        let framer = NIOLockedValueBox(ARILineFramer())
+        init(_ continuation: AsyncStream<String>.Continuation) { self.continuation = continuation }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let buffer = unwrapInboundIn(data)
+            for line in framer.withLockedValue({ $0.append(buffer.readableBytesView) }) {
+                if case .success(let text) = line { continuation.yield(text) }
+            }
+        }
+
+        func channelInactive(context: ChannelHandlerContext) { continuation.finish() }
+    }
+
+    enum ScriptedRemote {
+        static func connect(port: Int, group: any EventLoopGroup) async throws -> (any Channel, AsyncStream<String>) {
+            let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(1000))
+            let channel = try await ClientBootstrap(group: group)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(LineCollector(continuation))
+                    }
+                }
+                .connect(host: "127.0.0.1", port: port).get()
+            return (channel, stream)
+        }
+    }
+
+    static func send(_ line: String, on channel: any Channel) async throws {
+        try await channel.writeAndFlush(ByteBuffer(bytes: ARILineFramer.frame(line)))
+    }
+
+    static func withTimeout<T: Sendable>(_ seconds: Double = 5, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
+            guard let first = try await group.next(), let value = first else {
+                group.cancelAll()
+                throw CancellationError()
+            }
+            group.cancelAll()
+            return value
+        }
+    }
+
+    static func waitFor(_ recorder: Recorder, count: Int) async throws {
+        for _ in 0..<500 where recorder.events.withLockedValue({ $0.count }) < count {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test func subscribeUpdatesDisconnectAndResubscribe() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            try await scenario(group)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+        try await group.shutdownGracefully()
+    }
+
+    func scenario(_ group: MultiThreadedEventLoopGroup) async throws {
+        let config = RemoteConnectionConfiguration(role: .data(name: "DEFAULT"), adapterSet: "REMOTE", requestTimeoutMillis: 2000)
+        let connection = RemoteAdapterConnection(configuration: config, logger: Logger(label: "test"))
+        let adapter = RemoteDataAdapter(connection: connection, logger: Logger(label: "test"))
+        let recorder = Recorder()
+        adapter.setListener(recorder)
+        let listener = try await RemoteAdapterListener.bind(host: "127.0.0.1", port: 0, connection: connection, group: group)
+        let port = try #require(listener.port)
+
+        // First remote: handshake, then a subscription with a snapshot.
+        let (remote, stream) = try await ScriptedRemote.connect(port: port, group: group)
+        var lines = stream.makeAsyncIterator()
+        try await Self.send("1|RAC|S|enableClosePacket|S|true|S|SDK|S|Test", on: remote)
+        let dpi = try #require(await lines.next())
+        #expect(dpi.hasPrefix("10|DPI|S|ARI.version|S|1.9.1|"))
+        try await Self.send("10|DPI|S|ARI.version|S|1.8.3", on: remote)
+        #expect(await connection.waitUntilReady(timeout: .seconds(5), on: group.next()))
+
+        let subscribed = Task { try await adapter.subscribe(item: "feed1") }
+        let sub = try #require(await lines.next())
+        #expect(sub == "11|SUB|S|feed1")
+        for line in ["1|UD3|S|feed1|S|11|B|1|S|bid|S|1.0|S|raw|Y|AP8=", "1|UD3|S|feed1|S|99|B|0|S|bid|S|stale",
+                     "1|EOS|S|feed1|S|11", "11|SUB|V", "1|UD3|S|feed1|S|11|B|0|S|bid|S|#"] {
+            try await Self.send(line, on: remote)
+        }
+        try await Self.withTimeout { try await subscribed.value }
+        try await Self.waitFor(recorder, count: 3)
+        #expect(recorder.events.withLockedValue { $0 } == ["U feed1 true bid=1.0,raw=\u{0}ÿ", "EOS feed1", "U feed1 false bid=null"])
+
+        // The remote goes away: the engine hears of it.
+        try await remote.close()
+        try await Self.waitFor(recorder, count: 4)
+        #expect(recorder.events.withLockedValue { $0.last } == "FAIL")
+        #expect(!connection.isReady)
+
+        // A new remote gets the live item subscribed again.
+        let (again, stream2) = try await ScriptedRemote.connect(port: port, group: group)
+        var lines2 = stream2.makeAsyncIterator()
+        try await Self.send("1|RAC|S|enableClosePacket|S|true", on: again)
+        let dpi2 = try #require(await lines2.next())
+        #expect(dpi2.hasPrefix("10|DPI|"))
+        try await Self.send("10|DPI|S|ARI.version|S|1.9.1", on: again)
+        let resub = try #require(await lines2.next())
+        #expect(resub == "11|SUB|S|feed1")
+        try await Self.send("11|SUB|V", on: again)
+
+        // Unsubscribing sends USB; then the server closes politely.
+        let unsubscribed = Task { await adapter.unsubscribe(item: "feed1") }
+        let usb = try #require(await lines2.next())
+        #expect(usb == "12|USB|S|feed1")
+        try await Self.send("12|USB|V", on: again)
+        await unsubscribed.value
+        await listener.close(reason: "test over")
+        let close = try #require(await lines2.next())
+        #expect(close == "0|CLOSE|S|reason|S|test%20over")
+    }
+
+    @Test func aRefusedSubscriptionIsASubscriptionError() async throws {
+        #expect(RemoteDataAdapter.dataAdapterError(RemoteRequestFailure.refused(.subscription(message: "no such item")))
+            == .subscription("no such item"))
+        #expect(RemoteDataAdapter.dataAdapterError(RemoteRequestFailure.refused(.failure(message: "down")))
+            == .failure("remote Data Adapter: EF down"))
+        #expect(RemoteDataAdapter.dataAdapterError(RemoteRequestFailure.timedOut)
+            == .failure("remote Data Adapter did not answer in time"))
+    }
+}
