@@ -56,6 +56,19 @@ final class LoadDataAdapter: DataAdapter {
 }
 
 /// Resident memory of this process, in bytes (Linux `/proc/self/statm`).
+/// User + system CPU time of this process, in seconds.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    #if os(Linux)
+    let who = RUSAGE_SELF.rawValue
+    #else
+    let who = RUSAGE_SELF
+    #endif
+    guard getrusage(who, &usage) == 0 else { return 0 }
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
 func residentBytes() -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
     let parts = text.split(separator: " ")

@@ -69,10 +69,19 @@ struct LoadTestCommand: AsyncParsableCommand {
         if serve {
             print("serving on port \(server.port ?? 0)")
             let before = residentBytes()
+            var last = (cpu: processCPUSeconds(), updates: server.metrics.snapshot.updatesSent)
             while true {
                 try await Task.sleep(for: .seconds(5))
-                print(String(format: "sessions %d, RSS %.1f MiB (%.1f at start)", server.sessionCount,
-                             Double(residentBytes()) / 1_048_576, Double(before) / 1_048_576))
+                // CPU of this whole process (server and producer) per U line it wrote, over the last 5 s.
+                let now = (cpu: processCPUSeconds(), updates: server.metrics.snapshot.updatesSent)
+                let updates = now.updates - last.updates
+                let perUpdate = updates > 0 ? (now.cpu - last.cpu) / Double(updates) * 1e6 : 0
+                let line = String(format: "sessions %d, RSS %.1f MiB (%.1f at start); last 5 s: %d updates/s, CPU %.2f s, %.2f µs per update\n",
+                                  server.sessionCount, Double(residentBytes()) / 1_048_576, Double(before) / 1_048_576,
+                                  updates / 5, now.cpu - last.cpu, perUpdate)
+                // Unbuffered, so that a script reading a pipe or file sees each line at once.
+                FileHandle.standardError.write(Data(line.utf8))
+                last = now
             }
         }
 
