@@ -12,7 +12,8 @@ CreditsError with code -7; a message starting with "deny" gets a CreditsError wi
 any other message is accepted; tables notifications are wanted.
 
 Data: itemN (MERGE): a snapshot, then a new last_price every 100 ms; portfolio1 (COMMAND): two
-ADD rows as snapshot, then UPDATEs of row A. Every SDK process exits when its socket closes.
+ADD rows as snapshot, then UPDATEs of row A. A process stays up --run-for seconds even after
+the server closed its connection (the test that started it ends it).
 """
 import argparse
 import os
