@@ -17,6 +17,7 @@ Scenarios (all through a local TCP relay so that the recovery scenario can cut t
                   recovers the same session and the counter values stay consecutive
                   (no update lost or duplicated)
   refused_login   a user the Metadata Adapter refuses: onServerError with the adapter's code
+  message_refused (not by default) a message the Metadata Adapter refuses: onDeny with its code
 """
 import argparse
 import asyncio
@@ -276,6 +277,20 @@ class Driver:
         finally:
             c.disconnect()
 
+    def message_refused(self):
+        w = Watch()
+        c = self.client(w)
+        c.connect()
+        try:
+            self.connected(w)
+            c.sendMessage(self.a.refused_message, "interop_seq", -1, w, True)
+            self.need(w, lambda: w.processed or w.message_failures, 20, "the message outcome")
+            if w.processed or w.message_failures[0][:2] != ("deny", self.a.refused_message_code):
+                raise Failed(f"expected onDeny with {self.a.refused_message_code}: {w.processed} {w.message_failures}")
+            return f"onDeny{w.message_failures[0][1:]}"
+        finally:
+            c.disconnect()
+
     def command(self):
         w = Watch()
         c = self.client(w)
@@ -359,6 +374,8 @@ class Driver:
 
 
 SCENARIOS = ["merge_snapshot", "distinct", "message", "command", "raw", "recovery", "refused_login"]
+# Only against adapters that refuse some messages (the remote adapters' test).
+EXTRA_SCENARIOS = ["message_refused"]
 
 
 def main(argv=None):
@@ -366,7 +383,7 @@ def main(argv=None):
     ap.add_argument("--port", type=int, required=True, help="server port on 127.0.0.1")
     ap.add_argument("--transport", required=True,
                     choices=["WS-STREAMING", "HTTP-STREAMING", "WS-POLLING", "HTTP-POLLING"])
-    ap.add_argument("--scenarios", nargs="+", default=SCENARIOS, choices=SCENARIOS)
+    ap.add_argument("--scenarios", nargs="+", default=SCENARIOS, choices=SCENARIOS + EXTRA_SCENARIOS)
     ap.add_argument("--adapter-set", default="DEMO")
     ap.add_argument("--stock-items", nargs="+", default=["item1", "item2"])
     ap.add_argument("--stock-fields", nargs="+", default=["stock_name", "last_price", "time"])
@@ -380,6 +397,8 @@ def main(argv=None):
     ap.add_argument("--refused-adapter-set", default="DEMO")
     ap.add_argument("--refused-user", default="refused")
     ap.add_argument("--refused-code", type=int, default=1)
+    ap.add_argument("--refused-message", default="deny this")
+    ap.add_argument("--refused-message-code", type=int, default=-5)
     a = ap.parse_args(argv)
 
     relay = Relay("127.0.0.1", a.port)

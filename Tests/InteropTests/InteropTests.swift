@@ -79,18 +79,21 @@ import Testing
 
     // MARK: - Helpers
 
+    /// Both pinned packages: the official client and the official Remote Adapter SDK.
+    static let importCheck = "import lightstreamer.client, lightstreamer_adapter"
+
     /// Creates (once) the venv with the pinned requirements; returns its python.
     static func prepareVenv(python: String) throws -> String {
         // CI (scripts/test.sh) prepares the venv and names its python.
         if let given = ProcessInfo.processInfo.environment["LS_INTEROP_PYTHON"], FileManager.default.isExecutableFile(atPath: given),
-           let r = try? run(given, ["-c", "import lightstreamer.client"], timeout: 30), r.status == 0 {
+           let r = try? run(given, ["-c", importCheck], timeout: 30), r.status == 0 {
             return given
         }
         let venv = interopDir.appendingPathComponent(".venv")
         let venvPython = venv.appendingPathComponent("bin/python").path
         let requirements = interopDir.appendingPathComponent("requirements.txt").path
         if FileManager.default.isExecutableFile(atPath: venvPython),
-           let r = try? run(venvPython, ["-c", "import lightstreamer.client"], timeout: 30), r.status == 0 {
+           let r = try? run(venvPython, ["-c", importCheck], timeout: 30), r.status == 0 {
             return venvPython
         }
         let created = try run(python, ["-m", "venv", venv.path], timeout: 120)

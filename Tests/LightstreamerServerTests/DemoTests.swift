@@ -107,7 +107,7 @@ import Testing
         let (engine, set) = Self.demo(clock, options: .init(chatHistoryLength: 2, secondsSinceEpoch: { 60 }))
         let metadata = set.metadata
         _ = try await metadata.notifyUserMessage(user: "early", sessionId: "s0", message: "CHAT|before anyone listened")
-        try metadata.notifyNewSession(user: "bob", sessionId: "s1", clientContext: ["clientIP": "10.0.0.1"])
+        try await metadata.notifyNewSession(user: "bob", sessionId: "s1", clientContext: ["clientIP": "10.0.0.1"])
         let sink = RecordingSink()
         _ = try await engine.subscribe(Self.demoSpec(.distinct, ["chat_room"], ["message", "timestamp", "IP", "nick"]), sink: sink)
         #expect(sink.take() == [update(1, ["before anyone listened", "00:01:00", nil, "early"], snapshot: true),

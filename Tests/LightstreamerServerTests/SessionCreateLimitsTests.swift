@@ -13,11 +13,11 @@ import Testing
         func notifyUser(user: String?, password: String?, headers: [String: String], clientIP: String?) async throws {
             try await Task.sleep(for: .milliseconds(delayMillis))
         }
-        func items(user: String?, sessionId: String, group: String, dataAdapter: String) throws -> [String] {
-            try literal.items(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter)
+        func items(user: String?, sessionId: String, group: String, dataAdapter: String) async throws -> [String] {
+            try await literal.items(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter)
         }
-        func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) throws -> [String] {
-            try literal.fields(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter, schema: schema)
+        func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) async throws -> [String] {
+            try await literal.fields(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter, schema: schema)
         }
     }
 

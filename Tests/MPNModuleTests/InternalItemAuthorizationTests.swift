@@ -15,20 +15,20 @@ final class GatekeeperMetadata: MetadataAdapter {
 
     init(inner: any MetadataAdapter) { self.inner = inner }
 
-    func items(user: String?, sessionId: String, group: String, dataAdapter: String) throws -> [String] {
-        try inner.items(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter)
+    func items(user: String?, sessionId: String, group: String, dataAdapter: String) async throws -> [String] {
+        try await inner.items(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter)
     }
 
-    func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) throws -> [String] {
-        try inner.fields(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter, schema: schema)
+    func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) async throws -> [String] {
+        try await inner.fields(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter, schema: schema)
     }
 
-    func notifyNewTable(user: String?, sessionId: String, table: TableInfo) throws {
+    func notifyNewTable(user: String?, sessionId: String, table: TableInfo) async throws {
         tables.withLockedValue { $0.append(table.group) }
         if table.dataAdapter == MPNInternalDataAdapter.defaultName, refuseInternal.withLockedValue({ $0 }) {
             throw MetadataError.subscription(code: -7, message: "not for you")
         }
-        try inner.notifyNewTable(user: user, sessionId: sessionId, table: table)
+        try await inner.notifyNewTable(user: user, sessionId: sessionId, table: table)
     }
 }
 

@@ -10,6 +10,10 @@ public struct AdapterSet: Sendable {
     /// their groups and schemas are space-separated names and the Metadata Adapter's mode and
     /// frequency rules, written for the application's items, do not apply to them.
     public var serverOwnedDataAdapters: Set<String> = []
+    /// The remote adapters of this set (docs/ARI.md): the server listens for them at start.
+    public var remoteEndpoints: [RemoteAdapterEndpoint] = []
+    /// How long the server's start waits for this set's remotes to connect.
+    public var remoteWaitMillis: Int64 = 10_000
 
     public init(name: String, metadata: any MetadataAdapter = LiteralBasedMetadataAdapter(),
                 dataAdapters: [String: any DataAdapter]) {

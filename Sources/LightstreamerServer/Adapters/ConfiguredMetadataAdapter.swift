@@ -84,35 +84,35 @@ public final class ConfiguredMetadataAdapter: MetadataAdapter {
         }
     }
 
-    public func items(user: String?, sessionId: String, group: String, dataAdapter: String) throws -> [String] {
-        try literal.items(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter)
+    public func items(user: String?, sessionId: String, group: String, dataAdapter: String) async throws -> [String] {
+        try await literal.items(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter)
     }
 
-    public func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) throws -> [String] {
-        try literal.fields(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter, schema: schema)
+    public func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) async throws -> [String] {
+        try await literal.fields(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter, schema: schema)
     }
 
-    public func isModeAllowed(user: String?, item: String, mode: SubscriptionMode) -> Bool {
-        modeMayBeAllowed(item: item, mode: mode)
+    public func isModeAllowed(user: String?, item: String, mode: SubscriptionMode) async -> Bool {
+        await modeMayBeAllowed(item: item, mode: mode)
     }
 
-    public func modeMayBeAllowed(item: String, mode: SubscriptionMode) -> Bool {
+    public func modeMayBeAllowed(item: String, mode: SubscriptionMode) async -> Bool {
         (rule(for: item)?.allowedModes ?? rules.allowedModes).contains(mode)
     }
 
-    public func allowedMaxFrequency(user: String?, item: String) -> Double? {
+    public func allowedMaxFrequency(user: String?, item: String) async -> Double? {
         rule(for: item)?.maxFrequency ?? rules.maxFrequency
     }
 
-    public func allowedBufferSize(user: String?, item: String) -> Int? {
+    public func allowedBufferSize(user: String?, item: String) async -> Int? {
         rule(for: item)?.bufferSize ?? rules.bufferSize
     }
 
-    public func allowedMaxBandwidth(user: String?) -> Double? {
+    public func allowedMaxBandwidth(user: String?) async -> Double? {
         rules.maxBandwidth
     }
 
-    public func distinctSnapshotLength(item: String) -> Int {
+    public func distinctSnapshotLength(item: String) async -> Int {
         rule(for: item)?.distinctSnapshotLength ?? rules.distinctSnapshotLength
     }
 

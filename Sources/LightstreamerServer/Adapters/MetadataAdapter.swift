@@ -2,32 +2,42 @@
 /// limits, and client messages. Every method has a permissive default in the extension below,
 /// so an adapter implements only what it needs. Throwing `MetadataError` refuses a request
 /// with the protocol's code (≤0 codes are the adapter's own and reach the client unchanged).
+///
+/// The questions the server asks before it serves a session, a subscription or a message are
+/// `async`: a remote adapter answers them over the network (docs/ARI.md). An in-process adapter
+/// implements them as plain synchronous methods, which satisfy the requirements as they are.
+/// The two close notifications stay synchronous: the server does not wait for them.
 public protocol MetadataAdapter: AnyObject, Sendable {
     /// Authenticates a new session. `headers` are the HTTP (or WS upgrade) headers, lower-case
     /// names. Throw `.access(code:message:)` (CONERR 1, or a code ≤0) to refuse.
     func notifyUser(user: String?, password: String?, headers: [String: String], clientIP: String?) async throws
     /// Resolves an item group (the `LS_group` text) into item names.
-    func items(user: String?, sessionId: String, group: String, dataAdapter: String) throws -> [String]
+    func items(user: String?, sessionId: String, group: String, dataAdapter: String) async throws -> [String]
     /// Resolves a field schema (the `LS_schema` text) into field names.
-    func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) throws -> [String]
+    func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) async throws -> [String]
+    /// Called once per subscription with its resolved items, before the per-item questions
+    /// below (`isModeAllowed`, `allowedMaxFrequency`, …) are asked about them. An adapter that
+    /// gets those answers from elsewhere fetches them here in one go; throwing refuses the
+    /// subscription (as `notifyNewTable` does).
+    func prepareItemChecks(user: String?, sessionId: String, items: [String]) async throws
     /// Whether `user` may subscribe `item` in `mode`.
-    func isModeAllowed(user: String?, item: String, mode: SubscriptionMode) -> Bool
+    func isModeAllowed(user: String?, item: String, mode: SubscriptionMode) async -> Bool
     /// Whether `mode` is ever allowed for `item` (a static property of the item).
-    func modeMayBeAllowed(item: String, mode: SubscriptionMode) -> Bool
+    func modeMayBeAllowed(item: String, mode: SubscriptionMode) async -> Bool
     /// The most updates per second `user` may receive for `item`; nil is unlimited.
-    func allowedMaxFrequency(user: String?, item: String) -> Double?
+    func allowedMaxFrequency(user: String?, item: String) async -> Double?
     /// The largest buffer `user` may use for `item`; nil is unlimited.
-    func allowedBufferSize(user: String?, item: String) -> Int?
+    func allowedBufferSize(user: String?, item: String) async -> Int?
     /// The most bandwidth (kbps) `user`'s session may use; nil is unlimited.
-    func allowedMaxBandwidth(user: String?) -> Double?
+    func allowedMaxBandwidth(user: String?) async -> Double?
     /// Snapshot length kept for a DISTINCT item.
-    func distinctSnapshotLength(item: String) -> Int
+    func distinctSnapshotLength(item: String) async -> Int
     /// Called when a subscription is about to start; throw to refuse it.
-    func notifyNewTable(user: String?, sessionId: String, table: TableInfo) throws
+    func notifyNewTable(user: String?, sessionId: String, table: TableInfo) async throws
     /// Called when a subscription ended.
     func notifyTableClosed(sessionId: String, table: TableInfo)
     /// Called for a session that was created (after `notifyUser` accepted it).
-    func notifyNewSession(user: String?, sessionId: String, clientContext: [String: String]) throws
+    func notifyNewSession(user: String?, sessionId: String, clientContext: [String: String]) async throws
     /// Called when a session ended.
     func notifySessionClose(sessionId: String)
     /// Handles a client message (`sendMessage`). The returned text, if any, goes back to the
@@ -45,9 +55,13 @@ public struct TableInfo: Sendable, Hashable {
     public var items: [String]
     public var fields: [String]
     public var selector: String?
+    /// The client's id for the subscription (`LS_subId`) within its session; nil when the
+    /// table is not a session's.
+    public var subscriptionId: Int?
 
     public init(mode: SubscriptionMode, group: String, schema: String, dataAdapter: String, items: [String],
-                fields: [String], selector: String?) {
+                fields: [String], selector: String?, subscriptionId: Int? = nil) {
+        self.subscriptionId = subscriptionId
         self.mode = mode
         self.group = group
         self.schema = schema
@@ -78,15 +92,16 @@ public enum MetadataError: Error, Sendable, Equatable {
 
 extension MetadataAdapter {
     public func notifyUser(user: String?, password: String?, headers: [String: String], clientIP: String?) async throws {}
-    public func isModeAllowed(user: String?, item: String, mode: SubscriptionMode) -> Bool { true }
-    public func modeMayBeAllowed(item: String, mode: SubscriptionMode) -> Bool { true }
-    public func allowedMaxFrequency(user: String?, item: String) -> Double? { nil }
-    public func allowedBufferSize(user: String?, item: String) -> Int? { nil }
-    public func allowedMaxBandwidth(user: String?) -> Double? { nil }
-    public func distinctSnapshotLength(item: String) -> Int { 100 }
-    public func notifyNewTable(user: String?, sessionId: String, table: TableInfo) throws {}
+    public func prepareItemChecks(user: String?, sessionId: String, items: [String]) async throws {}
+    public func isModeAllowed(user: String?, item: String, mode: SubscriptionMode) async -> Bool { true }
+    public func modeMayBeAllowed(item: String, mode: SubscriptionMode) async -> Bool { true }
+    public func allowedMaxFrequency(user: String?, item: String) async -> Double? { nil }
+    public func allowedBufferSize(user: String?, item: String) async -> Int? { nil }
+    public func allowedMaxBandwidth(user: String?) async -> Double? { nil }
+    public func distinctSnapshotLength(item: String) async -> Int { 100 }
+    public func notifyNewTable(user: String?, sessionId: String, table: TableInfo) async throws {}
     public func notifyTableClosed(sessionId: String, table: TableInfo) {}
-    public func notifyNewSession(user: String?, sessionId: String, clientContext: [String: String]) throws {}
+    public func notifyNewSession(user: String?, sessionId: String, clientContext: [String: String]) async throws {}
     public func notifySessionClose(sessionId: String) {}
     public func notifyUserMessage(user: String?, sessionId: String, message: String) async throws -> String? { nil }
 }
@@ -96,13 +111,13 @@ extension MetadataAdapter {
 public final class LiteralBasedMetadataAdapter: MetadataAdapter {
     public init() {}
 
-    public func items(user: String?, sessionId: String, group: String, dataAdapter: String) throws -> [String] {
+    public func items(user: String?, sessionId: String, group: String, dataAdapter: String) async throws -> [String] {
         let names = group.split(separator: " ").map(String.init)
         guard !names.isEmpty else { throw MetadataError.itemsNotFound(message: "Empty item group") }
         return names
     }
 
-    public func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) throws -> [String] {
+    public func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) async throws -> [String] {
         let names = schema.split(separator: " ").map(String.init)
         guard !names.isEmpty else { throw MetadataError.schemaNotFound(message: "Empty field schema") }
         return names

@@ -1,3 +1,5 @@
+import Logging
+
 /// One adapter set of the configuration file: a name, metadata rules and simulated data
 /// adapters (see docs/CONFIG.md).
 public struct AdapterSetConfiguration: Sendable, Decodable {
@@ -6,6 +8,8 @@ public struct AdapterSetConfiguration: Sendable, Decodable {
     public var dataAdapters: [DataAdapterConfiguration]
     /// This adapter set's MPN settings (e.g. apps), raw JSON for the MPN Module.
     public var mpn: ConfigJSON?
+    /// How long the server's start waits for this set's remote adapters to connect.
+    public var remoteWaitMillis: Int64 = 10_000
 
     public init(name: String, metadata: MetadataConfiguration = MetadataConfiguration(),
                 dataAdapters: [DataAdapterConfiguration], mpn: ConfigJSON? = nil) {
@@ -16,7 +20,7 @@ public struct AdapterSetConfiguration: Sendable, Decodable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["name", "metadata", "dataAdapters", "mpn"])
+        try decoder.rejectUnknownKeys(["name", "metadata", "dataAdapters", "mpn", "remoteWaitMillis"])
         let c = try decoder.container(keyedBy: AnyCodingKey.self)
         name = try c.decode(String.self, forKey: .init(stringValue: "name"))
         guard !name.isEmpty else { throw decoder.invalid("expected a non-empty name", at: AnyCodingKey(stringValue: "name")) }
@@ -32,18 +36,44 @@ public struct AdapterSetConfiguration: Sendable, Decodable {
                 debugDescription: "duplicate data adapter name '\(adapter.name)'"))
         }
         mpn = try c.decodeIfPresent(ConfigJSON.self, forKey: .init(stringValue: "mpn"))
+        remoteWaitMillis = Int64(try c.nonNegative("remoteWaitMillis", decoder) ?? 10_000)
     }
 
-    public func makeAdapterSet(clock: any EngineClock = SystemEngineClock()) -> AdapterSet {
+    /// The adapter set: simulated Data Adapters and a rule-based Metadata Adapter, or remote
+    /// ones (their endpoints start with the server).
+    public func makeAdapterSet(clock: any EngineClock = SystemEngineClock(),
+                               logger: Logger = Logger(label: "lightstreamer.remote")) -> AdapterSet {
         var adapters: [String: any DataAdapter] = [:]
-        for d in dataAdapters { adapters[d.name] = d.makeDataAdapter(clock: clock) }
-        return AdapterSet(name: name, metadata: ConfiguredMetadataAdapter(rules: metadata.rules), dataAdapters: adapters)
+        var endpoints: [RemoteAdapterEndpoint] = []
+        for d in dataAdapters {
+            if let remote = d.remote {
+                let endpoint = remote.makeEndpoint(adapterSet: name, dataAdapter: d.name, logger: logger)
+                adapters[d.name] = RemoteDataAdapter(connection: endpoint.connection, logger: logger)
+                endpoints.append(endpoint)
+            } else {
+                adapters[d.name] = d.makeDataAdapter(clock: clock)
+            }
+        }
+        let metadataAdapter: any MetadataAdapter
+        if let remote = metadata.remote {
+            let endpoint = remote.makeEndpoint(adapterSet: name, dataAdapter: nil, logger: logger)
+            metadataAdapter = RemoteMetadataAdapter(connection: endpoint.connection, logger: logger)
+            endpoints.insert(endpoint, at: 0)
+        } else {
+            metadataAdapter = ConfiguredMetadataAdapter(rules: metadata.rules)
+        }
+        var set = AdapterSet(name: name, metadata: metadataAdapter, dataAdapters: adapters)
+        set.remoteEndpoints = endpoints
+        set.remoteWaitMillis = remoteWaitMillis
+        return set
     }
 }
 
 /// Metadata rules: users, allowed modes and limits, per item pattern.
 public struct MetadataConfiguration: Sendable, Decodable {
     public var rules: ConfiguredMetadataAdapter.Rules
+    /// A remote Metadata Adapter instead of the rules (then no rule key may be given).
+    public var remote: RemoteAdapterConfiguration?
 
     public init(rules: ConfiguredMetadataAdapter.Rules = .init()) {
         self.rules = rules
@@ -53,9 +83,15 @@ public struct MetadataConfiguration: Sendable, Decodable {
                        "distinctSnapshotLength", "messages", "items"]
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(Self.keys)
         let c = try decoder.container(keyedBy: AnyCodingKey.self)
         func key(_ s: String) -> AnyCodingKey { AnyCodingKey(stringValue: s) }
+        if c.contains(key("remote")) {
+            try decoder.rejectUnknownKeys(["remote"])
+            remote = try c.decode(RemoteAdapterConfiguration.self, forKey: key("remote"))
+            rules = ConfiguredMetadataAdapter.Rules()
+            return
+        }
+        try decoder.rejectUnknownKeys(Self.keys + ["remote"])
         var r = ConfiguredMetadataAdapter.Rules()
         r.users = try c.decodeIfPresent([String: String].self, forKey: key("users"))
         if let code = try c.decodeIfPresent(Int.self, forKey: key("refusalCode")) {
@@ -121,18 +157,29 @@ public struct DataAdapterConfiguration: Sendable, Decodable {
     public var name: String
     public var seed: UInt64
     public var items: [String: SimulatedDataAdapter.Behavior]
+    /// A remote Data Adapter instead of simulated items.
+    public var remote: RemoteAdapterConfiguration?
 
     public init(name: String = AdapterSet.defaultDataAdapterName, seed: UInt64 = 1,
-                items: [String: SimulatedDataAdapter.Behavior]) {
+                items: [String: SimulatedDataAdapter.Behavior], remote: RemoteAdapterConfiguration? = nil) {
         self.name = name
         self.seed = seed
         self.items = items
+        self.remote = remote
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(["name", "seed", "items"])
         let c = try decoder.container(keyedBy: AnyCodingKey.self)
         name = try c.decodeIfPresent(String.self, forKey: .init(stringValue: "name")) ?? AdapterSet.defaultDataAdapterName
+        if c.contains(.init(stringValue: "remote")) {
+            try decoder.rejectUnknownKeys(["name", "remote"])
+            remote = try c.decode(RemoteAdapterConfiguration.self, forKey: .init(stringValue: "remote"))
+            seed = 1
+            items = [:]
+            return
+        }
+        try decoder.rejectUnknownKeys(["name", "seed", "items", "remote"])
+        remote = nil
         seed = try c.decodeIfPresent(UInt64.self, forKey: .init(stringValue: "seed")) ?? 1
         let declared = try c.decode([ItemConfiguration].self, forKey: .init(stringValue: "items"))
         var items: [String: SimulatedDataAdapter.Behavior] = [:]

@@ -23,27 +23,27 @@ public final class DemoMetadataAdapter: MetadataAdapter {
         }
     }
 
-    public func items(user: String?, sessionId: String, group: String, dataAdapter: String) throws -> [String] {
-        try literal.items(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter)
+    public func items(user: String?, sessionId: String, group: String, dataAdapter: String) async throws -> [String] {
+        try await literal.items(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter)
     }
 
-    public func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) throws -> [String] {
-        try literal.fields(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter, schema: schema)
+    public func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) async throws -> [String] {
+        try await literal.fields(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter, schema: schema)
     }
 
-    public func modeMayBeAllowed(item: String, mode: SubscriptionMode) -> Bool {
+    public func modeMayBeAllowed(item: String, mode: SubscriptionMode) async -> Bool {
         (item == DemoDataAdapter.portfolioItem) == (mode == .command)
     }
 
-    public func isModeAllowed(user: String?, item: String, mode: SubscriptionMode) -> Bool {
-        modeMayBeAllowed(item: item, mode: mode)
+    public func isModeAllowed(user: String?, item: String, mode: SubscriptionMode) async -> Bool {
+        await modeMayBeAllowed(item: item, mode: mode)
     }
 
-    public func distinctSnapshotLength(item: String) -> Int {
+    public func distinctSnapshotLength(item: String) async -> Int {
         item == DemoDataAdapter.chatItem ? max(0, options.chatHistoryLength) : 10
     }
 
-    public func notifyNewSession(user: String?, sessionId: String, clientContext: [String: String]) throws {
+    public func notifyNewSession(user: String?, sessionId: String, clientContext: [String: String]) async throws {
         let ip = clientContext["clientIP"] ?? clientContext["REMOTE_IP"] ?? clientContext["ip"]
         if let ip { sessionIPs.withLockedValue { $0[sessionId] = ip } }
     }

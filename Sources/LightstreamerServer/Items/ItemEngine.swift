@@ -61,7 +61,7 @@ public final class ItemEngine: Sendable {
     /// `DataAdapterError.subscription`, 68 for other failures).
     public func subscribe(_ spec: TableSpec, sink: any TableSink, user: String? = nil) async throws(ItemEngineError) -> TableHandle {
         if store.withLockedValue({ $0.isShutDown }) { throw .shutDown }
-        let plan = try TablePlan(spec: spec, user: user, engine: self)
+        let plan = try await TablePlan(spec: spec, user: user, engine: self)
         let keys = plan.distinctItems.map { ItemKey(adapterSet: spec.adapterSet, dataAdapter: spec.dataAdapter, item: $0) }
         let reserved = acquireUpstream(keys: keys, plan: plan)
         for r in reserved {

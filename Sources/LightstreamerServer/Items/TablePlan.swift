@@ -1,5 +1,6 @@
 /// A `TableSpec` checked against the adapter set and resolved into what the engine needs.
-/// Built before any lock is taken: it calls the Metadata and Data Adapters' query methods.
+/// Built before any lock is taken: it awaits the Metadata Adapter's answers and calls the Data
+/// Adapter's query methods.
 struct TablePlan: Sendable {
     let adapterSet: String
     let dataAdapter: String
@@ -29,7 +30,7 @@ struct TablePlan: Sendable {
         var distinctPossible: Bool
     }
 
-    init(spec: TableSpec, user: String?, engine: ItemEngine) throws(ItemEngineError) {
+    init(spec: TableSpec, user: String?, engine: ItemEngine) async throws(ItemEngineError) {
         guard let set = engine.adapterSets[spec.adapterSet] else { throw .badAdapterSet(spec.adapterSet) }
         guard let adapter = set.dataAdapter(named: spec.dataAdapter) else { throw .badDataAdapter(spec.dataAdapter) }
         guard !spec.items.isEmpty else { throw ItemEngineError(code: 21, message: "Empty item group") }
@@ -37,8 +38,8 @@ struct TablePlan: Sendable {
         let metadata = set.metadata(forDataAdapter: spec.dataAdapter)
         let mode = spec.mode
         for item in spec.items {
-            guard metadata.modeMayBeAllowed(item: item, mode: mode),
-                  metadata.isModeAllowed(user: user, item: item, mode: mode)
+            guard await metadata.modeMayBeAllowed(item: item, mode: mode),
+                  await metadata.isModeAllowed(user: user, item: item, mode: mode)
             else { throw .modeNotAllowed(mode, item) }
         }
 
@@ -63,14 +64,15 @@ struct TablePlan: Sendable {
         var distinct: [String] = []
         for item in spec.items where info[item] == nil {
             distinct.append(item)
+            let historyLimit = await metadata.distinctSnapshotLength(item: item)
+            let distinctPossible = await metadata.modeMayBeAllowed(item: item, mode: .distinct)
             info[item] = ItemInfo(snapshotAvailable: adapter.isSnapshotAvailable(item: item),
-                                  historyLimit: metadata.distinctSnapshotLength(item: item),
-                                  distinctPossible: metadata.modeMayBeAllowed(item: item, mode: .distinct))
-            if let f = metadata.allowedMaxFrequency(user: user, item: item), f.isFinite, f > 0 {
+                                  historyLimit: historyLimit, distinctPossible: distinctPossible)
+            if let f = await metadata.allowedMaxFrequency(user: user, item: item), f.isFinite, f > 0 {
                 if limit.map({ f < $0 }) ?? true { limit = f }
                 limitedItem = limitedItem ?? item
             }
-            if let b = metadata.allowedBufferSize(user: user, item: item), b > 0 {
+            if let b = await metadata.allowedBufferSize(user: user, item: item), b > 0 {
                 bufferCap = min(bufferCap ?? b, b)
             }
         }

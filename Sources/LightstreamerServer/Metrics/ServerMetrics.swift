@@ -33,9 +33,13 @@ public final class ServerMetrics: Sendable {
     let nodeName: String?
     let health: ServerHealth?
 
-    public init(nodeName: String? = nil, health: ServerHealth? = nil) {
+    /// Remote adapters (`lightstreamer_remote_*`).
+    let remoteEndpoints: [RemoteAdapterEndpoint]
+
+    public init(nodeName: String? = nil, health: ServerHealth? = nil, remoteEndpoints: [RemoteAdapterEndpoint] = []) {
         self.nodeName = nodeName
         self.health = health
+        self.remoteEndpoints = remoteEndpoints
     }
 
     public var snapshot: Snapshot { state.withLockedValue { $0.counters } }
@@ -110,6 +114,42 @@ public final class ServerMetrics: Sendable {
         metric("lightstreamer_updates_conflated_total", "counter",
                "MERGE updates replaced by a newer one of the same item while their session's event loop was behind.",
                String(c.updatesConflated))
+        if !remoteEndpoints.isEmpty { out += remoteText() }
+        return out
+    }
+
+    /// One series per remote adapter, labelled with its adapter set and role.
+    private func remoteText() -> String {
+        let rows = remoteEndpoints.map { e in
+            (labels: "{adapter_set=\"\(Self.labelValue(e.adapterSet))\",adapter=\"\(Self.labelValue(e.role))\"}",
+             connected: e.isConnected, counters: e.counters)
+        }
+        var out = ""
+        func family(_ name: String, _ type: String, _ help: String, _ value: (RemoteConnectionCounters, Bool) -> Int) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for r in rows { out += "\(name)\(r.labels) \(value(r.counters, r.connected))\n" }
+        }
+        family("lightstreamer_remote_adapter_connected", "gauge", "1 while the remote adapter is connected and initialized.") { $1 ? 1 : 0 }
+        family("lightstreamer_remote_adapter_handshakes_total", "counter", "Remote adapter connections that completed the handshake.") { c, _ in c.handshakes }
+        family("lightstreamer_remote_adapter_disconnections_total", "counter",
+               "Remote adapter connections closed (lost, refused credentials, failed handshake).") { c, _ in c.disconnections }
+        family("lightstreamer_remote_adapter_failed_requests_total", "counter",
+               "Requests to the remote adapter answered with an error, unanswered in time, or sent with no remote.") { c, _ in c.failedRequests }
+        family("lightstreamer_remote_adapter_failures_total", "counter", "Failures reported by the remote adapter (FAL).") { c, _ in c.remoteFailures }
+        return out
+    }
+
+    /// A Prometheus label value: backslash, double quote and line feed escaped.
+    static func labelValue(_ s: String) -> String {
+        var out = ""
+        for ch in s {
+            switch ch {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(ch)
+            }
+        }
         return out
     }
 

@@ -70,7 +70,9 @@ public final class LightstreamerServer: Service, Sendable {
         self.logger = logger
         let health = ServerHealth()
         self.health = health
-        self.metrics = ServerMetrics(nodeName: options.sessions.nodeName, health: health)
+        let remotes = ((engine as? ItemEngine)?.adapterSets.values).map { Array($0) } ?? []
+        self.metrics = ServerMetrics(nodeName: options.sessions.nodeName, health: health,
+                                     remoteEndpoints: remotes.flatMap(\.remoteEndpoints))
         self.manager = SessionManager(engine: engine, settings: options.sessions, metrics: metrics, logger: logger,
                                       aliases: options.adapterSetAliases, mpn: mpn, health: health)
     }
@@ -78,6 +80,12 @@ public final class LightstreamerServer: Service, Sendable {
     /// A server over these adapter sets, with its own item engine.
     public convenience init(options: ServerOptions, adapterSets: [AdapterSet], logger: Logger = Logger(label: "lightstreamer.server")) {
         self.init(options: options, engine: ItemEngine(adapterSets: adapterSets, logger: logger), logger: logger)
+    }
+
+    /// The adapter sets with remote adapters (those of an `ItemEngine`).
+    var remoteAdapterSets: [AdapterSet] {
+        guard let items = engine as? ItemEngine else { return [] }
+        return items.adapterSets.values.filter { !$0.remoteEndpoints.isEmpty }.sorted { $0.name < $1.name }
     }
 
     /// The port the server listens on, once started.
@@ -124,11 +132,15 @@ public final class LightstreamerServer: Service, Sendable {
         let channel: any Channel
         var adminChannel: (any Channel)?
         do {
+            // Remote adapters connect first: the adapter sets are served once they are there
+            // (or once each set's wait is over).
+            try await RemoteAdapterStartup.start(remoteAdapterSets, group: group, logger: logger)
             channel = try await bootstrap.bind(host: options.host, port: options.port).get()
             if let admin = options.front.adminListener {
                 adminChannel = try await bindAdmin(host: admin.host, port: admin.port, group: group)
             }
         } catch {
+            await RemoteAdapterStartup.stop(remoteAdapterSets)
             try? await group.shutdownGracefully()
             throw error
         }
@@ -176,6 +188,7 @@ public final class LightstreamerServer: Service, Sendable {
         // Let the END lines reach the sockets.
         try? await Task.sleep(for: .milliseconds(100))
         await engine.shutdownEngine()
+        await RemoteAdapterStartup.stop(remoteAdapterSets)
         try? await group.shutdownGracefully()
         logger.info("stopped")
     }

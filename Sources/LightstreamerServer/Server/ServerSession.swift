@@ -236,9 +236,10 @@ final class ServerSession: Sendable {
                 run { m, now in m.reconfigured(id, .failure(SessionRefusal(code: 19, message: "Subscription not found")), now: now) }
                 return
             }
-            let clamped = resolver.clamp(frequency, items: info?.items ?? [])
+            let resolver = self.resolver
             let engine = manager.engine
             Task {
+                let clamped = await resolver.clamp(frequency, items: info?.items ?? [])
                 let result: Result<GrantedFrequency, SessionRefusal>
                 do throws(SessionRefusal) {
                     result = .success(try await engine.setTableFrequency(handle, clamped))
@@ -275,18 +276,22 @@ final class ServerSession: Sendable {
         }
     }
 
+    /// Resolves the add with the Metadata Adapter (which may be remote, so it is awaited), then
+    /// subscribes the engine. The machine keeps the subscription `subscribing` all along: a
+    /// delete that arrives meanwhile is answered at once and applied when the add completes.
     private func subscribe(_ id: Int, _ parameters: SubscribeParameters) {
-        let resolved: SubscriptionResolver.Resolved
-        do {
-            resolved = try resolver.resolve(parameters)
-        } catch {
-            run { m, now in m.subscribeFailed(id, error, now: now) }
-            return
-        }
+        let resolver = self.resolver
         let engine = manager.engine
-        let sink = SessionTableSink(session: self, subscriptionId: id,
-                                    mergeable: resolved.spec.mode == .merge && resolved.spec.maxFrequency != .unfiltered)
         Task {
+            let resolved: SubscriptionResolver.Resolved
+            do throws(SessionRefusal) {
+                resolved = try await resolver.resolve(parameters)
+            } catch {
+                self.run { m, now in m.subscribeFailed(id, error, now: now) }
+                return
+            }
+            let sink = SessionTableSink(session: self, subscriptionId: id,
+                                        mergeable: resolved.spec.mode == .merge && resolved.spec.maxFrequency != .unfiltered)
             do throws(SessionRefusal) {
                 let handle = try await engine.subscribeTable(resolved.spec, sink: sink)
                 let granted = engine.grantedTableFrequency(handle)

@@ -99,7 +99,7 @@ public final class SessionManager: Sendable {
         do {
             var context = ["REMOTE_IP": clientIP ?? "", "PROTOCOL": version.protocolName]
             if let cid = request.clientId.split(separator: " ").first { context["CLIENT_ID"] = String(cid) }
-            try metadata.notifyNewSession(user: request.user, sessionId: id, clientContext: context)
+            try await metadata.notifyNewSession(user: request.user, sessionId: id, clientContext: context)
         } catch {
             return .failure(Self.createRefusal(error, version: version))
         }
@@ -108,9 +108,10 @@ public final class SessionManager: Sendable {
            previous.adapterSet.name == adapterSet.name {
             previous.run { m, now in m.serverClose(code: 32, message: "Replaced by a new session", now: now) }
         }
+        let allowedMaxBandwidth = await metadata.allowedMaxBandwidth(user: request.user)
         let machine = SessionStateMachine(sessionId: id, version: version, create: request, connection: connection.connectionID,
                                           transport: connection.transport, clientIP: clientIP,
-                                          allowedMaxBandwidth: metadata.allowedMaxBandwidth(user: request.user),
+                                          allowedMaxBandwidth: allowedMaxBandwidth,
                                           settings: settings, now: monotonicMillis())
         let session = ServerSession(id: id, user: request.user, clientAddress: clientIP, adapterSet: adapterSet,
                                     eventLoop: eventLoop, manager: self, machine: machine)

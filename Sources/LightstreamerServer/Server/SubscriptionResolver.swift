@@ -15,7 +15,7 @@ struct SubscriptionResolver {
         var info: TableInfo
     }
 
-    func resolve(_ p: SubscribeParameters) throws(SessionRefusal) -> Resolved {
+    func resolve(_ p: SubscribeParameters) async throws(SessionRefusal) -> Resolved {
         let dataAdapter = p.dataAdapter ?? AdapterSet.defaultDataAdapterName
         guard adapterSet.dataAdapter(named: dataAdapter) != nil else {
             throw SessionRefusal(code: 17, message: "Data Adapter \(dataAdapter) not found")
@@ -23,7 +23,7 @@ struct SubscriptionResolver {
         let metadata = adapterSet.metadata(forDataAdapter: dataAdapter)
         let items: [String]
         do {
-            items = try metadata.items(user: user, sessionId: sessionId, group: p.group, dataAdapter: dataAdapter)
+            items = try await metadata.items(user: user, sessionId: sessionId, group: p.group, dataAdapter: dataAdapter)
         } catch {
             throw Self.refusal(error, otherwise: 21, "Invalid item group")
         }
@@ -33,13 +33,20 @@ struct SubscriptionResolver {
         }
         let fields: [String]
         do {
-            fields = try metadata.fields(user: user, sessionId: sessionId, group: p.group, dataAdapter: dataAdapter, schema: p.schema)
+            fields = try await metadata.fields(user: user, sessionId: sessionId, group: p.group, dataAdapter: dataAdapter, schema: p.schema)
         } catch {
             throw Self.refusal(error, otherwise: 23, "Invalid field schema")
         }
         guard !fields.isEmpty else { throw SessionRefusal(code: 23, message: "Empty field schema") }
-        for item in items where !metadata.isModeAllowed(user: user, item: item, mode: p.mode) {
-            throw SessionRefusal(code: 24, message: "Mode \(p.mode.rawValue) not allowed for item \(item)")
+        do {
+            try await metadata.prepareItemChecks(user: user, sessionId: sessionId, items: items)
+        } catch {
+            throw Self.refusal(error, otherwise: 66, "Subscription refused")
+        }
+        for item in items {
+            guard await metadata.isModeAllowed(user: user, item: item, mode: p.mode) else {
+                throw SessionRefusal(code: 24, message: "Mode \(p.mode.rawValue) not allowed for item \(item)")
+            }
         }
         var keyPosition: Int?
         var commandPosition: Int?
@@ -55,7 +62,7 @@ struct SubscriptionResolver {
         if p.mode == .raw, p.snapshot == .yes {
             throw SessionRefusal(code: 65, message: "RAW mode has no snapshot")
         }
-        let itemLimit = items.compactMap { metadata.allowedMaxFrequency(user: user, item: $0) }.min()
+        let itemLimit = await Self.lowestFrequency(of: items, user: user, metadata: metadata)
         var frequency = p.maxFrequency ?? .unlimited
         switch frequency {
         case .unfiltered:
@@ -67,9 +74,9 @@ struct SubscriptionResolver {
         }
         if p.mode == .raw { frequency = .unfiltered }
         let info = TableInfo(mode: p.mode, group: p.group, schema: p.schema, dataAdapter: dataAdapter, items: items,
-                             fields: fields, selector: p.selector)
+                             fields: fields, selector: p.selector, subscriptionId: p.subscriptionId)
         do {
-            try metadata.notifyNewTable(user: user, sessionId: sessionId, table: info)
+            try await metadata.notifyNewTable(user: user, sessionId: sessionId, table: info)
         } catch {
             throw Self.refusal(error, otherwise: 66, "Subscription refused")
         }
@@ -80,13 +87,22 @@ struct SubscriptionResolver {
     }
 
     /// The frequency a reconf may ask for, clamped by the Metadata Adapter.
-    func clamp(_ frequency: RequestedFrequency, items: [String]) -> RequestedFrequency {
-        let itemLimit = items.compactMap { adapterSet.metadata.allowedMaxFrequency(user: user, item: $0) }.min()
+    func clamp(_ frequency: RequestedFrequency, items: [String]) async -> RequestedFrequency {
+        let itemLimit = await Self.lowestFrequency(of: items, user: user, metadata: adapterSet.metadata)
         guard let itemLimit else { return frequency }
         switch frequency {
         case .unfiltered, .unlimited: return .limited(itemLimit)
         case .limited(let f): return .limited(min(f, itemLimit))
         }
+    }
+
+    /// The lowest of the Metadata Adapter's frequency limits for `items` (nil: none limited).
+    static func lowestFrequency(of items: [String], user: String?, metadata: any MetadataAdapter) async -> Double? {
+        var lowest: Double?
+        for item in items {
+            if let f = await metadata.allowedMaxFrequency(user: user, item: item) { lowest = min(lowest ?? f, f) }
+        }
+        return lowest
     }
 
     static func refusal(_ error: any Error, otherwise code: Int, _ message: String) -> SessionRefusal {

@@ -24,7 +24,7 @@ final class MPNInternalItemRules: MetadataAdapter {
         self.owner = owner
     }
 
-    func items(user: String?, sessionId: String, group: String, dataAdapter: String) throws -> [String] {
+    func items(user: String?, sessionId: String, group: String, dataAdapter: String) async throws -> [String] {
         let names = group.split(separator: " ").map(String.init)
         guard !names.isEmpty else { throw MetadataError.itemsNotFound(message: "Empty item group") }
         for name in names {
@@ -35,14 +35,14 @@ final class MPNInternalItemRules: MetadataAdapter {
         return names
     }
 
-    func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) throws -> [String] {
+    func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) async throws -> [String] {
         let names = schema.split(separator: " ").map(String.init)
         guard !names.isEmpty else { throw MetadataError.schemaNotFound(message: "Empty field schema") }
         return names
     }
 
-    func notifyNewTable(user: String?, sessionId: String, table: TableInfo) throws {
-        try application.notifyNewTable(user: user, sessionId: sessionId, table: table)
+    func notifyNewTable(user: String?, sessionId: String, table: TableInfo) async throws {
+        try await application.notifyNewTable(user: user, sessionId: sessionId, table: table)
     }
 
     func notifyTableClosed(sessionId: String, table: TableInfo) {

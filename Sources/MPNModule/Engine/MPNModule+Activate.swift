@@ -13,7 +13,7 @@ extension MPNModule {
         let device = try await requireDevice(p.deviceId, context)
         guard device.status == .active else { throw .deviceSuspended }
         let dataAdapter = p.dataAdapter ?? AdapterSet.defaultDataAdapterName
-        let (items, fields) = try resolve(group: p.group, schema: p.schema, dataAdapter: dataAdapter, context: context)
+        let (items, fields) = try await resolve(group: p.group, schema: p.schema, dataAdapter: dataAdapter, context: context)
         let trigger = (p.trigger?.isEmpty ?? true) ? nil : p.trigger
         try configuration.limits.checkSubscription(adapterSet: context.adapterSet, dataAdapter: dataAdapter, group: p.group,
                                                    schema: p.schema, items: items, fields: fields, format: p.notificationFormat,
@@ -102,14 +102,14 @@ extension MPNModule {
 
     /// Items and fields through the adapter set's Metadata Adapter (21/23, 50 when empty, 17).
     func resolve(group: String, schema: String, dataAdapter: String,
-                 context: MPNRequestContext) throws(MPNError) -> (items: [String], fields: [String]) {
+                 context: MPNRequestContext) async throws(MPNError) -> (items: [String], fields: [String]) {
         guard let set = itemEngine.adapterSet(named: context.adapterSet) else {
             throw MPNError(code: 17, message: "Adapter Set \(context.adapterSet) not found")
         }
         guard set.dataAdapter(named: dataAdapter) != nil else { throw MPNError(code: 17, message: "Data Adapter \(dataAdapter) not found") }
         do {
-            let items = try set.metadata.items(user: context.user, sessionId: context.sessionId, group: group, dataAdapter: dataAdapter)
-            let fields = try set.metadata.fields(user: context.user, sessionId: context.sessionId, group: group,
+            let items = try await set.metadata.items(user: context.user, sessionId: context.sessionId, group: group, dataAdapter: dataAdapter)
+            let fields = try await set.metadata.fields(user: context.user, sessionId: context.sessionId, group: group,
                                                  dataAdapter: dataAdapter, schema: schema)
             guard !items.isEmpty, !fields.isEmpty else { throw MPNError.noItemsOrFields }
             return (items, fields)

@@ -16,6 +16,18 @@ protocol RemoteConnectionEvents: AnyObject, Sendable {
     func remoteLost()
 }
 
+/// Counts of one remote port's events since start.
+struct RemoteConnectionCounters: Sendable, Hashable {
+    /// Handshakes completed (a remote became ready).
+    var handshakes = 0
+    /// Remote connections that closed (after a handshake or not: refused credentials count).
+    var disconnections = 0
+    /// Requests that got no successful reply: refused, timed out, unreadable, or no remote.
+    var failedRequests = 0
+    /// `FAL` lines from the remote.
+    var remoteFailures = 0
+}
+
 /// Runs a `RemoteConnectionStateMachine` over NIO: one remote at a time on a configured port
 /// (a new remote replaces one whose connection closed), lines framed by `ARILineFramer`, one
 /// timer for the machine's next wake-up. Callers wait for replies with `request(_:)`, which
@@ -32,6 +44,7 @@ final class RemoteAdapterConnection: Sendable {
         var readyWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
         var nextWaiter: UInt64 = 0
         var events: (any RemoteConnectionEvents)?
+        var counters = RemoteConnectionCounters()
     }
 
     let configuration: RemoteConnectionConfiguration
@@ -49,6 +62,9 @@ final class RemoteAdapterConnection: Sendable {
     }
 
     var isReady: Bool { state.withLockedValue { $0.machine.isReady } }
+
+    /// What happened on this port so far (for `/metrics`).
+    var counters: RemoteConnectionCounters { state.withLockedValue { $0.counters } }
 
     static func now() -> Int64 { Int64(NIODeadline.now().uptimeNanoseconds / 1_000_000) }
 
@@ -91,6 +107,7 @@ final class RemoteAdapterConnection: Sendable {
             s.channel = nil
             s.timer?.cancel()
             s.timer = nil
+            s.counters.disconnections += 1
             return s.machine.connectionLost()
         }
         run(actions, on: channel)
@@ -163,13 +180,16 @@ final class RemoteAdapterConnection: Sendable {
                 channel?.close(promise: nil)
             case .ready(let version, let dialect, _):
                 logger.info("remote adapter ready", metadata: ["ari": "\(version)"])
+                state.withLockedValue { $0.counters.handshakes += 1 }
                 resumeReadyWaiters(true)
                 events?.remoteReady(dialect: dialect)
             case .completed(let reply, let result):
+                if case .failure = result { state.withLockedValue { $0.counters.failedRequests += 1 } }
                 reply.resume(with: result.mapError { $0 as any Error })
             case .dataNotification(let line):
                 events?.remoteNotification(line)
             case .remoteFailure(let message):
+                state.withLockedValue { $0.counters.remoteFailures += 1 }
                 events?.remoteFailure(message)
             case .log(let level, let text):
                 switch level {

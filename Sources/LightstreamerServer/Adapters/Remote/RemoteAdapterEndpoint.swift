@@ -1,0 +1,86 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// One remote adapter of an adapter set as the server runs it: the configured address its
+/// remote connects to, the connection the adapter talks through, and the listener once the
+/// server started. `LightstreamerServer.start()` binds every endpoint of its adapter sets and
+/// waits for their remotes; `shutdown()` says `CLOSE` and stops listening.
+public final class RemoteAdapterEndpoint: Sendable {
+    public let adapterSet: String
+    /// The Data Adapter's name; nil for the Metadata Adapter.
+    public let dataAdapter: String?
+    public let host: String
+    public let port: Int
+    let connection: RemoteAdapterConnection
+    private let listener = NIOLockedValueBox<RemoteAdapterListener?>(nil)
+
+    init(adapterSet: String, dataAdapter: String?, host: String, port: Int, connection: RemoteAdapterConnection) {
+        self.adapterSet = adapterSet
+        self.dataAdapter = dataAdapter
+        self.host = host
+        self.port = port
+        self.connection = connection
+    }
+
+    /// "metadata" or "data:<name>", for logs and metric labels.
+    public var role: String { dataAdapter.map { "data:\($0)" } ?? "metadata" }
+
+    /// The bound port (differs from `port` when that is 0), once started.
+    public var boundPort: Int? { listener.withLockedValue { $0?.port } }
+
+    public var isConnected: Bool { connection.isReady }
+
+    var counters: RemoteConnectionCounters { connection.counters }
+
+    func start(group: any EventLoopGroup) async throws {
+        let bound = try await RemoteAdapterListener.bind(host: host, port: port, connection: connection, group: group)
+        listener.withLockedValue { $0 = bound }
+    }
+
+    func waitUntilConnected(timeoutMillis: Int64, on eventLoop: any EventLoop) async -> Bool {
+        await connection.waitUntilReady(timeout: .milliseconds(max(0, timeoutMillis)), on: eventLoop)
+    }
+
+    func stop(reason: String) async {
+        let bound = listener.withLockedValue { l -> RemoteAdapterListener? in
+            defer { l = nil }
+            return l
+        }
+        await bound?.close(reason: reason)
+    }
+}
+
+/// Starting and stopping the remote endpoints of a server's adapter sets.
+enum RemoteAdapterStartup {
+    /// Binds every endpoint, then waits for each set's remotes at most its `remoteWaitMillis`
+    /// (all sets wait at the same time). A remote that is late is logged; its adapter set is
+    /// served anyway and its requests fail until the remote connects.
+    static func start(_ sets: [AdapterSet], group: any EventLoopGroup, logger: Logger) async throws {
+        let endpoints = sets.flatMap(\.remoteEndpoints)
+        guard !endpoints.isEmpty else { return }
+        for e in endpoints {
+            try await e.start(group: group)
+            logger.info("waiting for remote adapter", metadata: ["adapterSet": "\(e.adapterSet)", "role": "\(e.role)",
+                                                                "address": "\(e.host):\(e.boundPort ?? e.port)"])
+        }
+        await withTaskGroup(of: Void.self) { tasks in
+            for set in sets {
+                for e in set.remoteEndpoints {
+                    tasks.addTask {
+                        let ok = await e.waitUntilConnected(timeoutMillis: set.remoteWaitMillis, on: group.next())
+                        if !ok {
+                            logger.error("remote adapter did not connect in time; its requests fail until it does",
+                                         metadata: ["adapterSet": "\(e.adapterSet)", "role": "\(e.role)",
+                                                    "waitedMillis": "\(set.remoteWaitMillis)"])
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static func stop(_ sets: [AdapterSet]) async {
+        for e in sets.flatMap(\.remoteEndpoints) { await e.stop(reason: "server shutting down") }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import LightstreamerServer
+import Testing
+
+/// Remote adapters written with the official Python Remote Adapter SDK (`lightstreamer-adapter`,
+/// pinned in `Tests/Interop/requirements.txt`; `Tests/Interop/remote_adapters.py`), one process
+/// for the Metadata Adapter and one for the Data Adapter, connected to our server over ARI with
+/// credentials, and the official Python client on each of the four transports against them.
+/// Skipped locally when Python with venv/pip is missing; in CI (`CI=true`) that is a failure.
+@Suite(.serialized) struct RemoteAdaptersInteropTests {
+    static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
+
+    static let configJSON = #"""
+        {"name": "REMOTE", "remoteWaitMillis": 30000,
+         "metadata": {"remote": {"port": 0, "user": "remote1", "password": "change-me"}},
+         "dataAdapters": [{"name": "DEFAULT", "remote": {"port": 0, "user": "remote1", "password": "change-me"}}]}
+        """#
+
+    @Test(.enabled(if: InteropTests.pythonAvailable || inCI,
+                   "python3 with venv and pip is not available: interop with the Remote Adapter SDK skipped"),
+          .timeLimit(.minutes(5)))
+    func pythonRemoteAdaptersServeTheOfficialClient() async throws {
+        let python = try #require(InteropTests.python, "CI=true and no python3 with venv and pip")
+        let venvPython = try await withCheckedThrowingContinuation { c in
+            Thread { c.resume(with: Result { try InteropTests.prepareVenv(python: python) }) }.start()
+        }
+        let config = try JSONDecoder().decode(AdapterSetConfiguration.self, from: Data(Self.configJSON.utf8))
+        let set = config.makeAdapterSet()
+        let server = LightstreamerServer(options: ServerOptions(host: "127.0.0.1", port: 0), adapterSets: [set])
+        // The start waits for the remotes, which need the remote ports first.
+        let starting = Task { try await server.start() }
+        var ports: [String: Int] = [:]
+        for _ in 0..<500 {
+            ports = Dictionary(uniqueKeysWithValues: set.remoteEndpoints.compactMap { e in e.boundPort.map { (e.role, $0) } })
+            if ports.count == 2 { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let metadataPort = try #require(ports["metadata"])
+        let dataPort = try #require(ports["data:DEFAULT"])
+        let script = InteropTests.interopDir.appendingPathComponent("remote_adapters.py").path
+        var remotes: [Process] = []
+        defer { for p in remotes where p.isRunning { p.terminate() } }
+        for (role, port) in [("metadata", metadataPort), ("data", dataPort)] {
+            remotes.append(try Self.spawn(venvPython, [script, "--role", role, "--port", String(port),
+                                                       "--user", "remote1", "--password", "change-me", "--run-for", "240"]))
+        }
+        try await starting.value
+        defer { Task { await server.shutdown() } }
+        let connected = set.remoteEndpoints.allSatisfy { $0.isConnected }
+        #expect(connected, "the remotes did not connect")
+        let port = try #require(server.port)
+
+        let transports = ["WS-STREAMING", "HTTP-STREAMING", "WS-POLLING", "HTTP-POLLING"]
+        let scenarios = ["merge_snapshot", "command", "message", "message_refused", "refused_login"]
+        let driver = InteropTests.interopDir.appendingPathComponent("interop_driver.py").path
+        let results = try await withThrowingTaskGroup(of: (String, InteropTests.ProcessResult).self) { group in
+            for t in transports {
+                group.addTask {
+                    let r = try await InteropTests.runOffPool(venvPython, [
+                        driver, "--port", String(port), "--transport", t, "--adapter-set", "REMOTE",
+                        "--refused-adapter-set", "REMOTE", "--refused-code", "-7", "--refused-message", "deny this",
+                        "--refused-message-code", "-5", "--scenarios"] + scenarios, timeout: 150)
+                    return (t, r)
+                }
+            }
+            var all: [(String, InteropTests.ProcessResult)] = []
+            for try await r in group { all.append(r) }
+            return all
+        }
+        var summary: [String] = []
+        for (transport, r) in results.sorted(by: { $0.0 < $1.0 }) {
+            var passed: [String: Bool] = [:]
+            for line in r.stdout.split(separator: "\n") {
+                guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      let name = obj["scenario"] as? String, let ok = obj["ok"] as? Bool else { continue }
+                passed[name] = ok
+                summary.append("\(transport) \(name): \(ok ? "ok" : "FAILED") — \(obj["detail"] ?? "")")
+            }
+            #expect(r.status == 0, "\(transport): driver exited \(r.status)\n\(r.stdout)\n\(r.stderr.suffix(3000))")
+            for name in scenarios { #expect(passed[name] == true, "\(transport) \(name) did not pass") }
+        }
+        let metrics = server.metrics.prometheusText(nowMillis: 1)
+        #expect(metrics.contains(#"lightstreamer_remote_adapter_connected{adapter_set="REMOTE",adapter="metadata"} 1"#))
+        print("Remote adapters (lightstreamer-adapter) with lightstreamer-client-lib:\n" + summary.joined(separator: "\n"))
+    }
+
+    /// Starts a long-running process whose output is discarded (the test ends it).
+    static func spawn(_ path: String, _ arguments: [String]) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = arguments
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+}
