@@ -5,17 +5,10 @@ extension SessionStateMachine {
     /// each, except that consecutive writes to one connection come out as one `write` (one
     /// socket write for a burst of updates).
     public mutating func tableEvents(_ events: [(subscriptionId: Int, event: TableEvent)], now: Int64) -> [SessionAction] {
-        var merged = Output()
-        for (id, event) in events {
-            for action in tableEvent(id, event, now: now) {
-                if case .write(let conn, let text, let updates) = action {
-                    merged.write(text, to: conn, updates: updates)
-                } else {
-                    merged.actions.append(action)
-                }
-            }
-        }
-        return merged.take()
+        // One output for the whole batch (`Output.write` merges consecutive writes), not an
+        // action array per event.
+        for (id, event) in events { handleTableEvent(id, event, now: now) }
+        return output.take()
     }
 }
 

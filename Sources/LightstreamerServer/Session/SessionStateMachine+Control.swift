@@ -232,14 +232,19 @@ extension SessionStateMachine {
 
     /// An event of subscription `id` from the item engine.
     public mutating func tableEvent(_ id: Int, _ event: TableEvent, now: Int64) -> [SessionAction] {
-        guard !isClosed else { return output.take() }
+        handleTableEvent(id, event, now: now)
+        return output.take()
+    }
+
+    /// `tableEvent` without taking the output (a batch takes it once).
+    mutating func handleTableEvent(_ id: Int, _ event: TableEvent, now: Int64) {
+        guard !isClosed else { return }
         let early = withTable(id) { t -> Bool in
             guard case .subscribing = t.state else { return false }
             t.early.append(event)
             return true
         }
         if early == false { deliver(id, event, now: now) }
-        return output.take()
     }
 
     mutating func deliver(_ id: Int, _ event: TableEvent, now: Int64) {

@@ -88,6 +88,20 @@ public struct SessionStateMachine: Sendable {
             }
         }
 
+        /// `write(line + "\r\n")` without building that string first.
+        mutating func writeLine(_ line: String, to conn: ConnectionID, updates: Int) {
+            if case .write(let c, var t, let u)? = actions.last, c == conn {
+                actions.removeLast()
+                t += line
+                t += "\r\n"
+                actions.append(.write(c, t, updates: u + updates))
+            } else {
+                var t = line
+                t += "\r\n"
+                actions.append(.write(conn, t, updates: updates))
+            }
+        }
+
         mutating func take() -> [SessionAction] {
             defer { actions = [] }
             return actions
@@ -308,12 +322,11 @@ public struct SessionStateMachine: Sendable {
     /// Writes a line on a connection; on the bound stream it counts toward content length and
     /// keepalive.
     mutating func write(_ line: String, to conn: ConnectionID, isUpdate: Bool = false, now: Int64) {
-        let text = line + "\r\n"
         if binding?.connection == conn {
-            binding?.bytesWritten += text.utf8.count
+            binding?.bytesWritten += line.utf8.count + 2
             binding?.lastWriteAt = now
         }
-        output.write(text, to: conn, updates: isUpdate ? 1 : 0)
+        output.writeLine(line, to: conn, updates: isUpdate ? 1 : 0)
     }
 
     /// Writes a non-data line on the bound stream, if any.
