@@ -128,6 +128,7 @@ public final class LightstreamerServer: Service, Sendable {
             .serverChannelOption(.maxMessagesPerRead, value: 256)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
             .childChannelInitializer { channel in initializer.initialize(channel) }
         let channel: any Channel
         var adminChannel: (any Channel)?
@@ -154,6 +155,10 @@ public final class LightstreamerServer: Service, Sendable {
         logger.info("listening", metadata: ["host": "\(options.host)", "port": "\(channel.localAddress?.port ?? 0)",
                                              "tls": "\(sslContext != nil)", "prefix": "\(options.normalizedPrefix)"])
     }
+
+    /// Read buffers of client connections: small to start with (TLCP requests are short, and an
+    /// idle connection's last read buffer may stay allocated with it), growing for bigger reads.
+    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
 
     /// The admin listener: `/metrics` and the health endpoints, plain HTTP, a few connections.
     private func bindAdmin(host: String, port: Int, group: MultiThreadedEventLoopGroup) async throws -> any Channel {
