@@ -1,6 +1,5 @@
 import Foundation
 @testable import LightstreamerClient
-import NIOPosix
 import Testing
 
 /// docs/CLUSTER.md's deployment with the MPN Module on one PostgreSQL database, and one node
@@ -15,27 +14,8 @@ import Testing
                 "nginx or LS_TEST_POSTGRES_URL missing (scripts/test.sh provides both)"))
 struct ClusterFailoverTests {
     static let nodeNames = ["node-1", "node-2", "node-3"]
-    /// The test's MPN cluster timing: a node silent for 3 s is dead (default 30 s).
-    static let moduleCheckMillis = 500
-    static let moduleTimeoutMillis = 3_000
     /// nginx skips a node that refused a connection for this long.
     static let failTimeout = 3
-
-    /// One node's configuration: the DEMO adapters, MPN on the shared schema, notifications of
-    /// the `test` level written to `<node>.jsonl`.
-    static func nodeConfig(url: String, schema: String, notifications: String) throws -> Data {
-        let json: [String: Any] = [
-            "demo": true,
-            "mpn": [
-                "enabled": true,
-                "store": ["postgresURL": url, "postgresSchema": schema],
-                "apple": [["id": "*", "serviceLevel": "test", "logFile": notifications]],
-                "moduleCheckPeriodMillis": moduleCheckMillis,
-                "moduleTimeoutMillis": moduleTimeoutMillis,
-            ] as [String: Any],
-        ]
-        return try JSONSerialization.data(withJSONObject: json)
-    }
 
     struct Probe {
         let client: LightstreamerClient
@@ -64,30 +44,12 @@ struct ClusterFailoverTests {
 
     @Test func killedNodeClientsAndDevicesMoveAndTheNodeComesBack() async throws {
         let url = try #require(ClusterProcesses.postgresURL, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)")
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-failover-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let schema = "cluster_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-        var children: [String: ChildProcess] = [:]
-        var nginx: ChildProcess?
+        let cluster = try await ClusterOnPostgres.start(names: Self.nodeNames, postgresURL: url, failTimeout: Self.failTimeout,
+                                                        label: "cluster-failover")
+        let dir = cluster.dir
+        let balancerPort = cluster.balancerPort
         var clients: [LightstreamerClient] = []
-        func notifications(_ node: String) -> String { dir.appendingPathComponent("\(node).jsonl").path }
-        func nodeOptions(_ node: String) -> [String] { ["--config", dir.appendingPathComponent("\(node).json").path] }
         do {
-            let balancerPort = try await ClusterProcesses.freePort(group: group)
-            var nodes: [ClusterNginxConfig.Node] = []
-            for name in Self.nodeNames {
-                try Self.nodeConfig(url: url, schema: String(schema), notifications: notifications(name))
-                    .write(to: dir.appendingPathComponent("\(name).json"))
-                let (child, port) = try await ClusterProcesses.startNode(name: name, controlLink: "127.0.0.1:\(balancerPort)/\(name)",
-                                                                        directory: dir, options: nodeOptions(name))
-                children[name] = child
-                nodes.append(.init(name: name, port: port))
-            }
-            let config = ClusterNginxConfig.forTest(listenPort: balancerPort, nodes: nodes, directory: dir.path,
-                                                    failTimeout: Self.failTimeout)
-            nginx = try await ClusterProcesses.startNginx(config: config, port: balancerPort, directory: dir, group: group)
-
             // Twelve clients, three per transport: one of each on every node.
             var probes: [Probe] = []
             for transport in [TransportSelection.WS_STREAMING, .HTTP_STREAMING, .WS_POLLING, .HTTP_POLLING] {
@@ -140,9 +102,8 @@ struct ClusterFailoverTests {
             let otherSessions = others.map { $0.client.connectionDetails.sessionId }
             let otherStatuses = others.map { $0.events.statuses.count }
             let otherCounts = others.map { $0.updates.counts.count }
-            let victimChild = try #require(children[victim])
             let killed = ContinuousClock.now
-            await victimChild.killNow()
+            await cluster.kill(victim)
 
             // Every affected client: a new session on a live node, and updates again there.
             var backAfter: [Int: Duration] = [:]
@@ -173,19 +134,19 @@ struct ClusterFailoverTests {
             let mpnDeadline = killed + .seconds(60)
             while ContinuousClock.now < mpnDeadline {
                 if takenOverAfter == nil,
-                   let node = Self.nodeNames.first(where: { $0 != victim && (children[$0]?.text ?? "").contains("taken over")
-                                                        && (children[$0]?.text ?? "").contains(deviceId) }) {
+                   let node = Self.nodeNames.first(where: { $0 != victim && cluster.log($0).contains("taken over")
+                                                        && cluster.log($0).contains(deviceId) }) {
                     takenOverAfter = ContinuousClock.now - killed
                     takenOverBy = node
                 }
-                let fired = Self.nodeNames.flatMap { Self.lines(notifications($0), containing: mpnId) }
+                let fired = Self.nodeNames.flatMap { Self.lines(cluster.notifications($0), containing: mpnId) }
                 if !fired.isEmpty { break }
                 try await Task.sleep(for: .milliseconds(20))
             }
             let firedAfter = ContinuousClock.now - killed
             #expect(takenOverBy != nil, "no live node took the device over")
             try await Task.sleep(for: .seconds(2))  // a second notification would show by now
-            let perNode = Self.nodeNames.map { ($0, Self.lines(notifications($0), containing: mpnId).count) }
+            let perNode = Self.nodeNames.map { ($0, Self.lines(cluster.notifications($0), containing: mpnId).count) }
             #expect(perNode.map(\.1).reduce(0, +) == 1, "exactly one notification in the cluster: \(perNode)")
             #expect(perNode.first { $0.0 == takenOverBy }?.1 == 1, "fired by the node that took over (\(takenOverBy ?? "none")): \(perNode)")
 
@@ -197,11 +158,8 @@ struct ClusterFailoverTests {
             }
 
             // The node restarted (same port): once nginx tries it again, creates reach it.
-            let port = try #require(nodes.first { $0.name == victim }?.port)
             let restartedAt = ContinuousClock.now
-            let (restarted, _) = try await ClusterProcesses.startNode(name: victim, controlLink: "127.0.0.1:\(balancerPort)/\(victim)",
-                                                                      directory: dir, port: port, options: nodeOptions(victim))
-            children[victim] = restarted
+            try await cluster.restart(victim)
             // Creates until one lands there (nginx tries it again fail_timeout after its last failure).
             var back: Probe?
             while back == nil, ContinuousClock.now < restartedAt + .seconds(Self.failTimeout + 20) {
@@ -219,21 +177,16 @@ struct ClusterFailoverTests {
             let clientTimes = backAfter.values.sorted()
             print("cluster failover: affected clients back after \(clientTimes.map { Self.seconds($0) }) (slowest "
                   + "\(clientTimes.last.map { Self.seconds($0) } ?? "-")); MPN device taken over by \(takenOverBy ?? "-") after "
-                  + "\(takenOverAfter.map { Self.seconds($0) } ?? "-") (moduleTimeoutMillis \(Self.moduleTimeoutMillis), "
-                  + "check every \(Self.moduleCheckMillis) ms); trigger fired \(Self.seconds(firedAfter)) after the kill; "
+                  + "\(takenOverAfter.map { Self.seconds($0) } ?? "-") (moduleTimeoutMillis \(ClusterOnPostgres.moduleTimeoutMillis), "
+                  + "check every \(ClusterOnPostgres.moduleCheckMillis) ms); trigger fired \(Self.seconds(firedAfter)) after the kill; "
                   + "restarted node back in rotation after \(Self.seconds(rotationAfter)) (fail_timeout \(Self.failTimeout)s)")
             for c in clients { c.disconnect() }
         } catch {
             for c in clients { c.disconnect() }
-            for c in children.values { await c.stop() }
-            await nginx?.stop()
-            try? await group.shutdownGracefully()
+            await cluster.stop(keepFiles: true)
             throw error
         }
-        for c in children.values { await c.stop() }
-        await nginx?.stop()
-        try? await group.shutdownGracefully()
-        try? FileManager.default.removeItem(at: dir)
+        await cluster.stop(keepFiles: false)
     }
 
     static func lines(_ path: String, containing text: String) -> [Substring] {

@@ -1,5 +1,4 @@
 import Foundation
-import NIOPosix
 import Testing
 
 /// The acceptance run of docs/CLUSTER.md with the official Python client: nginx in front of three
@@ -20,28 +19,12 @@ struct ClusterPythonClientTests {
     @Test func thirtyOfficialClientsThenOneNodeKilled() async throws {
         let url = try #require(ClusterProcesses.postgresURL, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)")
         let python = try #require(OfficialPythonClient.python, "no venv with lightstreamer-client-lib (scripts/test.sh makes it)")
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-python-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let schema = "cluster_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-        var children: [String: ChildProcess] = [:]
-        var others: [ChildProcess] = []
+        let cluster = try await ClusterOnPostgres.start(names: Self.nodeNames, postgresURL: url, failTimeout: 10,
+                                                        label: "cluster-python")
+        let dir = cluster.dir
+        let balancerPort = cluster.balancerPort
+        var driverProcess: ChildProcess?
         do {
-            let balancerPort = try await ClusterProcesses.freePort(group: group)
-            var nodes: [ClusterNginxConfig.Node] = []
-            for name in Self.nodeNames {
-                let config = dir.appendingPathComponent("\(name).json")
-                try ClusterFailoverTests.nodeConfig(url: url, schema: String(schema),
-                                                    notifications: dir.appendingPathComponent("\(name).jsonl").path).write(to: config)
-                let (child, port) = try await ClusterProcesses.startNode(name: name, controlLink: "127.0.0.1:\(balancerPort)/\(name)",
-                                                                        directory: dir, options: ["--config", config.path])
-                children[name] = child
-                nodes.append(.init(name: name, port: port))
-            }
-            others.append(try await ClusterProcesses.startNginx(
-                config: ClusterNginxConfig.forTest(listenPort: balancerPort, nodes: nodes, directory: dir.path), port: balancerPort,
-                directory: dir, group: group))
-
             let signal = dir.appendingPathComponent("killed")
             let driver = try await ChildProcess(
                 executable: URL(fileURLWithPath: python),
@@ -49,7 +32,7 @@ struct ClusterPythonClientTests {
                             "--url", "http://127.0.0.1:\(balancerPort)", "--sessions", String(Self.sessions),
                             "--signal-file", signal.path],
                 output: dir.appendingPathComponent("driver.out"))
-            others.append(driver)
+            driverProcess = driver
 
             // 1. Thirty sessions, spread, receiving, each with a message processed by its node.
             var ready: [String: Any]?
@@ -80,7 +63,7 @@ struct ClusterPythonClientTests {
             // 2. kill -9 the node of the first client.
             let victimServer = try #require(clients.first?["node"] as? String)
             let victim = try #require(Self.nodeNames.first { "Lightstreamer Swift Server (\($0))" == victimServer })
-            await children[victim]?.killNow()
+            await cluster.kill(victim)
             try Data(victimServer.utf8).write(to: signal)
 
             // 3. Its clients back elsewhere, the others unaware.
@@ -105,14 +88,11 @@ struct ClusterPythonClientTests {
             for _ in 0..<250 where driver.process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
             #expect(!driver.process.isRunning && driver.process.terminationStatus == 0, "driver: \(driver.text.suffix(2_000))")
         } catch {
-            for c in others { await c.stop() }
-            for c in children.values { await c.stop() }
-            try? await group.shutdownGracefully()
+            await driverProcess?.stop()
+            await cluster.stop(keepFiles: true)
             throw error
         }
-        for c in others { await c.stop() }
-        for c in children.values { await c.stop() }
-        try? await group.shutdownGracefully()
-        try? FileManager.default.removeItem(at: dir)
+        await driverProcess?.stop()
+        await cluster.stop(keepFiles: false)
     }
 }
