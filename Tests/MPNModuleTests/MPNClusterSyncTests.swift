@@ -90,6 +90,39 @@ struct MPNClusterSyncTests {
         await handle.destroy()
     }
 
+    @Test("B's listening connection ended by the database: B listens again and shows what changed meanwhile",
+          .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
+    func listenerTerminated() async throws {
+        let handle = try await StoreHandle.make(.postgres)
+        let a = EngineHarness()
+        let b = EngineHarness()
+        defer { a.cleanUp(); b.cleanUp() }
+        let storeB = try await handle.reopen()
+        let pgB = try #require(storeB as? PostgresMPNStore)
+        let (moduleA, _) = try a.makeModule(store: handle.store)
+        let (moduleB, _) = try b.makeModule(store: storeB)
+        try await moduleA.start()
+        try await moduleB.start()
+        let register = MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0b03")
+        let device = try await moduleA.register(register, context: a.context).deviceId
+        _ = try #require(await delay(until: { b.internalAdapter.knownDevices.contains(device) }) as Duration?, "B never learnt the device")
+        let subsItem = try await b.subscribeInternal("SUBS-" + device, mode: .command, fields: ["key", "command"])
+        // The database ends B's listening connection (as a restart or an administrator would);
+        // A activates before B listens again.
+        let pid = try #require(pgB.listeningBackend.withLockedValue { $0 })
+        let pgA = try #require(handle.store as? PostgresMPNStore)
+        _ = try await pgA.client.query("SELECT pg_terminate_backend(\(pid))", logger: pgA.logger)
+        let id = try await moduleA.activate(activation(device: device), context: a.context)
+        let shown = await delay(until: { subsItem.rows.contains(["SUB-" + id, "ADD"]) })
+        #expect(shown != nil, "B never showed the activation made while it was not listening")
+        #expect(pgB.listeningBackend.withLockedValue { $0 } != pid, "B listens on another connection")
+        print("MPN change watch: listening again and caught up after \(shown.map { "\($0)" } ?? "never")")
+        await moduleA.shutdown()
+        await moduleB.shutdown()
+        await storeB.close()
+        await handle.destroy()
+    }
+
     @Test("a change made while B's watch was down shows once B listens again (everything is read again)",
           .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
     func resyncAfterGap() async throws {

@@ -15,11 +15,11 @@ extension PostgresMPNStore {
     public func watchChanges(_ onChange: @escaping @Sendable (MPNStoreChange) -> Void) async throws {
         let logger = self.logger
         try await client.withConnection { conn in
-            var schema: String?
-            for try await name in try await conn.query("SELECT current_schema()", logger: logger).decode(String.self) {
-                schema = name
-            }
-            guard let schema else { throw MPNStoreError("no current schema to watch") }
+            var found: (String, Int32)?
+            for try await row in try await conn.query("SELECT current_schema(), pg_backend_pid()", logger: logger)
+                .decode((String, Int32).self) { found = row }
+            guard let (schema, pid) = found else { throw MPNStoreError("no current schema to watch") }
+            self.listeningBackend.withLockedValue { $0 = pid }
             let prefix = schema + " "
             try await conn.listen(on: MPNSchema.changeChannel) { notifications in
                 onChange(.resync)

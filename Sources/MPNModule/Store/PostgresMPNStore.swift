@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOSSL
 import PostgresNIO
 import TLCP
@@ -10,6 +11,8 @@ import TLCP
 /// against one database at once; applied migrations are listed in `mpn_schema_migrations`.
 public final class PostgresMPNStore: MPNStore {
     let client: PostgresClient
+    /// The server process of the connection `watchChanges` listens on (diagnostics, tests).
+    let listeningBackend = NIOLockedValueBox<Int32?>(nil)
     private let runTask: Task<Void, Never>
     let logger: Logger
 
