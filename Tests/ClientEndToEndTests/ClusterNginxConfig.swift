@@ -8,8 +8,11 @@ enum ClusterNginxConfig {
     }
 
     /// Creates go to any node (round robin); `/<node>/…` goes to that node only, with the
-    /// prefix removed: the control link of node `n` is `<balancer host:port>/<n>`.
-    static func http(listenPort: Int, nodes: [Node]) -> String {
+    /// prefix removed: the control link of node `n` is `<balancer host:port>/<n>`. A node that
+    /// refuses connections is skipped by the pool for `failTimeout` seconds, and its own path
+    /// then reaches the other nodes (`backup`): they answer the dead node's clients "session not
+    /// found", on which clients create a new session at once.
+    static func http(listenPort: Int, nodes: [Node], failTimeout: Int = 10) -> String {
         var c = """
             map $http_upgrade $connection_upgrade {
                 default upgrade;
@@ -18,10 +21,14 @@ enum ClusterNginxConfig {
 
             upstream lightstreamer_nodes {
         """
-        for n in nodes { c += "\n        server 127.0.0.1:\(n.port);" }
+        for n in nodes { c += "\n        server 127.0.0.1:\(n.port) max_fails=1 fail_timeout=\(failTimeout)s;" }
+        c += "\n    }\n"
+        for n in nodes {
+            c += "\n    upstream lightstreamer_\(n.name) {\n        server 127.0.0.1:\(n.port) max_fails=1 fail_timeout=\(failTimeout)s;"
+            for other in nodes where other.name != n.name { c += "\n        server 127.0.0.1:\(other.port) backup;" }
+            c += "\n    }\n"
+        }
         c += """
-
-            }
 
             server {
                 listen 127.0.0.1:\(listenPort);
@@ -44,14 +51,14 @@ enum ClusterNginxConfig {
             c += """
 
                     location /\(n.name)/ {
-                        proxy_pass http://127.0.0.1:\(n.port)/;
+                        proxy_pass http://lightstreamer_\(n.name)/;
                     }
             """
         }
         return c + "\n    }\n"
     }
 
-    static func forTest(listenPort: Int, nodes: [Node], directory: String) -> String {
+    static func forTest(listenPort: Int, nodes: [Node], directory: String, failTimeout: Int = 10) -> String {
         """
         daemon off;
         master_process off;
@@ -66,7 +73,7 @@ enum ClusterNginxConfig {
             fastcgi_temp_path \(directory)/tmp-fastcgi;
             uwsgi_temp_path \(directory)/tmp-uwsgi;
             scgi_temp_path \(directory)/tmp-scgi;
-        \(http(listenPort: listenPort, nodes: nodes))
+        \(http(listenPort: listenPort, nodes: nodes, failTimeout: failTimeout))
         }
 
         """

@@ -8,9 +8,12 @@ final class ChildProcess: Sendable {
     let process: Process
     let output: URL
 
-    init(executable: URL, arguments: [String], output: URL) async throws {
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+    init(executable: URL, arguments: [String], output: URL, append: Bool = false) async throws {
+        if !append || !FileManager.default.fileExists(atPath: output.path) {
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        }
         let handle = try FileHandle(forWritingTo: output)
+        try handle.seekToEnd()
         process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -36,6 +39,12 @@ final class ChildProcess: Sendable {
 }
 
 enum ClusterProcesses {
+    /// The PostgreSQL database of the MPN tests (scripts/test.sh starts one and sets it).
+    static var postgresURL: String? {
+        let v = ProcessInfo.processInfo.environment["LS_TEST_POSTGRES_URL"]
+        return v?.isEmpty == false ? v : nil
+    }
+
     /// An executable built next to the test bundle.
     static func built(_ name: String) -> URL? {
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -63,15 +72,20 @@ enum ClusterProcesses {
         return port
     }
 
-    /// Starts a server node on a free port: `--node-name`, `--control-link`, no MPN.
-    static func startNode(name: String, controlLink: String, directory: URL) async throws -> (ChildProcess, Int) {
+    /// Starts a server node: `--node-name`, `--control-link`, on `port` (0: a free one), no MPN
+    /// unless `options` say otherwise (`["--config", file]`). Its output is appended to
+    /// `<name>.log` (a restarted node keeps its earlier lines).
+    static func startNode(name: String, controlLink: String, directory: URL, port: Int = 0,
+                          options: [String] = ["--no-mpn"]) async throws -> (ChildProcess, Int) {
         guard let binary = built("lightstreamer-server") else { throw TestError("lightstreamer-server is not built") }
+        let output = directory.appendingPathComponent("\(name).log")
+        let earlier = (try? String(contentsOf: output, encoding: .utf8))?.count ?? 0
         let child = try await ChildProcess(executable: binary, arguments: [
-            "--port", "0", "--no-mpn", "--node-name", name, "--control-link", controlLink, "--log-level", "notice",
-        ], output: directory.appendingPathComponent("\(name).log"))
+            "--port", String(port), "--node-name", name, "--control-link", controlLink, "--log-level", "notice",
+        ] + options, output: output, append: true)
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline, child.process.isRunning {
-            if let line = child.text.split(separator: "\n").first(where: { $0.hasPrefix("lightstreamer-server ready on ") }),
+            if let line = String(child.text.dropFirst(earlier)).split(separator: "\n").first(where: { $0.hasPrefix("lightstreamer-server ready on ") }),
                let port = line.split(separator: ":").last.flatMap({ Int($0) }) {
                 return (child, port)
             }
@@ -101,5 +115,14 @@ enum ClusterProcesses {
         await child.stop()
         let errors = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
         throw TestError("nginx did not start: \(child.text) \(errors)")
+    }
+}
+
+extension ChildProcess {
+    /// SIGKILL: the process dies at once, with no drain and no clean MPN stop.
+    func killNow() async {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        for _ in 0..<250 where process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
     }
 }

@@ -246,7 +246,7 @@ struct StoreContractTests {
                 #expect(try await sqlite.appliedMigrations() == MPNSchema.migrations.map(\.name))
             }
             if let pg = second as? PostgresMPNStore {
-                #expect(try await pg.appliedMigrations() == MPNSchema.migrations.map(\.name))
+                #expect(try await pg.appliedMigrations() == (MPNSchema.migrations + MPNSchema.postgresMigrations).map(\.name))
             }
             await second.close()
         }

@@ -25,6 +25,8 @@ public final class MPNInternalDataAdapter: DataAdapter, ServerOwnedItemRules {
         var subscriptions: [String: [String: String?]] = [:]
         /// subscription id → device id.
         var subscriptionDevice: [String: String] = [:]
+        /// deviceId → publications by the module (`revisions`).
+        var revisions: [String: UInt64] = [:]
     }
 
     private let state = NIOLockedValueBox(State())
@@ -96,12 +98,14 @@ public final class MPNInternalDataAdapter: DataAdapter, ServerOwnedItemRules {
         for listener in s.listeners { listener.update(item: item, fields: fields, isSnapshot: false) }
     }
 
+    static func fields(of d: MPNDeviceRecord) -> [String: String?] {
+        ["status": d.status.rawValue, "status_timestamp": String(d.statusTimestamp)]
+    }
+
     func publish(device d: MPNDeviceRecord) {
-        let fields: [String: String?] = ["status": d.status.rawValue, "status_timestamp": String(d.statusTimestamp)]
         state.withLockedValue { s in
-            s.devices[d.id] = fields
-            if s.deviceSubscriptions[d.id] == nil { s.deviceSubscriptions[d.id] = [] }
-            emit(s, "DEV-" + d.id, fields)
+            s.revisions[d.id, default: 0] &+= 1
+            setDevice(&s, d.id, Self.fields(of: d))
         }
     }
 
@@ -121,37 +125,104 @@ public final class MPNInternalDataAdapter: DataAdapter, ServerOwnedItemRules {
     }
 
     func publish(subscription r: MPNSubscriptionRecord) {
-        let fields = Self.fields(of: r)
         state.withLockedValue { s in
-            let isNew = s.subscriptions[r.id] == nil
-            s.subscriptions[r.id] = fields
-            s.subscriptionDevice[r.id] = r.deviceId
-            if !(s.deviceSubscriptions[r.deviceId] ?? []).contains(r.id) {
-                s.deviceSubscriptions[r.deviceId, default: []].append(r.id)
-            }
-            emit(s, "SUB-" + r.id, fields)
-            if isNew { emit(s, "SUBS-" + r.deviceId, ["key": "SUB-" + r.id, "command": "ADD"]) }
+            s.revisions[r.deviceId, default: 0] &+= 1
+            setSubscription(&s, r.id, deviceId: r.deviceId, Self.fields(of: r))
         }
     }
 
     func remove(subscriptionId id: String, deviceId: String) {
         state.withLockedValue { s in
-            s.subscriptions.removeValue(forKey: id)
-            s.subscriptionDevice.removeValue(forKey: id)
-            s.deviceSubscriptions[deviceId]?.removeAll { $0 == id }
-            emit(s, "SUBS-" + deviceId, ["key": "SUB-" + id, "command": "DELETE"])
+            s.revisions[deviceId, default: 0] &+= 1
+            removeSubscription(&s, id, deviceId: deviceId)
         }
     }
 
     func remove(deviceId: String) {
         state.withLockedValue { s in
-            for id in s.deviceSubscriptions[deviceId] ?? [] {
-                s.subscriptions.removeValue(forKey: id)
-                s.subscriptionDevice.removeValue(forKey: id)
-                emit(s, "SUBS-" + deviceId, ["key": "SUB-" + id, "command": "DELETE"])
+            s.revisions[deviceId, default: 0] &+= 1
+            removeDevice(&s, deviceId)
+        }
+    }
+
+    // MARK: State changes (under the lock)
+
+    private func setDevice(_ s: inout State, _ id: String, _ fields: [String: String?]) {
+        s.devices[id] = fields
+        if s.deviceSubscriptions[id] == nil { s.deviceSubscriptions[id] = [] }
+        emit(s, "DEV-" + id, fields)
+    }
+
+    private func setSubscription(_ s: inout State, _ id: String, deviceId: String, _ fields: [String: String?]) {
+        let isNew = s.subscriptions[id] == nil
+        s.subscriptions[id] = fields
+        s.subscriptionDevice[id] = deviceId
+        if !(s.deviceSubscriptions[deviceId] ?? []).contains(id) {
+            s.deviceSubscriptions[deviceId, default: []].append(id)
+        }
+        emit(s, "SUB-" + id, fields)
+        if isNew { emit(s, "SUBS-" + deviceId, ["key": "SUB-" + id, "command": "ADD"]) }
+    }
+
+    private func removeSubscription(_ s: inout State, _ id: String, deviceId: String) {
+        s.subscriptions.removeValue(forKey: id)
+        s.subscriptionDevice.removeValue(forKey: id)
+        s.deviceSubscriptions[deviceId]?.removeAll { $0 == id }
+        emit(s, "SUBS-" + deviceId, ["key": "SUB-" + id, "command": "DELETE"])
+    }
+
+    private func removeDevice(_ s: inout State, _ deviceId: String) {
+        for id in s.deviceSubscriptions[deviceId] ?? [] {
+            s.subscriptions.removeValue(forKey: id)
+            s.subscriptionDevice.removeValue(forKey: id)
+            emit(s, "SUBS-" + deviceId, ["key": "SUB-" + id, "command": "DELETE"])
+        }
+        s.deviceSubscriptions.removeValue(forKey: deviceId)
+        s.devices.removeValue(forKey: deviceId)
+    }
+
+    // MARK: Changes made through other servers
+
+    /// Counts the module's own publications per device: a refresh read from the store before
+    /// the count changed may be older than what was published meanwhile.
+    var revisions: [String: UInt64] {
+        state.withLockedValue { $0.revisions }
+    }
+
+    /// The devices these items know about.
+    var knownDevices: Set<String> {
+        state.withLockedValue { Set($0.devices.keys).union($0.deviceSubscriptions.keys) }
+    }
+
+    /// Brings one device's items to the state read from the store (`device` nil: deleted),
+    /// sending only what differs. Applies nothing and returns false when the module published
+    /// something for the device since `revision` was taken: the caller reads the store again.
+    func reconcile(deviceId: String, device: MPNDeviceRecord?, subscriptions: [MPNSubscriptionRecord],
+                   ifRevision revision: UInt64) -> Bool {
+        state.withLockedValue { s in
+            guard s.revisions[deviceId, default: 0] == revision else { return false }
+            guard let device else {
+                if s.devices[deviceId] != nil || s.deviceSubscriptions[deviceId] != nil { removeDevice(&s, deviceId) }
+                s.revisions.removeValue(forKey: deviceId)
+                return true
             }
-            s.deviceSubscriptions.removeValue(forKey: deviceId)
-            s.devices.removeValue(forKey: deviceId)
+            let deviceFields = Self.fields(of: device)
+            if s.devices[deviceId] != deviceFields { setDevice(&s, deviceId, deviceFields) }
+            let current = Set(subscriptions.map(\.id))
+            for id in s.deviceSubscriptions[deviceId] ?? [] where !current.contains(id) {
+                removeSubscription(&s, id, deviceId: deviceId)
+            }
+            for r in subscriptions {
+                // Moved here from another device (a token change merged two devices).
+                if let previous = s.subscriptionDevice[r.id], previous != deviceId {
+                    removeSubscription(&s, r.id, deviceId: previous)
+                }
+                let fields = Self.fields(of: r)
+                if s.subscriptions[r.id] != fields || s.subscriptionDevice[r.id] == nil {
+                    setSubscription(&s, r.id, deviceId: deviceId, fields)
+                }
+            }
+            return true
         }
     }
 

@@ -24,6 +24,10 @@ extension MPNModule {
         case commitTriggers
         case moduleCheck
         case collect
+        /// Reported by the store's change watch.
+        case storeChange(MPNStoreChange)
+        /// Reads the devices announced changed (or everything) and refreshes their items.
+        case syncChanges
     }
 
     /// Feeds an event to the consumer task (from sinks, timers and send tasks).
@@ -56,6 +60,11 @@ extension MPNModule {
             collectorTimer = nil
             await collectInactiveDevices()
             scheduleCollector()
+        case .storeChange(let change):
+            noteStoreChange(change)
+        case .syncChanges:
+            syncPosted = false
+            await syncChanges()
         }
     }
 

@@ -90,6 +90,13 @@ public actor MPNModule {
     /// Outbox entries being sent or waiting for a retry here (not claimed again meanwhile).
     var outboxUnderWay: Set<String> = []
 
+    /// Listens for changes made through other servers on a shared store (`MPNModule+ClusterSync`).
+    var changeWatcher: Task<Void, Never>?
+    /// Devices announced changed and not yet read again; `resyncDue`: read everything.
+    var changedDevices: Set<String> = []
+    var resyncDue = false
+    var syncPosted = false
+
     let events: AsyncStream<Event>
     let eventSink: AsyncStream<Event>.Continuation
     let outstanding = NIOLockedValueBox(0)
@@ -152,12 +159,15 @@ public actor MPNModule {
         logger.info("MPN Module started", metadata: ["module": "\(moduleId)", "devices": "\(owned.count)"])
         scheduleCollector()
         scheduleModuleCheck()
+        startChangeWatcher()
     }
 
     /// Stops every item subscription, timer and provider.
     public func shutdown() async {
         collectorTimer?.cancel()
         checkTimer?.cancel()
+        changeWatcher?.cancel()
+        changeWatcher = nil
         if started { try? await store.removeModule(moduleId: moduleId) }
         for id in Array(running.keys) { await stopTable(id) }
         for (_, q) in queues { q.timer?.cancel() }

@@ -71,6 +71,47 @@ enum MPNSchema {
         ]),
     ]
 
+    /// PostgreSQL only, applied after `migrations` (same journal): every change of a device's
+    /// status or of its subscriptions is announced with `NOTIFY` on `changeChannel`, payload
+    /// `<schema> <deviceId>`, so that the other servers on the database refresh the device's
+    /// internal items (`PostgresMPNStore.watchChanges`). Row triggers catch every writer; a
+    /// device whose only change is its access time, badge or owner is not announced.
+    static let postgresMigrations: [(name: String, statements: [String])] = [
+        ("pg-v1-change-notifications", [
+            """
+            CREATE OR REPLACE FUNCTION mpn_announce_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP <> 'INSERT' THEN
+                    PERFORM pg_notify('\(changeChannel)', TG_TABLE_SCHEMA || ' ' || OLD.device_id);
+                END IF;
+                IF TG_OP <> 'DELETE' THEN
+                    PERFORM pg_notify('\(changeChannel)', TG_TABLE_SCHEMA || ' ' || NEW.device_id);
+                END IF;
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER mpn_devices_announce AFTER INSERT OR DELETE ON mpn_devices
+                FOR EACH ROW EXECUTE FUNCTION mpn_announce_change()
+            """,
+            """
+            CREATE TRIGGER mpn_devices_status_announce AFTER UPDATE ON mpn_devices FOR EACH ROW
+                WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.status_timestamp IS DISTINCT FROM NEW.status_timestamp
+                      OR OLD.device_id IS DISTINCT FROM NEW.device_id)
+                EXECUTE FUNCTION mpn_announce_change()
+            """,
+            """
+            CREATE TRIGGER mpn_subscriptions_announce AFTER INSERT OR UPDATE OR DELETE ON mpn_subscriptions
+                FOR EACH ROW EXECUTE FUNCTION mpn_announce_change()
+            """,
+        ]),
+    ]
+
+    /// The `LISTEN`/`NOTIFY` channel of `postgresMigrations` (one per database; the payload
+    /// names the schema).
+    static let changeChannel = "mpn_changes"
+
     static let deviceColumns = """
         device_id, platform, application_id, device_token, status, status_timestamp, last_access, badge, created_at
         """

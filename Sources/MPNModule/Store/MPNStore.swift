@@ -108,6 +108,11 @@ public protocol MPNStore: Sendable {
     /// A clean stop: the instance's devices become orphans for the others to take over.
     func removeModule(moduleId: String) async throws
 
+    /// Reports changes made by every instance on a shared store until cancelled (returns) or
+    /// the store's connection fails (throws): see `MPNStoreChange`. Stores with one instance
+    /// return at once.
+    func watchChanges(_ onChange: @escaping @Sendable (MPNStoreChange) -> Void) async throws
+
     /// Releases connections. Further calls fail.
     func close() async
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOSSL
 import PostgresNIO
 import TLCP
@@ -9,9 +10,11 @@ import TLCP
 /// here). The schema is migrated on `open` under an advisory lock, so several servers may start
 /// against one database at once; applied migrations are listed in `mpn_schema_migrations`.
 public final class PostgresMPNStore: MPNStore {
-    private let client: PostgresClient
+    let client: PostgresClient
+    /// The server process of the connection `watchChanges` listens on (diagnostics, tests).
+    let listeningBackend = NIOLockedValueBox<Int32?>(nil)
     private let runTask: Task<Void, Never>
-    private let logger: Logger
+    let logger: Logger
 
     /// Connects with a URL `postgres://user[:password]@host[:port]/database[?sslmode=…]` (TLS as
     /// `PostgresURL` describes) and migrates the schema. A first connection is made on its own
@@ -78,7 +81,7 @@ public final class PostgresMPNStore: MPNStore {
             var applied = Set<String>()
             for try await name in try await conn.query("SELECT name FROM mpn_schema_migrations", logger: self.logger)
                 .decode(String.self) { applied.insert(name) }
-            for (order, migration) in MPNSchema.migrations.enumerated() where !applied.contains(migration.name) {
+            for (order, migration) in (MPNSchema.migrations + MPNSchema.postgresMigrations).enumerated() where !applied.contains(migration.name) {
                 for sql in migration.statements {
                     try await conn.query(PostgresQuery(unsafeSQL: sql), logger: self.logger)
                 }
