@@ -1,4 +1,4 @@
-/// One `|`-separated token of a `U` line (section 1.6).
+/// One `|`-separated token of a `U` line (docs/protocol/TLCP.md §1.6).
 public enum FieldDelta: Sendable, Hashable {
     /// Empty token: this field is unchanged.
     case unchanged
@@ -54,8 +54,8 @@ public enum FieldDelta: Sendable, Hashable {
         }
     }
 
-    /// Field content rules of section 1.6: `|`, `%` and control characters anywhere, and
-    /// `#`, `$`, `^` in first position, become `%XX`.
+    /// Field content rules of docs/protocol/TLCP.md §1.6: `|`, `%` and control characters anywhere,
+    /// and `#`, `$`, `^` in first position, become `%XX`.
     static func appendEscaped(_ text: String, leadingSpecials: Bool, to out: inout [UInt8]) {
         var text = text
         text.withUTF8 { bytes in

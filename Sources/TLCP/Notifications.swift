@@ -1,4 +1,4 @@
-/// Typed server lines (TLCP section 3) and their encoding. Parsing is in
+/// Typed server lines (docs/protocol/TLCP.md §3) and their encoding. Parsing is in
 /// `NotificationParsing.swift`.
 
 /// Every line a server may send.
@@ -81,8 +81,8 @@ public enum TLCPNotification: Sendable, Hashable {
         }
     }
 
-    /// Whether the line counts toward the recovery progressive (section 5.5): subscription and
-    /// message notifications, and the MPN ones as official clients count them.
+    /// Whether the line counts toward the recovery progressive (docs/protocol/TLCP.md §5.5):
+    /// subscription and message notifications, and the MPN ones as official clients count them.
     public var isDataNotification: Bool {
         switch self {
         case .subok, .subcmd, .unsub, .update, .endOfSnapshot, .clearSnapshot, .overflow, .conf,

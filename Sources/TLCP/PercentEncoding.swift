@@ -1,4 +1,4 @@
-/// Percent-encoding rules of TLCP section 1.4 and 1.6.
+/// Percent-encoding rules of docs/protocol/TLCP.md §1.4 and §1.6.
 public enum PercentEncoding {
     /// Why a percent-encoded text could not be decoded.
     public enum DecodeError: Error, Sendable, Equatable, CustomStringConvertible {

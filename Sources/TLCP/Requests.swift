@@ -1,5 +1,5 @@
-/// Typed TLCP requests (section 2). Encoding is in `RequestEncoding.swift`, parsing in
-/// `RequestParsing.swift`.
+/// Typed TLCP requests (docs/protocol/TLCP.md §2). Encoding is in `RequestEncoding.swift`, parsing
+/// in `RequestParsing.swift`.
 
 /// The name of a request: the HTTP path `<name>.txt` or the first line of a WS message.
 public enum TLCPRequestName: String, Sendable, Hashable, CaseIterable {

@@ -1,6 +1,6 @@
-/// TLCP-diff (section 1.7): instructions cycling COPY, ADD, DEL, COPY…, starting with COPY.
-/// Counts are base-26 letter numbers (capitals A=0…Z=25 for every digit but the last, which
-/// is lower case a=0…z=25). Characters are counted in UTF-16 units.
+/// TLCP-diff (docs/protocol/TLCP.md §1.7): instructions cycling COPY, ADD, DEL, COPY…, starting
+/// with COPY. Counts are base-26 letter numbers (capitals A=0…Z=25 for every digit but the last,
+/// which is lower case a=0…z=25). Characters are counted in UTF-16 units.
 public enum TLCPDiff {
     public struct Error: Swift.Error, Sendable, Hashable, CustomStringConvertible {
         public var message: String

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import LightstreamerClient
 
-/// Connection options shared by every subcommand (cli-session.md, "Starting").
+/// Connection options shared by every subcommand (docs/protocol/CLI.md §1).
 struct ConnectionArguments: ParsableArguments {
     @Option(help: "Server address, http[s]://host:port[/prefix].") var server = "http://127.0.0.1:8080"
     @Option(name: .customLong("adapter-set"), help: "Adapter Set name.") var adapterSet: String?

@@ -1,8 +1,8 @@
 import Foundation
 import LightstreamerClient
 
-/// The MPN commands of `lightstreamer session` (cli-session.md): checks every precondition the
-/// API would trap on and reports it as an `error` event instead.
+/// The MPN commands of `lightstreamer session` (docs/protocol/CLI.md): checks every precondition
+/// the API would trap on and reports it as an `error` event instead.
 final class MPNSessionDriver: @unchecked Sendable {
     typealias CommandError = SessionDriver.CommandError
 

@@ -3,7 +3,7 @@ import Foundation
 import LightstreamerClient
 
 /// `lightstreamer session`: JSON commands on stdin, every callback as a JSON event on stdout
-/// (cli-session.md).
+/// (docs/protocol/CLI.md).
 struct SessionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "session",
                                                     abstract: "Drive a client with JSON commands on stdin; print events on stdout.")

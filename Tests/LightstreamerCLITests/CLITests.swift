@@ -3,7 +3,7 @@ import Testing
 
 /// The `lightstreamer` executable run as a process, without a server: argument checking (exit
 /// code 4), `capabilities`, and the MPN commands of `lightstreamer session` that must answer
-/// with `error` events instead of dying (cli-session.md).
+/// with `error` events instead of dying (docs/protocol/CLI.md).
 /// Serialized, and every process is started on a thread of its own: `Process.run()` blocks
 /// its thread until the child has started, and on Linux `DispatchQueue.global()` threads are
 /// the Swift concurrency pool's, which other suites' in-process servers need.

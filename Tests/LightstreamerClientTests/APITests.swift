@@ -2,7 +2,8 @@
 import Foundation
 import Testing
 
-/// The public API surface: defaults, units, property events, preconditions (client-api.md).
+/// The public API surface: defaults, units, property events, preconditions
+/// (docs/protocol/CLIENT-API.md).
 @Suite struct APITests {
     @Test func connectionOptionDefaults() {
         let c = LightstreamerClient(serverAddress: "http://localhost:8080", adapterSet: "DEMO")

@@ -2,7 +2,7 @@
 import TLCP
 import Testing
 
-/// tlcp.md 6.3 E1, E3, E8, E9, E10 and the create/bind lifecycle.
+/// docs/protocol/TLCP.md §6 E1, E3, E8, E9, E10 and the create/bind lifecycle.
 @Suite struct EngineCreateTests {
     static let cid = "LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg"
 

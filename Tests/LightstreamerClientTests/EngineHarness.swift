@@ -102,7 +102,7 @@ struct EngineHarness {
         send(.timerFired(timer))
     }
 
-    /// WS create as in tlcp.md E1: connect, socket opens, WSOK and CONOK arrive.
+    /// WS create as in docs/protocol/TLCP.md §6 E1: connect, socket opens, WSOK and CONOK arrive.
     mutating func connectWS(keepalive: Int = 5000, requestLimit: Int = 70000) {
         send(.connect)
         send(.webSocketOpened(lastWebSocket ?? 0))

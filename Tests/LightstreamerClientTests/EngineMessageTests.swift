@@ -2,7 +2,7 @@
 import TLCP
 import Testing
 
-/// tlcp.md 6.3 E7: messages, sequences, outcomes, aborts.
+/// docs/protocol/TLCP.md §6 E7: messages, sequences, outcomes, aborts.
 @Suite struct EngineMessageTests {
     @Test func e7SequenceAndOutcomes() {
         var h = EngineHarness()

@@ -2,7 +2,8 @@
 import TLCP
 import Testing
 
-/// tlcp.md 6.3 E6 and 4.1: recovery, PROG, retry policy, stall detection, malformed lines.
+/// docs/protocol/TLCP.md §6 E6 and §4.1: recovery, PROG, retry policy, stall detection, malformed
+/// lines.
 @Suite struct EngineRecoveryTests {
     static let cid = "LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg"
 

@@ -2,9 +2,9 @@
 import Testing
 import TLCP
 
-/// `slowingEnabled` (client-api.md 1.5, tlcp.md 3.5/5.4): SYNC asked for only with slowing on;
-/// a SYNC read much later than the server wrote it (seconds since the bind) moves the session
-/// to polling with force_rebind (`LS_cause=slow`), never a new session.
+/// `slowingEnabled` (docs/protocol/CLIENT-API.md §6, docs/protocol/TLCP.md §3.5, §5.4): SYNC asked
+/// for only with slowing on; a SYNC read much later than the server wrote it (seconds since the
+/// bind) moves the session to polling with force_rebind (`LS_cause=slow`), never a new session.
 @Suite struct EngineSlowingTests {
     @Test func slowingOffAsksForNoSyncAndIgnoresIt() {
         var h = EngineHarness()

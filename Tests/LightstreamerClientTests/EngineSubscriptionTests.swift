@@ -2,7 +2,8 @@
 import TLCP
 import Testing
 
-/// tlcp.md 6.3 E2 and subscription behaviour in all modes, two-level COMMAND, batching.
+/// docs/protocol/TLCP.md §6 E2 and subscription behaviour in all modes, two-level COMMAND,
+/// batching.
 @Suite struct EngineSubscriptionTests {
     @Test func e2MergeWithSnapshot() {
         var h = EngineHarness()

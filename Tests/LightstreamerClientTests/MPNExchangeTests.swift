@@ -3,10 +3,10 @@ import Foundation
 import Testing
 import TLCP
 
-/// Scripted MPN exchanges through a whole `LightstreamerClient` on a fake WebSocket (tlcp.md
-/// 6.3 E5 batch, token refresh and restore, coalescing, filtered unsubscribe, failures).
-/// Subscription ids: after MPNREG the client subscribes `DEV-` (LS_subId 1) and `SUBS-` (2);
-/// activations share that counter.
+/// Scripted MPN exchanges through a whole `LightstreamerClient` on a fake WebSocket
+/// (docs/protocol/TLCP.md §6 E5 batch, token refresh and restore, coalescing, filtered unsubscribe,
+/// failures). Subscription ids: after MPNREG the client subscribes `DEV-` (LS_subId 1) and `SUBS-`
+/// (2); activations share that counter.
 @Suite struct MPNExchangeTests {
     typealias Setup = MPNWireTests.Setup
     static func strip(_ lines: [String]) -> [String] { MPNWireTests.strip(lines) }

@@ -3,8 +3,9 @@ import Foundation
 import Testing
 import TLCP
 
-/// The MPN exchanges of tlcp.md 6.3 (E4, E5), run through a whole `LightstreamerClient` on a
-/// fake WebSocket: the control lines it writes and the delegate events it reports.
+/// The MPN exchanges of docs/protocol/TLCP.md §6 (E4, E5), run through a whole
+/// `LightstreamerClient` on a fake WebSocket: the control lines it writes and the delegate events
+/// it reports.
 @Suite struct MPNWireTests {
     /// Control lines without their `LS_reqId`, which depends on what else was sent.
     static func strip(_ lines: [String]) -> [String] {
@@ -67,7 +68,8 @@ import TLCP
         t.transport.receive("SUBCMD,2,1,2,1,2", "U,2,1,SUB-sub3|ADD")
         _ = await t.transport.waitFor("SUB-sub3")
         let second = Self.strip(t.transport.takeControls())
-        // The second-level item inherits the first level's unfiltered frequency (tlcp.md E4).
+        // The second-level item inherits the first level's unfiltered frequency
+        // (docs/protocol/TLCP.md §6 E4).
         #expect(second == ["LS_op=add&LS_subId=3&LS_mode=MERGE&LS_group=SUB-sub3&LS_schema=status%20status_timestamp%20notification_format%20trigger%20group%20schema%20adapter%20mode%20requested_buffer_size%20requested_max_frequency&LS_data_adapter=adapter&LS_snapshot=true&LS_requested_max_frequency=unfiltered&LS_ack=false"])
         t.transport.receive("EOS,2,1", "SUBOK,3,1,10", "U,3,1,ACTIVE|100|fmt|trg|i1|f1|adt|MERGE|unlimited|unlimited")
         #expect(await t.log.waitFor("subscriptionsUpdated"))

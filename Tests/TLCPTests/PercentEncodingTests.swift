@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct PercentEncodingTests {
     @Test func officialFieldDecoderFixture() throws {
-        // tlcp.md 1.6: mixed-case hex, multi-byte UTF-8, and the specials.
+        // docs/protocol/TLCP.md §1.6: mixed-case hex, multi-byte UTF-8, and the specials.
         let tokens = try FieldDelta.parseValues("bar%c3%a0%C3%A8%25%23%24%5E")
         #expect(tokens == [.value("baràè%#$^")])
     }

@@ -2,7 +2,7 @@ import Testing
 import TLCP
 
 @Suite struct TLCPDiffTests {
-    // The fixtures of tlcp.md 1.7.
+    // The fixtures of docs/protocol/TLCP.md §1.7.
     @Test(arguments: [
         ("foo", "d", "foo"),
         ("foobar", "d", "foo"),

@@ -3,8 +3,8 @@ import Foundation
 import Security
 #endif
 
-/// Where and as whom a `LightstreamerClient` connects (client-api.md 1.5), plus what the
-/// server told about the session.
+/// Where and as whom a `LightstreamerClient` connects (docs/protocol/CLIENT-API.md §5), plus what
+/// the server told about the session.
 public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendable {
     private let lock = Lock()
     private var address: String?

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Connection policy of a `LightstreamerClient` (client-api.md 1.6, seed 004). Every setter
+/// Connection policy of a `LightstreamerClient` (docs/protocol/CLIENT-API.md §6). Every setter
 /// checks the documented precondition (a trap, as in the official API), fires
 /// `client(_:didChangeProperty:)` only when the value changes, and takes effect as the seed
 /// says: at once (forcedTransport, requestedMaxBandwidth, reverseHeartbeatInterval, timeouts) or

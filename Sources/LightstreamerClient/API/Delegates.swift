@@ -1,4 +1,4 @@
-/// Delegate protocols of the public API (client-api.md 1.3, 1.4, 1.8). Every method is
+/// Delegate protocols of the public API (docs/protocol/CLIENT-API.md §3, §4, §8). Every method is
 /// required, as in the official API. All callbacks of one client arrive on one serial queue.
 
 /// Receives the events of a `LightstreamerClient`.

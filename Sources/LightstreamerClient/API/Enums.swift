@@ -1,4 +1,4 @@
-/// Top-level value types of the public API (client-api.md 1.1).
+/// Top-level value types of the public API (docs/protocol/CLIENT-API.md §1).
 
 /// A time value in milliseconds, as used by every timing option.
 public typealias Millis = Int

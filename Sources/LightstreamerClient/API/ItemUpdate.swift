@@ -1,4 +1,4 @@
-/// `ItemUpdate` (client-api.md 1.9): one update of one item, as delivered to
+/// `ItemUpdate` (docs/protocol/CLIENT-API.md §9): one update of one item, as delivered to
 /// `SubscriptionDelegate.subscription(_:didUpdateItem:)`.
 
 public protocol ItemUpdate: AnyObject, CustomStringConvertible {

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The facade of the library (client-api.md 1.2): connects to a Lightstreamer Server,
+/// The facade of the library (docs/protocol/CLIENT-API.md §2): connects to a Lightstreamer Server,
 /// subscribes, sends messages. Delegate callbacks of every client arrive on one serial queue.
 public final class LightstreamerClient: @unchecked Sendable {
     public enum Status: String, CustomStringConvertible, Sendable, CaseIterable {

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 
-/// Logging (client-api.md 1.15): the library logs through an `LSLoggerProvider`; without one,
-/// logs are discarded. `SwiftLogLoggerProvider` bridges to swift-log.
+/// Logging (docs/protocol/CLIENT-API.md §15): the library logs through an `LSLoggerProvider`;
+/// without one, logs are discarded. `SwiftLogLoggerProvider` bridges to swift-log.
 public protocol LSLoggerProvider {
     func loggerWithCategory(_ category: String) -> LSLogger
 }

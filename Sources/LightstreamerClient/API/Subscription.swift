@@ -1,8 +1,8 @@
 import Foundation
 import TLCP
 
-/// A real-time subscription (client-api.md 1.7). Properties describing the request can be
-/// changed only while inactive (a trap otherwise, as in the official API); the
+/// A real-time subscription (docs/protocol/CLIENT-API.md §7). Properties describing the request can
+/// be changed only while inactive (a trap otherwise, as in the official API); the
 /// `requestedMaxFrequency` of an active subscription is changed on the server (reconf).
 public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     public enum Mode: String, CustomStringConvertible, Sendable, CaseIterable {

@@ -1,11 +1,10 @@
 import Foundation
 
-/// The MPN members of `LightstreamerClient` (client-api.md 1.2). Preconditions trap with the
-/// official messages: "No MPNDevice Registered" for every member but `register(forMPN:)`;
-/// `subscribeMPN` also "Cannot subscribe to an active MPNSubscription",
-/// "Specify property 'notificationFormat'", "Specify property 'items' or 'itemGroup'",
-/// "Specify property 'fields' or 'fieldSchema'"; `unsubscribeMPN` traps when the
-/// subscription is active on another client.
+/// The MPN members of `LightstreamerClient` (docs/protocol/CLIENT-API.md §2). Preconditions trap
+/// with the official messages: "No MPNDevice Registered" for every member but `register(forMPN:)`;
+/// `subscribeMPN` also "Cannot subscribe to an active MPNSubscription", "Specify property
+/// 'notificationFormat'", "Specify property 'items' or 'itemGroup'", "Specify property 'fields' or
+/// 'fieldSchema'"; `unsubscribeMPN` traps when the subscription is active on another client.
 extension LightstreamerClient {
     var mpn: MPNManager { MPNRegistry.manager(for: core) }
 

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Builds the JSON of an Apple (APNs) notification format (client-api.md 1.14): the `aps`
-/// dictionary plus custom data. Every setter returns the builder; passing nil removes the key.
+/// Builds the JSON of an Apple (APNs) notification format (docs/protocol/CLIENT-API.md §14): the
+/// `aps` dictionary plus custom data. Every setter returns the builder; passing nil removes the
+/// key.
 ///
 /// `build()` writes members in a fixed order: custom data (keys sorted), then `aps` with
 /// `alert`, `badge`, `sound`, `thread-id`, `category`, `content-available`, `mutable-content`,

@@ -1,5 +1,5 @@
-/// Delegate protocols of the MPN API (client-api.md 1.11, 1.13). Not class-bound, as in the
-/// official API; every method is required. Events arrive on the client's serial callback queue.
+/// Delegate protocols of the MPN API (docs/protocol/CLIENT-API.md §11, §13). Not class-bound, as in
+/// the official API; every method is required. Events arrive on the client's serial callback queue.
 
 /// Receives the events of an `MPNDevice`.
 public protocol MPNDeviceDelegate {

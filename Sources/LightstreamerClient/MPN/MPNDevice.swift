@@ -1,6 +1,6 @@
 import Foundation
 
-/// A device that receives mobile push notifications (client-api.md 1.10, seed `MPNDevice`).
+/// A device that receives mobile push notifications (docs/protocol/CLIENT-API.md §10).
 /// Created from a device token, then registered with `LightstreamerClient.register(forMPN:)`;
 /// the server gives it a permanent `deviceId`. Status and id are kept up to date by the client.
 public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {

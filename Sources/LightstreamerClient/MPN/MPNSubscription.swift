@@ -1,7 +1,7 @@
 import Foundation
 import TLCP
 
-/// An MPN subscription (client-api.md 1.12, seed `MPNSubscription`): what to push to the
+/// An MPN subscription (docs/protocol/CLIENT-API.md §12): what to push to the
 /// registered device, in which format, optionally once a trigger expression holds. It lives on
 /// the server beyond the session; objects with the same `subscriptionId` are the same
 /// server-side subscription and are kept in step by the client.

@@ -198,7 +198,8 @@ extension SessionEngine {
             params.inactivityMillis = settings.reverseHeartbeatInterval > 0 ? settings.reverseHeartbeatInterval : nil
             params.sendSync = settings.slowingEnabled ? nil : false
         }
-        // The next poll on the socket that carried the previous one names no session (tlcp.md 2.2).
+        // The next poll on the socket that carried the previous one names no session
+        // (docs/protocol/TLCP.md §2.2).
         let samePollingSocket = transport == .wsPolling && continuation != nil && webSocket?.open == true
             && webSocket?.sessionBound == true && webSocket?.url == address.webSocketURL
         let request = BindSessionRequest(session: samePollingSocket ? nil : session.id,

@@ -1,8 +1,8 @@
 import TLCP
 
-/// Session recovery (tlcp.md 5.5): after a broken stream the client binds again with
-/// `LS_recovery_from=<data notifications received>`, the server answers `PROG` and resends what
-/// was lost; the client drops the ones it already had.
+/// Session recovery (docs/protocol/TLCP.md §5.5): after a broken stream the client binds again with
+/// `LS_recovery_from=<data notifications received>`, the server answers `PROG` and resends what was
+/// lost; the client drops the ones it already had.
 extension SessionEngine {
     mutating func startRecovery(cause: String) {
         guard session != nil else { return }

@@ -8,10 +8,11 @@ extension SessionEngine {
             guard var s = stream, !s.gotConok || s.transport.isPolling else { return }
             if s.kind == .bind, s.transport == .httpStreaming, !s.gotConok, !s.fallbackRebindRequested, session != nil,
                recovery == nil, let next = Self.fallback(after: s.transport, selection: settings.forcedTransport) {
-                // tlcp.md 5.3/E9: a mute HTTP stream may be held by a buffering proxy while the
-                // server has bound the session to it. Ask the server to unbind it (force_rebind
-                // on a control connection); the polling bind follows its LOOP. If nothing comes
-                // within another retryDelay, the stream is given up (streamLost below).
+                // docs/protocol/TLCP.md §5.3 and §6 E9: a mute HTTP stream may be held by a
+                // buffering proxy while the server has bound the session to it. Ask the server to
+                // unbind it (force_rebind on a control connection); the polling bind follows its
+                // LOOP. If nothing comes within another retryDelay, the stream is given up
+                // (streamLost below).
                 s.fallbackRebindRequested = true
                 stream = s
                 target = next

@@ -35,10 +35,11 @@ struct SessionEngine {
     /// A transport switch (force_rebind) is waiting for its LOOP.
     var switchPending = false
     /// After a LOOP ending a poll: the next poll asks for the LOOP delay as `LS_polling_millis`
-    /// and the idle time of that poll's CONOK as `LS_idle_millis` (tlcp.md 2.2, E10).
+    /// and the idle time of that poll's CONOK as `LS_idle_millis` (docs/protocol/TLCP.md §2.2, §6
+    /// E10).
     var nextPoll: (pollingMillis: Int, idleMillis: Int)?
     /// The WS create failed and the session was created over HTTP: the first bind tries WS
-    /// once more before HTTP streaming (tlcp.md 5.3, E9).
+    /// once more before HTTP streaming (docs/protocol/TLCP.md §5.3, §6 E9).
     var retryWebSocketOnBind = false
     var lastDataAt: Int64 = 0
     var wantsConnection = false
@@ -168,7 +169,7 @@ struct SessionState {
     var keepaliveMillis: Int
     /// The control link of CONOK, when used.
     var controlAddress: ServerAddress?
-    /// Data notifications received so far (tlcp.md 5.5).
+    /// Data notifications received so far (docs/protocol/TLCP.md §5.5).
     var dataCount = 0
     /// Data notifications to drop after a recovery (count − PROG).
     var skip = 0

@@ -4,9 +4,9 @@ import NIOHTTP1
 import NIOWebSocket
 import TLCP
 
-/// TLCP over HTTP (section 1.2): `<prefix>/lightstreamer/<request>.txt`, POST (or GET), streams
-/// as chunked responses, control/msg/heartbeat batches answered line by line; `/metrics` and
-/// the health endpoints (`HealthEndpoint`).
+/// TLCP over HTTP (docs/protocol/TLCP.md §1.2): `<prefix>/lightstreamer/<request>.txt`, POST (or
+/// GET), streams as chunked responses, control/msg/heartbeat batches answered line by line;
+/// `/metrics` and the health endpoints (`HealthEndpoint`).
 final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart

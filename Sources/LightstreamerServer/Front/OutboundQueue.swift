@@ -29,7 +29,8 @@ final class OutboundQueue: Sendable {
     func push(_ op: Op) { push([op]) }
 
     /// Queues `ops` together: the event loop sees all of them in one drain or none (a stream's
-    /// last line and its end must reach the handler at once, section 1.3 on `LOOP` over WS).
+    /// last line and its end must reach the handler at once, docs/protocol/TLCP.md §1.3 on `LOOP`
+    /// over WS).
     func push(_ ops: Op...) { push(ops) }
 
     private func push(_ ops: [Op]) {

@@ -22,9 +22,9 @@ final class WebSocketOutbound: OutboundConnection {
     }
 }
 
-/// TLCP over one WebSocket (section 1.3): one request per text message, `wsok`, at most one
-/// stream at a time (69), controls without `LS_session` meaning the last session bound here,
-/// and controls that follow a create or bind waiting for its outcome.
+/// TLCP over one WebSocket (docs/protocol/TLCP.md §1.3): one request per text message, `wsok`, at
+/// most one stream at a time (69), controls without `LS_session` meaning the last session bound
+/// here, and controls that follow a create or bind waiting for its outcome.
 final class WebSocketTLCPHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame

@@ -28,7 +28,8 @@ public struct TableHandle: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "table#\(id)" }
 }
 
-/// A refused engine request, with the TLCP code (Appendix B) the client should see.
+/// A refused engine request, with the TLCP code (Appendix B, docs/protocol/TLCP.md §4.2) the client
+/// should see.
 public struct ItemEngineError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: Int
     public var message: String

@@ -2,7 +2,7 @@ import TLCP
 
 /// Turns a client's `add` into a `TableSpec` with the Metadata Adapter's help: item group and
 /// field schema resolution, mode and frequency checks. Refusals carry the REQERR codes of
-/// Appendix B.
+/// Appendix B (docs/protocol/TLCP.md §4.2).
 struct SubscriptionResolver {
     var adapterSet: AdapterSet
     var user: String?

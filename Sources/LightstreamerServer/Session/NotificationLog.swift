@@ -1,8 +1,8 @@
 import NIOCore
 import TLCP
 
-/// The data notifications of one session, numbered from 1 as section 5.5 counts them, kept
-/// while they are undelivered and, once delivered, for the recovery window.
+/// The data notifications of one session, numbered from 1 as docs/protocol/TLCP.md §5.5 counts
+/// them, kept while they are undelivered and, once delivered, for the recovery window.
 ///
 /// The entries are a ring buffer: each pruned entry is freed as it leaves, so there is no
 /// periodic compaction (which, done for every session at the same count, made latency jump

@@ -1,6 +1,6 @@
 import TLCP
 
-/// Control requests (section 2.3) and the subscription events they lead to.
+/// Control requests (docs/protocol/TLCP.md §2.3) and the subscription events they lead to.
 extension SessionStateMachine {
     /// A `control` request for this session.
     public mutating func control(_ request: ControlRequest, origin: RequestOrigin, now: Int64) -> [SessionAction] {

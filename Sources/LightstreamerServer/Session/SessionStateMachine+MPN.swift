@@ -1,8 +1,9 @@
 import TLCP
 
-/// The MPN operations of section 2.3: handed to the MPN Module one at a time, acknowledged
-/// only once the module has committed them, then reported with MPNREG/MPNOK/MPNCONF/MPNDEL/
-/// MPNZERO, which are data notifications (counted for recovery, replayed like updates).
+/// The MPN operations of docs/protocol/TLCP.md §2.3: handed to the MPN Module one at a time,
+/// acknowledged only once the module has committed them, then reported with
+/// MPNREG/MPNOK/MPNCONF/MPNDEL/ MPNZERO, which are data notifications (counted for recovery,
+/// replayed like updates).
 extension SessionStateMachine {
     mutating func enqueueMPN(_ operation: ControlOperation, origin: RequestOrigin, requestId: String, now: Int64) {
         if let device = operation.mpnDeviceId, !mpn.devices.contains(device) {

@@ -1,6 +1,7 @@
 import TLCP
 
-/// Client messages (section 2.4), their sequences and outcomes, and heartbeats (2.5).
+/// Client messages (docs/protocol/TLCP.md §2.4), their sequences and outcomes, and heartbeats
+/// (§2.5).
 extension SessionStateMachine {
     /// A `msg` request for this session.
     public mutating func message(_ request: MessageRequest, origin: RequestOrigin, now: Int64) -> [SessionAction] {

@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 import TLCP
 
 /// The internal MPN Data Adapter (`MPN_INTERNAL_DATA_ADAPTER` by default) that official clients
-/// subscribe to after `MPNREG` (tlcp.md 3.6), kept live by the `MPNModule`:
+/// subscribe to after `MPNREG` (docs/protocol/TLCP.md §3.6), kept live by the `MPNModule`:
 /// - `DEV-<deviceId>` (MERGE): `status`, `status_timestamp`;
 /// - `SUBS-<deviceId>` (COMMAND): `key` = `SUB-<mpnSubscriptionId>`, `command` ADD/DELETE;
 /// - `SUB-<mpnSubscriptionId>` (MERGE): `status status_timestamp notification_format trigger

@@ -16,7 +16,7 @@ public struct MPNSubscriptionInfo: Sendable, Hashable {
     public var trigger: String?
 }
 
-/// Optional Metadata Adapter hooks for MPN (mpn-server.md 1.9). A Metadata Adapter that also
+/// Optional Metadata Adapter hooks for MPN (docs/protocol/MPN.md §3). A Metadata Adapter that also
 /// conforms is asked before every MPN request; throwing refuses it: `MetadataError.subscription`
 /// with a code ≤ 0 reaches the client unchanged, anything else is code 66.
 public protocol MPNMetadataHooks: Sendable {

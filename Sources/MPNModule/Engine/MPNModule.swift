@@ -26,12 +26,12 @@ import TLCP
 /// await mpn.shutdown()
 /// ```
 ///
-/// Every operation throws `MPNError` with the code of mpn-server.md 1.8 (40 disabled, 41 store,
-/// 43 unknown app, 44 trigger, 45 device, 46 subscription, 47 argument, 48 suspended, 49 size,
-/// 50 no items/fields, 51 payload, 52/53 format, 56 pn_reconf mismatch, 17/21/23/24 from the
+/// Every operation throws `MPNError` with the code of docs/protocol/MPN.md §2 (40 disabled, 41
+/// store, 43 unknown app, 44 trigger, 45 device, 46 subscription, 47 argument, 48 suspended, 49
+/// size, 50 no items/fields, 51 payload, 52/53 format, 56 pn_reconf mismatch, 17/21/23/24 from the
 /// item engine and Metadata Adapter, ≤0/66 from `MPNMetadataHooks`). A returned operation is
-/// committed to the store: the session may acknowledge it at once. The session itself checks
-/// that the device was registered in that session before the other operations.
+/// committed to the store: the session may acknowledge it at once. The session itself checks that
+/// the device was registered in that session before the other operations.
 ///
 /// Runtime: each ACTIVE subscription of an ACTIVE device subscribes its items through the
 /// `ItemEngine`, independent of sessions. A subscription with a trigger (MERGE: with snapshot,

@@ -1,6 +1,6 @@
 import TLCP
 
-/// Size limits of MPN arguments (mpn-server.md 1.2: the column widths of Lightstreamer's
+/// Size limits of MPN arguments (docs/protocol/MPN.md §1: the column widths of Lightstreamer's
 /// schema) and payloads (APNs and FCM: 4096 bytes). Over a limit is error 49 (arguments) or
 /// 51 (payload).
 public struct MPNLimits: Sendable, Hashable, Codable {

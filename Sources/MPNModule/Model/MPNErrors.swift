@@ -1,5 +1,5 @@
-/// A refused MPN request, with the TLCP control code (Appendix B / mpn-server.md 1.8) the
-/// client sees in `REQERR`.
+/// A refused MPN request, with the TLCP control code (docs/protocol/TLCP.md §4.2,
+/// docs/protocol/MPN.md §2) the client sees in `REQERR`.
 public struct MPNError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: Int
     public var message: String

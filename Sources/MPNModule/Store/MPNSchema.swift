@@ -1,5 +1,5 @@
 /// The MPN tables, the same for SQLite and PostgreSQL. Column widths are the documented size
-/// limits (mpn-server.md 1.2), enforced at the edge with code 49 before anything is stored.
+/// limits (docs/protocol/MPN.md §1), enforced at the edge with code 49 before anything is stored.
 enum MPNSchema {
     /// Migrations in order; each is a list of statements. Never edit a shipped one: append.
     static let migrations: [(name: String, statements: [String])] = [
