@@ -1,6 +1,6 @@
 import TLCP
 
-/// The client's session logic as a state machine without I/O (DESIGN.md): each call to
+/// The client's session logic as a state machine without I/O (ARCHITECTURE.md): each call to
 /// `handle(_:now:)` takes one event (an API call, a connection event, a line, a timer) and
 /// returns the actions the runtime must carry out, in order. Time comes in with the event, so
 /// tests drive the engine with a fake clock.
