@@ -2,10 +2,10 @@ import Foundation
 
 /// Connection policy of a `LightstreamerClient` (docs/protocol/CLIENT-API.md §6). Every setter
 /// checks the documented precondition (a trap, as in the official API), fires
-/// `client(_:didChangeProperty:)` only when the value changes, and takes effect as the seed
-/// says: at once (forcedTransport, requestedMaxBandwidth, reverseHeartbeatInterval, timeouts) or
-/// on the next bind/poll/create (contentLength, keepaliveInterval, idleTimeout, pollingInterval,
-/// slowingEnabled, serverInstanceAddressIgnored).
+/// `client(_:didChangeProperty:)` only when the value changes, and takes effect as in the
+/// official API: at once (forcedTransport, requestedMaxBandwidth, reverseHeartbeatInterval,
+/// timeouts) or on the next bind/poll/create (contentLength, keepaliveInterval, idleTimeout,
+/// pollingInterval, slowingEnabled, serverInstanceAddressIgnored).
 public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendable {
     private let lock = Lock()
     private var values = EngineSettings()

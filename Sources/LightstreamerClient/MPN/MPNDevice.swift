@@ -23,9 +23,9 @@ public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {
     private var _deviceId: String?
 
     /// An Apple device. The application id is the `LS_appID` user default, else the main
-    /// bundle identifier (seed `MPNDevice.init(deviceToken:)`). Where neither exists (a Linux
-    /// executable has no bundle identifier) it does not trap: the application id falls back to
-    /// the process name, and a warning is logged; use
+    /// bundle identifier (as in the official library, docs/protocol/CLIENT-API.md §10). Where
+    /// neither exists (a Linux executable has no bundle identifier) it does not trap: the
+    /// application id falls back to the process name, and a warning is logged; use
     /// `init(deviceToken:applicationId:platform:tokenStore:)` to choose it. The previous token
     /// is read from, and the new one written to, `MPNTokenStore.default`.
     public convenience init(deviceToken: String) {
