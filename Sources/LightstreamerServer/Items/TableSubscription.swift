@@ -56,7 +56,7 @@ public protocol TableSink: AnyObject, Sendable {
     /// Called once per subscription, on the same serial path as `deliver`, after the engine
     /// accepted the subscription and before its first event (possibly before `subscribe`
     /// returns). A session writes `SUBOK`/`SUBCMD` and `CONF` here so that they precede every
-    /// `U` (ordering rule 5.8.3). Default: nothing.
+    /// `U` (docs/protocol/TLCP.md §5.8, rule 3). Default: nothing.
     func started(_ handle: TableHandle)
 }
 

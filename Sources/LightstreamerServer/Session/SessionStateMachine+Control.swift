@@ -111,8 +111,9 @@ extension SessionStateMachine {
         return output.take()
     }
 
-    /// The END code and message of a `destroy` (2.3): positive codes become 0; a code without
-    /// message gives `null`; a message must be short plain ASCII on one line.
+    /// The END code and message of a `destroy` (docs/protocol/TLCP.md §2.3): positive codes
+    /// become 0; a code without message gives `null`; a message must be short plain ASCII on
+    /// one line.
     func destroyCause(code: Int?, message: String?) -> (Int, String) {
         guard let code else { return (31, "Destroyed by the client") }
         let endCode = code > 0 ? 0 : code

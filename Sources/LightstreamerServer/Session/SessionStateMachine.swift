@@ -3,7 +3,7 @@ import TLCP
 /// One server session, without I/O (docs/protocol/TLCP.md §5). Each event method takes the current
 /// time in milliseconds (any monotonic origin) and returns the actions to run, in order.
 ///
-/// The machine numbers every data notification (5.5), keeps them in a `NotificationLog` until
+/// The machine numbers every data notification (§5.5), keeps them in a `NotificationLog` until
 /// delivered and for the recovery window after, and writes them on the bound stream when the
 /// content length and the bandwidth limit allow. Controls, messages and heartbeats may come on
 /// any connection; their replies go back where they came from (`RequestOrigin`).
