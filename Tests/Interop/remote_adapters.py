@@ -12,7 +12,8 @@ CreditsError with code -7; a message starting with "deny" gets a CreditsError wi
 any other message is accepted; tables notifications are wanted.
 
 Data: itemN (MERGE): a snapshot, then a new last_price every 100 ms; portfolio1 (COMMAND): two
-ADD rows as snapshot, then UPDATEs of row A. A process stays up --run-for seconds even after
+ADD rows as snapshot, then UPDATEs of row A; news (DISTINCT): no snapshot, a new headline every
+100 ms with the field "empty" always "" and "missing" always null. A process stays up --run-for seconds even after
 the server closed its connection (the test that started it ends it).
 """
 import argparse
@@ -76,6 +77,12 @@ class Data(DataProvider):
             stop.set()
 
     def feed(self, item, stop):
+        if item == "news":
+            n = 0
+            while not stop.wait(0.1):
+                n += 1
+                self.listener.update(item, {"headline": "headline %d" % n, "empty": "", "missing": None}, False)
+            return
         if item == "portfolio1":
             self.listener.update(item, {"key": "A", "command": "ADD", "qty": "10", "price": "1.5"}, True)
             self.listener.update(item, {"key": "B", "command": "ADD", "qty": "", "price": None}, True)

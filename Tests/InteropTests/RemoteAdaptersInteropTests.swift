@@ -5,7 +5,9 @@ import Testing
 /// Remote adapters written with the official Python Remote Adapter SDK (`lightstreamer-adapter`,
 /// pinned in `Tests/Interop/requirements.txt`; `Tests/Interop/remote_adapters.py`), one process
 /// for the Metadata Adapter and one for the Data Adapter, connected to our server over ARI with
-/// credentials, and the official Python client on each of the four transports against them.
+/// credentials, and the official Python client on each of the four transports against them:
+/// MERGE with snapshot, COMMAND, DISTINCT with a null and an empty field, a group and a schema
+/// resolved by the remote (GIS/GSC), messages accepted and refused, a refused login.
 /// Skipped locally when Python with venv/pip is missing; in CI (`CI=true`) that is a failure.
 @Suite(.serialized) struct RemoteAdaptersInteropTests {
     static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
@@ -51,7 +53,8 @@ import Testing
         let port = try #require(server.port)
 
         let transports = ["WS-STREAMING", "HTTP-STREAMING", "WS-POLLING", "HTTP-POLLING"]
-        let scenarios = ["merge_snapshot", "command", "message", "message_refused", "refused_login"]
+        let scenarios = ["merge_snapshot", "command", "distinct_nulls", "group_schema", "message", "message_refused",
+                         "refused_login"]
         let driver = InteropTests.interopDir.appendingPathComponent("interop_driver.py").path
         let results = try await withThrowingTaskGroup(of: (String, InteropTests.ProcessResult).self) { group in
             for t in transports {
