@@ -22,6 +22,9 @@ Scenarios (all through a local TCP relay so that the recovery scenario can cut t
                   arrives as None and an empty one as ""
   group_schema    (not by default) MERGE by item group and field schema names, which the
                   Metadata Adapter resolves: each item position carries its own name
+  remote_outage   (not by default) MERGE while the test kills and restarts the remote Data
+                  Adapter (--signal-file says when): a gap in updates, then updates again,
+                  same session
 """
 import argparse
 import asyncio
@@ -413,6 +416,33 @@ class Driver:
         finally:
             c.disconnect()
 
+    def remote_outage(self):
+        """MERGE on a stock item while the test kills the remote Data Adapter and starts it again:
+        the session stays, updates stop, then come again. Signals the test through a file."""
+        w = Watch()
+        c = self.client(w)
+        item = self.a.stock_items[0]
+        c.subscribe(self.subscription(w, "MERGE", [item], self.a.stock_fields))
+        c.connect()
+        try:
+            self.connected(w)
+            session = c.connectionDetails.getSessionId()
+            self.need(w, lambda: len(w.updates) >= 3, 20, "three updates before the outage")
+            with open(self.a.signal_file, "w") as f:
+                f.write("streaming\n")
+            gap = lambda: max((b["at"] - a["at"] for a, b in zip(w.updates, w.updates[1:])), default=0)
+            self.need(w, lambda: gap() >= self.a.outage_gap, 40, f"a gap of {self.a.outage_gap}s (the outage)")
+            with w.lock:
+                resumed_from = len(w.updates)
+            self.need(w, lambda: len(w.updates) >= resumed_from + 3, 30, "three updates after the restart")
+            if c.connectionDetails.getSessionId() != session:
+                raise Failed("the session changed during the outage")
+            if any(s.startswith("DISCONNECTED") for s in w.statuses):
+                raise Failed(f"the client was disconnected: {w.statuses}")
+            return f"gap of {gap():.1f}s in updates, then {len(w.updates) - resumed_from + 1} more on session {session}"
+        finally:
+            c.disconnect()
+
     def refused_login(self):
         w = Watch()
         c = self.client(w, adapter_set=self.a.refused_adapter_set, user=self.a.refused_user, password="x")
@@ -430,7 +460,7 @@ class Driver:
 
 SCENARIOS = ["merge_snapshot", "distinct", "message", "command", "raw", "recovery", "refused_login"]
 # Only against adapters that refuse some messages (the remote adapters' test).
-EXTRA_SCENARIOS = ["message_refused", "distinct_nulls", "group_schema"]
+EXTRA_SCENARIOS = ["message_refused", "distinct_nulls", "group_schema", "remote_outage"]
 
 
 def main(argv=None):
@@ -459,6 +489,8 @@ def main(argv=None):
     ap.add_argument("--group-items", nargs="+", default=["item1", "item2"])
     ap.add_argument("--schema", default="quote")
     ap.add_argument("--schema-fields", nargs="+", default=["stock_name", "last_price", "time"])
+    ap.add_argument("--signal-file", help="remote_outage: written when updates flow")
+    ap.add_argument("--outage-gap", type=float, default=1.0, help="remote_outage: seconds without updates expected")
     a = ap.parse_args(argv)
 
     relay = Relay("127.0.0.1", a.port)
