@@ -9,7 +9,8 @@ adapter, as deployments run them:
 Metadata: group "stocks" is the items item1 item2 and schema "quote" the fields stock_name
 last_price time (other groups and schemas are space-separated names); user "refused" gets a
 CreditsError with code -7; a message starting with "deny" gets a CreditsError with code -5,
-any other message is accepted; tables notifications are wanted.
+any other message is accepted; tables notifications are wanted; an MPN device whose application
+id ends in ".denied" gets a CreditsError with code -9, other devices are accepted.
 
 Data: itemN (MERGE): a snapshot, then a new last_price every 100 ms; portfolio1 (COMMAND): two
 ADD rows as snapshot, then UPDATEs of row A; news (DISTINCT): no snapshot, a new headline every
@@ -43,6 +44,10 @@ class Metadata(MetadataProvider):
 
     def wants_tables_notification(self, user):
         return True
+
+    def notify_mpn_device_access(self, user, session_id, device):
+        if device.application_id.endswith(".denied"):
+            raise CreditsError(-9, "device refused", "No push notifications for this app")
 
     def notify_user_message(self, user, session_id, message):
         if message.startswith("deny"):
