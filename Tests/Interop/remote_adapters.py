@@ -14,7 +14,8 @@ id ends in ".denied" gets a CreditsError with code -9, other devices are accepte
 
 Data: itemN (MERGE): a snapshot, then a new last_price every 100 ms; portfolio1 (COMMAND): two
 ADD rows as snapshot, then UPDATEs of row A; news (DISTINCT): no snapshot, a new headline every
-100 ms with the field "empty" always "" and "missing" always null. A process stays up --run-for seconds even after
+100 ms with the field "empty" always "" and "missing" always null; floodN: fields n and ts,
+updated in a tight loop (the benchmark in BENCHMARKS.md, "Remote adapters"). A process stays up --run-for seconds even after
 the server closed its connection (the test that started it ends it).
 """
 import argparse
@@ -82,6 +83,14 @@ class Data(DataProvider):
             stop.set()
 
     def feed(self, item, stop):
+        if item.startswith("flood"):
+            # As fast as the SDK takes them (the remote adapters benchmark, BENCHMARKS.md).
+            n = 0
+            update = self.listener.update
+            while not stop.is_set():
+                n += 1
+                update(item, {"n": str(n), "ts": "%.6f" % time.time()}, False)
+            return
         if item == "news":
             n = 0
             while not stop.wait(0.1):
