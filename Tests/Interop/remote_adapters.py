@@ -20,6 +20,7 @@ the server closed its connection (the test that started it ends it).
 """
 import argparse
 import os
+import signal
 import sys
 import threading
 import time
@@ -125,6 +126,9 @@ def main():
     ap.add_argument("--password")
     ap.add_argument("--run-for", type=float, default=120, help="seconds before exiting on its own")
     a = ap.parse_args()
+    # A parent may hand down a mask that blocks SIGTERM (Foundation's Process started from a Swift
+    # concurrency thread does): unblock it, so that terminate() ends this process.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     if a.role == "metadata":
         server = MetadataProviderServer(Metadata(), (a.host, a.port))
     else:
