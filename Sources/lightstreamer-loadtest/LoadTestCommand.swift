@@ -29,11 +29,21 @@ struct LoadTestCommand: AsyncParsableCommand {
     @Option(help: "Port for --serve (0: any).") var port = 0
     @Option(help: "Server: longest delay added to updates to batch them per write (ms).") var maxUpdateDelayMillis = 0
 
+    @Option(help: "Remote adapters benchmark: a python with lightstreamer-adapter; runs --remote-script as the remote adapters and counts the updates its Data Adapter pushes into the item engine (BENCHMARKS.md, \"Remote adapters\").")
+    var remotePython: String?
+    @Option(help: "The remote adapters script of --remote-python.") var remoteScript = "Tests/Interop/remote_adapters.py"
+    @Option(help: "Items the remote Data Adapter floods (--remote-python).") var remoteItems = 1
+
     func run() async throws {
         LoggingSystem.bootstrap { label in
             var h = StreamLogHandler.standardError(label: label)
             h.logLevel = .warning
             return h
+        }
+        if let remotePython {
+            try await RemoteBench(python: remotePython, script: remoteScript, items: remoteItems, warmup: warmup,
+                                  seconds: seconds).run()
+            return
         }
         if let connectPort {
             let clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: clientThreads)

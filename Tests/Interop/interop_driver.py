@@ -18,6 +18,13 @@ Scenarios (all through a local TCP relay so that the recovery scenario can cut t
                   (no update lost or duplicated)
   refused_login   a user the Metadata Adapter refuses: onServerError with the adapter's code
   message_refused (not by default) a message the Metadata Adapter refuses: onDeny with its code
+  distinct_nulls  (not by default) DISTINCT on the news item: every update new, a null field
+                  arrives as None and an empty one as ""
+  group_schema    (not by default) MERGE by item group and field schema names, which the
+                  Metadata Adapter resolves: each item position carries its own name
+  remote_outage   (not by default) MERGE while the test kills and restarts the remote Data
+                  Adapter (--signal-file says when): a gap in updates, then updates again,
+                  same session
 """
 import argparse
 import asyncio
@@ -151,8 +158,12 @@ class Watch(ClientListener, SubscriptionListener, ClientMessageListener):
         self._add("eos", itemName)
 
     def onItemUpdate(self, update):
-        fields = dict(update.getFields())
-        self._add("updates", {"item": update.getItemName(), "snapshot": update.isSnapshot(), "fields": fields})
+        try:
+            fields = dict(update.getFields())
+        except Exception:  # a field schema: only positions are known
+            fields = {}
+        self._add("updates", {"item": update.getItemName(), "pos": update.getItemPos(), "snapshot": update.isSnapshot(),
+                              "fields": fields, "by_pos": dict(update.getFieldsByPosition()), "at": time.time()})
 
     # ClientMessageListener
     def onProcessed(self, originalMessage, response=None):
@@ -358,6 +369,80 @@ class Driver:
         finally:
             c.disconnect()
 
+    def distinct_nulls(self):
+        """DISTINCT on an item whose adapter sends a null field and an empty one."""
+        w = Watch()
+        c = self.client(w)
+        fields = ["headline", "empty", "missing"]
+        c.subscribe(self.subscription(w, "DISTINCT", [self.a.news_item], fields, snapshot="no"))
+        c.connect()
+        try:
+            self.connected(w)
+            self.need(w, lambda: len(w.updates) >= 3, 20, "three DISTINCT updates")
+            ups = list(w.updates)
+            heads = [u["fields"].get("headline") for u in ups]
+            if len(set(heads)) != len(heads) or any(not h for h in heads):
+                raise Failed(f"DISTINCT headlines not all new: {heads}")
+            for u in ups:
+                if u["fields"].get("empty") != "" or u["fields"].get("missing") is not None:
+                    raise Failed(f"expected empty='' and missing=None: {u['fields']}")
+            return f"{len(ups)} DISTINCT updates {heads[:3]}, empty '' and missing None in each"
+        finally:
+            c.disconnect()
+
+    def group_schema(self):
+        """Item group and field schema names resolved by the Metadata Adapter."""
+        w = Watch()
+        c = self.client(w)
+        s = Subscription("MERGE", None, None)
+        s.setItemGroup(self.a.group)
+        s.setFieldSchema(self.a.schema)
+        s.setRequestedSnapshot("yes")
+        s.addListener(w)
+        c.subscribe(s)
+        c.connect()
+        try:
+            self.connected(w)
+            n = len(self.a.group_items)
+            self.need(w, lambda: {u["pos"] for u in w.updates} >= set(range(1, n + 1)), 20, "an update per item")
+            for u in w.updates:
+                if len(u["by_pos"]) != len(self.a.schema_fields):
+                    raise Failed(f"{len(u['by_pos'])} fields, expected {len(self.a.schema_fields)}: {u['by_pos']}")
+                name_pos = self.a.schema_fields.index("stock_name") + 1
+                want = self.a.group_items[u["pos"] - 1]
+                if u["by_pos"].get(name_pos) != want:
+                    raise Failed(f"item {u['pos']} of {self.a.group!r} carries {u['by_pos']}, expected {want}")
+            return f"group {self.a.group!r} -> {self.a.group_items}, schema {self.a.schema!r} -> {len(self.a.schema_fields)} fields; {len(w.updates)} updates"
+        finally:
+            c.disconnect()
+
+    def remote_outage(self):
+        """MERGE on a stock item while the test kills the remote Data Adapter and starts it again:
+        the session stays, updates stop, then come again. Signals the test through a file."""
+        w = Watch()
+        c = self.client(w)
+        item = self.a.stock_items[0]
+        c.subscribe(self.subscription(w, "MERGE", [item], self.a.stock_fields))
+        c.connect()
+        try:
+            self.connected(w)
+            session = c.connectionDetails.getSessionId()
+            self.need(w, lambda: len(w.updates) >= 3, 20, "three updates before the outage")
+            with open(self.a.signal_file, "w") as f:
+                f.write("streaming\n")
+            gap = lambda: max((b["at"] - a["at"] for a, b in zip(w.updates, w.updates[1:])), default=0)
+            self.need(w, lambda: gap() >= self.a.outage_gap, 40, f"a gap of {self.a.outage_gap}s (the outage)")
+            with w.lock:
+                resumed_from = len(w.updates)
+            self.need(w, lambda: len(w.updates) >= resumed_from + 3, 30, "three updates after the restart")
+            if c.connectionDetails.getSessionId() != session:
+                raise Failed("the session changed during the outage")
+            if any(s.startswith("DISCONNECTED") for s in w.statuses):
+                raise Failed(f"the client was disconnected: {w.statuses}")
+            return f"gap of {gap():.1f}s in updates, then {len(w.updates) - resumed_from + 1} more on session {session}"
+        finally:
+            c.disconnect()
+
     def refused_login(self):
         w = Watch()
         c = self.client(w, adapter_set=self.a.refused_adapter_set, user=self.a.refused_user, password="x")
@@ -375,7 +460,7 @@ class Driver:
 
 SCENARIOS = ["merge_snapshot", "distinct", "message", "command", "raw", "recovery", "refused_login"]
 # Only against adapters that refuse some messages (the remote adapters' test).
-EXTRA_SCENARIOS = ["message_refused"]
+EXTRA_SCENARIOS = ["message_refused", "distinct_nulls", "group_schema", "remote_outage"]
 
 
 def main(argv=None):
@@ -399,6 +484,13 @@ def main(argv=None):
     ap.add_argument("--refused-code", type=int, default=1)
     ap.add_argument("--refused-message", default="deny this")
     ap.add_argument("--refused-message-code", type=int, default=-5)
+    ap.add_argument("--news-item", default="news")
+    ap.add_argument("--group", default="stocks")
+    ap.add_argument("--group-items", nargs="+", default=["item1", "item2"])
+    ap.add_argument("--schema", default="quote")
+    ap.add_argument("--schema-fields", nargs="+", default=["stock_name", "last_price", "time"])
+    ap.add_argument("--signal-file", help="remote_outage: written when updates flow")
+    ap.add_argument("--outage-gap", type=float, default=1.0, help="remote_outage: seconds without updates expected")
     a = ap.parse_args(argv)
 
     relay = Relay("127.0.0.1", a.port)

@@ -9,14 +9,18 @@ adapter, as deployments run them:
 Metadata: group "stocks" is the items item1 item2 and schema "quote" the fields stock_name
 last_price time (other groups and schemas are space-separated names); user "refused" gets a
 CreditsError with code -7; a message starting with "deny" gets a CreditsError with code -5,
-any other message is accepted; tables notifications are wanted.
+any other message is accepted; tables notifications are wanted; an MPN device whose application
+id ends in ".denied" gets a CreditsError with code -9, other devices are accepted.
 
 Data: itemN (MERGE): a snapshot, then a new last_price every 100 ms; portfolio1 (COMMAND): two
-ADD rows as snapshot, then UPDATEs of row A. A process stays up --run-for seconds even after
+ADD rows as snapshot, then UPDATEs of row A; news (DISTINCT): no snapshot, a new headline every
+100 ms with the field "empty" always "" and "missing" always null; floodN: fields n and ts,
+updated in a tight loop (the benchmark in BENCHMARKS.md, "Remote adapters"). A process stays up --run-for seconds even after
 the server closed its connection (the test that started it ends it).
 """
 import argparse
 import os
+import signal
 import sys
 import threading
 import time
@@ -42,6 +46,10 @@ class Metadata(MetadataProvider):
 
     def wants_tables_notification(self, user):
         return True
+
+    def notify_mpn_device_access(self, user, session_id, device):
+        if device.application_id.endswith(".denied"):
+            raise CreditsError(-9, "device refused", "No push notifications for this app")
 
     def notify_user_message(self, user, session_id, message):
         if message.startswith("deny"):
@@ -76,6 +84,20 @@ class Data(DataProvider):
             stop.set()
 
     def feed(self, item, stop):
+        if item.startswith("flood"):
+            # As fast as the SDK takes them (the remote adapters benchmark, BENCHMARKS.md).
+            n = 0
+            update = self.listener.update
+            while not stop.is_set():
+                n += 1
+                update(item, {"n": str(n), "ts": "%.6f" % time.time()}, False)
+            return
+        if item == "news":
+            n = 0
+            while not stop.wait(0.1):
+                n += 1
+                self.listener.update(item, {"headline": "headline %d" % n, "empty": "", "missing": None}, False)
+            return
         if item == "portfolio1":
             self.listener.update(item, {"key": "A", "command": "ADD", "qty": "10", "price": "1.5"}, True)
             self.listener.update(item, {"key": "B", "command": "ADD", "qty": "", "price": None}, True)
@@ -104,6 +126,9 @@ def main():
     ap.add_argument("--password")
     ap.add_argument("--run-for", type=float, default=120, help="seconds before exiting on its own")
     a = ap.parse_args()
+    # A parent may hand down a mask that blocks SIGTERM (Foundation's Process started from a Swift
+    # concurrency thread does): unblock it, so that terminate() ends this process.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     if a.role == "metadata":
         server = MetadataProviderServer(Metadata(), (a.host, a.port))
     else:

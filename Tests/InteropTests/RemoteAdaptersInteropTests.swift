@@ -5,7 +5,10 @@ import Testing
 /// Remote adapters written with the official Python Remote Adapter SDK (`lightstreamer-adapter`,
 /// pinned in `Tests/Interop/requirements.txt`; `Tests/Interop/remote_adapters.py`), one process
 /// for the Metadata Adapter and one for the Data Adapter, connected to our server over ARI with
-/// credentials, and the official Python client on each of the four transports against them.
+/// credentials, and the official Python client on each of the four transports against them:
+/// MERGE with snapshot, COMMAND, DISTINCT with a null and an empty field, a group and a schema
+/// resolved by the remote (GIS/GSC), messages accepted and refused, a refused login. Then, on
+/// WS-STREAMING, the remote Data Adapter process killed and started again mid-stream.
 /// Skipped locally when Python with venv/pip is missing; in CI (`CI=true`) that is a failure.
 @Suite(.serialized) struct RemoteAdaptersInteropTests {
     static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
@@ -51,7 +54,8 @@ import Testing
         let port = try #require(server.port)
 
         let transports = ["WS-STREAMING", "HTTP-STREAMING", "WS-POLLING", "HTTP-POLLING"]
-        let scenarios = ["merge_snapshot", "command", "message", "message_refused", "refused_login"]
+        let scenarios = ["merge_snapshot", "command", "distinct_nulls", "group_schema", "message", "message_refused",
+                         "refused_login"]
         let driver = InteropTests.interopDir.appendingPathComponent("interop_driver.py").path
         let results = try await withThrowingTaskGroup(of: (String, InteropTests.ProcessResult).self) { group in
             for t in transports {
@@ -81,6 +85,43 @@ import Testing
         }
         let metrics = server.metrics.prometheusText(nowMillis: 1)
         #expect(metrics.contains(#"lightstreamer_remote_adapter_connected{adapter_set="REMOTE",adapter="metadata"} 1"#))
+
+        // The remote Data Adapter killed (SIGKILL) while a client streams one of its items, then
+        // started again: the server logs the failure and keeps the session (no client-visible
+        // notification in our design, docs/ARI.md), updates stop, and once the new process has
+        // connected the server subscribes the live item on it and updates come again.
+        let signal = FileManager.default.temporaryDirectory.appendingPathComponent("ls-remote-outage-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: signal) }
+        let outage = Task {
+            try await InteropTests.runOffPool(venvPython, [
+                driver, "--port", String(port), "--transport", "WS-STREAMING", "--adapter-set", "REMOTE",
+                "--signal-file", signal, "--outage-gap", "1.0", "--scenarios", "remote_outage"], timeout: 90)
+        }
+        var signalled = false
+        for _ in 0..<300 where !signalled {
+            try await Task.sleep(for: .milliseconds(100))
+            signalled = FileManager.default.fileExists(atPath: signal)
+        }
+        #expect(signalled, "the outage driver never saw updates flowing")
+        let dataEndpoint = try #require(set.remoteEndpoints.first { $0.role == "data:DEFAULT" })
+        if signalled {
+            kill(remotes[1].processIdentifier, SIGKILL)
+            var lost = false
+            for _ in 0..<100 where !lost {
+                try await Task.sleep(for: .milliseconds(20))
+                lost = !dataEndpoint.isConnected
+            }
+            #expect(lost, "the server did not notice the killed remote Data Adapter")
+            let down = server.metrics.prometheusText(nowMillis: 2)
+            #expect(down.contains(#"lightstreamer_remote_adapter_connected{adapter_set="REMOTE",adapter="data:DEFAULT"} 0"#))
+            try await Task.sleep(for: .milliseconds(1500))
+            remotes.append(try Self.spawn(venvPython, [script, "--role", "data", "--port", String(dataPort),
+                                                       "--user", "remote1", "--password", "change-me", "--run-for", "240"]))
+        }
+        let o = try await outage.value
+        #expect(o.status == 0, "remote_outage: driver exited \(o.status)\n\(o.stdout)\n\(o.stderr.suffix(3000))")
+        #expect(dataEndpoint.isConnected, "the restarted remote Data Adapter is not connected")
+        summary.append(contentsOf: o.stdout.split(separator: "\n").map(String.init))
         print("Remote adapters (lightstreamer-adapter) with lightstreamer-client-lib:\n" + summary.joined(separator: "\n"))
     }
 
