@@ -95,8 +95,13 @@ import Testing
             let ws = try await Self.webSocketSession(port: port, group: group)
             try await ws.wsText("control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=true")
             #expect(await ws.waitFor("U,1,1,", seconds: 20), "\(ws.text)")
-            let drain = Task { await server.drain(millis: 1_500) }
+            // Long enough for the checks below on a loaded machine (the session must still be
+            // there when they are done), short enough to see its end.
+            let drain = Task { await server.drain(millis: 6_000) }
             try await waitFor { server.health.isDraining }
+            // The existing session goes on receiving.
+            ws.forget()
+            #expect(await ws.waitFor("U,1,1,", seconds: 5), "\(ws.text)")
             // Not ready, and said so on /metrics.
             let ready = try await Self.get("/health/ready", port: port, group: group)
             #expect(ready.hasPrefix("HTTP/1.1 503") && ready.contains("draining"), "\(ready)")
@@ -112,11 +117,8 @@ import Testing
             let old = try await RawTestConnection.post(port: port, group: group, path: "/lightstreamer/create_session.txt?LS_protocol=TLCP-2.1.0",
                                                        body: "LS_adapter_set=DEMO&LS_cid=x&LS_polling=true&LS_polling_millis=0&LS_idle_millis=0")
             #expect(await old.waitFor("CONERR,10,"), "\(old.text)")
-            // The existing session goes on receiving.
-            ws.forget()
-            #expect(await ws.waitFor("U,1,1,", seconds: 5), "\(ws.text)")
             // At the end of the drain it is told to move: END 48.
-            #expect(await ws.waitFor("END,48,", seconds: 10), "\(ws.text)")
+            #expect(await ws.waitFor("END,48,", seconds: 20), "\(ws.text)")
             await drain.value
             #expect(server.sessionCount == 0)
             for c in [refused, http, old, ws] { await c.close() }
