@@ -78,26 +78,24 @@ public struct SessionStateMachine: Sendable {
         var actions: [SessionAction] = []
 
         mutating func write(_ text: String, to conn: ConnectionID, updates: Int) {
-            if case .write(let c, var t, let u)? = actions.last, c == conn {
-                // Drop the array's copy first so that `t` is unique and grows in place.
-                actions.removeLast()
-                t += text
-                actions.append(.write(c, t, updates: u + updates))
-            } else {
-                actions.append(.write(conn, text, updates: updates))
-            }
+            append(to: conn, updates: updates) { $0 += text }
         }
 
         /// `write(line + "\r\n")` without building that string first.
         mutating func writeLine(_ line: String, to conn: ConnectionID, updates: Int) {
+            append(to: conn, updates: updates) { $0 += line; $0 += "\r\n" }
+        }
+
+        /// Extends the last write when it goes to `conn`, else starts a new one.
+        private mutating func append(to conn: ConnectionID, updates: Int, _ body: (inout String) -> Void) {
             if case .write(let c, var t, let u)? = actions.last, c == conn {
+                // Drop the array's copy first so that `t` is unique and grows in place.
                 actions.removeLast()
-                t += line
-                t += "\r\n"
+                body(&t)
                 actions.append(.write(c, t, updates: u + updates))
             } else {
-                var t = line
-                t += "\r\n"
+                var t = ""
+                body(&t)
                 actions.append(.write(conn, t, updates: updates))
             }
         }
