@@ -35,7 +35,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         case unfiltered
         public var description: String {
             switch self {
-            case .limited(let f): return "\(formatNumber(f)) updates/sec"
+            case .limited(let f): return "\(f) updates/sec"
             case .unlimited: return "unlimited"
             case .unfiltered: return "unfiltered"
             }
@@ -349,12 +349,24 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         return commandValueWithItemPos(itemIndex(itemName), key: key, fieldPos: fieldIndex(fieldName) + 1)
     }
 
+    /// `[mode: …, items: …, fields: …, …]`: the requested values, unset ones left out.
     public var description: String {
         lock.withLock {
-            "Subscription(mode: \(mode), items: \(_items.map { $0.joined(separator: " ") } ?? _itemGroup ?? "nil"), "
-                + "fields: \(_fields.map { $0.joined(separator: " ") } ?? _fieldSchema ?? "nil"), active: \(active), subscribed: \(subscribed))"
+            var map = DescriptionMap()
+            map.add("mode", mode)
+            map.add("items", _items ?? _itemGroup)
+            map.add("fields", _fields ?? _fieldSchema)
+            map.add("dataAdapter", _dataAdapter)
+            map.add("requestedBufferSize", _bufferSize)
+            map.add("requestedSnapshot", _snapshot)
+            map.add("requestedMaxFrequency", _maxFrequency)
+            map.add("selector", _selector)
+            map.add("secondLevelFields", _secondFields ?? _secondSchema)
+            map.add("secondLevelDataAdapter", _secondAdapter)
+            return map.description
         }
     }
+
 
     // MARK: library side
 

@@ -100,8 +100,13 @@ public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// `[deviceToken: …, prevDeviceToken: …, applicationId: …, platform: …]`.
     public var description: String {
-        let (s, id) = lock.withLock { (_status, _deviceId) }
-        return "MPNDevice(platform: \(platform), applicationId: \(applicationId), deviceToken: \(deviceToken), status: \(s), deviceId: \(id ?? "nil"))"
+        var map = DescriptionMap()
+        map.add("deviceToken", deviceToken)
+        map.add("prevDeviceToken", previousDeviceToken)
+        map.add("applicationId", applicationId)
+        map.add("platform", platform)
+        return map.description
     }
 }

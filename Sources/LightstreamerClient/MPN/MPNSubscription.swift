@@ -288,13 +288,23 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
 
     public var delegates: [MPNSubscriptionDelegate] { lock.withLock { _delegates.all } }
 
+    /// `[mode: …, items: …, fields: …, …, trigger: …, notificationFormat: …]`: the requested
+    /// values, unset ones left out.
     public var description: String {
         lock.withLock {
-            "MPNSubscription(mode: \(_mode), group: \(_itemGroup ?? _items?.joined(separator: " ") ?? "nil"), "
-                + "schema: \(_fieldSchema ?? _fields?.joined(separator: " ") ?? "nil"), status: \(_status), "
-                + "subscriptionId: \(_subscriptionId ?? "nil"))"
+            var map = DescriptionMap()
+            map.add("mode", _mode)
+            map.add("items", _items ?? _itemGroup)
+            map.add("fields", _fields ?? _fieldSchema)
+            map.add("dataAdapter", _dataAdapter)
+            map.add("requestedBufferSize", _bufferSize)
+            map.add("requestedMaxFrequency", _maxFrequency)
+            map.add("trigger", _trigger)
+            map.add("notificationFormat", _format)
+            return map.description
         }
     }
+
 
     // MARK: engine side
 
