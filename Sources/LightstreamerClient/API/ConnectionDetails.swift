@@ -5,6 +5,7 @@ import Security
 
 /// Where and as whom a `LightstreamerClient` connects (docs/protocol/CLIENT-API.md §5), plus what
 /// the server told about the session.
+/// `@unchecked Sendable`: every mutable property is only touched under `lock`.
 public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendable {
     private let lock = Lock()
     private var address: String?

@@ -6,6 +6,7 @@ import Foundation
 /// official API: at once (forcedTransport, requestedMaxBandwidth, reverseHeartbeatInterval,
 /// timeouts) or on the next bind/poll/create (contentLength, keepaliveInterval, idleTimeout,
 /// pollingInterval, slowingEnabled, serverInstanceAddressIgnored).
+/// `@unchecked Sendable`: `values` is only touched under `lock`; `core` is a weak reference set once.
 public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendable {
     private let lock = Lock()
     private var values = EngineSettings()

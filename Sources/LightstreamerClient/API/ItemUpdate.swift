@@ -23,7 +23,7 @@ public protocol ItemUpdate: AnyObject, CustomStringConvertible {
 }
 
 /// The library's `ItemUpdate`: an immutable snapshot of one item after one update.
-final class ItemUpdateValue: ItemUpdate, @unchecked Sendable {
+final class ItemUpdateValue: ItemUpdate, Sendable {
     let itemName: String?
     let itemPos: Int
     let isSnapshot: Bool

@@ -73,7 +73,7 @@ public class ConsoleLogger: LSLogger {
 }
 
 /// Bridges the library's logs to swift-log: one `Logger` per category, labelled with it.
-public final class SwiftLogLoggerProvider: LSLoggerProvider, @unchecked Sendable {
+public final class SwiftLogLoggerProvider: LSLoggerProvider, Sendable {
     private let factory: @Sendable (String) -> Logger
 
     /// `makeLogger` builds the swift-log logger of a category (default: `Logger(label:)`).

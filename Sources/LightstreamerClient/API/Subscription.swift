@@ -4,6 +4,7 @@ import TLCP
 /// A real-time subscription (docs/protocol/CLIENT-API.md §7). Properties describing the request can
 /// be changed only while inactive (a trap otherwise, as in the official API); the
 /// `requestedMaxFrequency` of an active subscription is changed on the server (reconf).
+/// `@unchecked Sendable`: every mutable property (`_items` … the stored values) is only touched under `lock`.
 public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     public enum Mode: String, CustomStringConvertible, Sendable, CaseIterable {
         case MERGE, DISTINCT, COMMAND, RAW

@@ -10,6 +10,7 @@ import TLCP
 /// properties, data adapter, buffer size and frequency can be set only while inactive; item
 /// names must not be empty, contain a space or be a number; field names must not be empty or
 /// contain a space; lists and names must not be empty.
+/// `@unchecked Sendable`: every mutable property (`_mode` … `_delegates`) is only touched under `lock`.
 public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable {
     public enum Mode: String, CustomStringConvertible, Sendable {
         case MERGE, DISTINCT
