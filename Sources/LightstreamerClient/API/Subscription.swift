@@ -86,7 +86,8 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     weak var owner: ClientCore?
     var engineKey: Int?
     /// Last values per item position, and COMMAND rows per item and key (for valueWith…).
-    private var itemValues: [Int: [String?]] = [:]
+    /// The latest values per item (index itemPos - 1).
+    private var itemValues: [[String?]?] = []
     private var commandRows: [Int: [String: [String?]]] = [:]
 
     public init(subscriptionMode: Mode) {
@@ -309,7 +310,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     public func valueWithItemPos(_ itemPos: Int, fieldPos: Int) -> String? {
         precondition(itemPos >= 1 && fieldPos >= 1, "Positions start from 1")
         return lock.withLock {
-            guard let v = itemValues[itemPos], fieldPos <= v.count else { return nil }
+            guard itemPos <= itemValues.count, let v = itemValues[itemPos - 1], fieldPos <= v.count else { return nil }
             return v[fieldPos - 1]
         }
     }
@@ -411,7 +412,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
             active = true
             owner = core
             engineKey = key
-            itemValues = [:]
+            itemValues = []
             commandRows = [:]
         }
     }
@@ -451,7 +452,12 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     /// Stores an update's values for `valueWith…` (called on the callback queue).
     func store(_ u: ItemUpdateValue) {
         lock.withLock {
-            itemValues[u.itemPos] = u.values
+            let i = u.itemPos - 1
+            if i >= 0 {
+                // Positions come from the engine, within the subscription's item count.
+                while itemValues.count <= i { itemValues.append(nil) }
+                itemValues[i] = u.values
+            }
             if mode == .COMMAND, let kp = _keyPosition, kp >= 1, kp <= u.values.count, let key = u.values[kp - 1] {
                 let cp = _commandPosition ?? 0
                 if cp >= 1, cp <= u.values.count, u.values[cp - 1] == "DELETE" {
