@@ -171,8 +171,10 @@ extension SessionEngine {
     }
 
     mutating func secondLevelUpdate(_ link: EngineSubscription.ParentLink, _ update: ItemUpdateValue) {
-        guard let merged = subscriptions[link.key]?.applySecondLevel(item: link.item, commandKey: link.commandKey,
-                                                                     values: update.values, changed: update.changed)
+        // In place through `values[index]`, as in `updateReceived`.
+        guard let index = subscriptions.index(forKey: link.key),
+              let merged = subscriptions.values[index].applySecondLevel(item: link.item, commandKey: link.commandKey,
+                                                                        values: update.values, changed: update.changed)
         else { return }
         notify(.subscription(key: link.key, .update(merged)))
     }
