@@ -8,6 +8,8 @@ import TLCP
 public final class SessionManager: Sendable {
     let engine: any TableEngine
     let settings: SessionSettings
+    /// `settings`, one copy pointed to by every session.
+    let sharedSettings: SharedSessionSettings
     let metrics: ServerMetrics
     /// Readiness; while it is draining, creates are refused (`drainingRefusal`).
     let health: ServerHealth
@@ -45,6 +47,7 @@ public final class SessionManager: Sendable {
         var settings = settings
         settings.mpnEnabled = mpn != nil
         self.settings = settings
+        self.sharedSettings = SharedSessionSettings(settings)
         self.metrics = metrics
         self.logger = logger
     }
@@ -112,7 +115,7 @@ public final class SessionManager: Sendable {
         let machine = SessionStateMachine(sessionId: id, version: version, create: request, connection: connection.connectionID,
                                           transport: connection.transport, clientIP: clientIP,
                                           allowedMaxBandwidth: allowedMaxBandwidth,
-                                          settings: settings, now: monotonicMillis())
+                                          sharedSettings: sharedSettings, now: monotonicMillis())
         let session = ServerSession(id: id, user: request.user, clientAddress: clientIP, adapterSet: adapterSet,
                                     eventLoop: eventLoop, manager: self, machine: machine)
         sessions.withLockedValue { $0[id] = session }
