@@ -106,10 +106,9 @@ struct FrontChannelInitializer: Sendable {
             upgradePipelineHandler: { [manager, logger, maxFrameSize] channel, head in
                 let offered = Self.offeredSubprotocols(head.headers)
                 let version = TLCPVersion.negotiate(webSocketSubprotocols: offered) ?? .current
-                var headerMap: [String: String] = [:]
-                for (k, v) in head.headers { headerMap[k.lowercased()] = v }
                 let handler = WebSocketTLCPHandler(manager: manager, version: version,
-                                                   clientIP: channel.remoteAddress?.ipAddress, headers: headerMap,
+                                                   clientIP: channel.remoteAddress?.ipAddress,
+                                                   headers: UpgradeHeaders(head.headers),
                                                    logger: logger)
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
