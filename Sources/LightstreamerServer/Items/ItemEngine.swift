@@ -141,6 +141,11 @@ public final class ItemEngine: Sendable {
         store.withLockedValue { $0.items.count }
     }
 
+    /// Update events received from the Data Adapters since start.
+    public var updatesReceived: Int {
+        store.withLockedValue { $0.updatesReceived }
+    }
+
     /// Number of running subscriptions.
     public var tableCount: Int {
         store.withLockedValue { $0.tables.count }
@@ -175,6 +180,7 @@ public final class ItemEngine: Sendable {
         let ctx = dispatchContext()
         let effects = store.withLockedValue { s -> Effects in
             var e = Effects()
+            s.updatesReceived &+= 1
             s.itemUpdate(key, fields: fields, isSnapshot: isSnapshot, ctx: ctx, effects: &e)
             return e
         }
