@@ -97,8 +97,25 @@ def report(scenario, ok, detail, **extra):
     print(json.dumps({"scenario": scenario, "ok": ok, "detail": detail, **extra}), flush=True)
 
 
+DECODER_CHECKS = """import(new URL('web/tlcp.js', location.href).href).then(m => {
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  const r = {};
+  const a = m.decodeUpdate('bar%c3%a0%C3%A8%25%23%24%5E|#|$|x', undefined, 4);
+  r.values = same(a && a.values, ['bar\u00e0\u00e8%#$^', null, '', 'x']);
+  const b = m.decodeUpdate('^2|y|', ['p', 'q', 'r', 's'], 4);
+  r.runs = same(b && b.values, ['p', 'q', 'y', 's']) && same(b.changed, [false, false, true, false]);
+  r.tooFew = m.decodeUpdate('a|b', undefined, 3) === null;
+  r.tooMany = m.decodeUpdate('a|b|c|d', undefined, 3) === null;
+  r.diffRefused = m.decodeUpdate('^Tabc', ['x'], 1) === null;
+  r.plusIsLiteral = m.percentDecode('a%2Cb+c') === 'a,b+c';
+  return r;
+})"""
+
+
 async def welcome(page, args):
     await page.wait_for("document.getElementById('status').dataset.status === 'CONNECTED'", 20, "CONNECTED")
+    # The page's own TLCP decoder, on the fixtures of docs/protocol/TLCP.md §1.6 and on malformed lines.
+    decoder = await page.eval(DECODER_CHECKS)
     await page.wait_for("[...document.querySelectorAll('#stocks tbody tr')].every(r => r.cells[1].textContent !== '')",
                         20, "the snapshot of all 30 stocks")
     before = await page.eval("[...document.querySelectorAll('#stocks tbody tr')].map(r => r.cells[1].textContent)")
@@ -114,10 +131,33 @@ async def welcome(page, args):
                     "; document.getElementById('chat-form').requestSubmit(); return true; })()")
     await page.wait_for("[...document.querySelectorAll('#chat li .text')].some(e => e.textContent === " +
                         json.dumps(text) + ")", 20, "the chat message to come back")
+    reconnected = None
+    if args.auth:
+        # The server ends the page's session with END 41 (retry): the page makes a new session,
+        # subscribes again and the prices move again.
+        first = await page.eval("window.lsClient.sessionId")
+        async with aiohttp.ClientSession() as http:
+            async with http.post(args.url.rstrip('/') + "/admin/api/sessions/destroy",
+                                 json={"session": first, "code": 41, "message": "test reconnect"},
+                                 headers={"Authorization": "Basic " + base64.b64encode(args.auth.encode()).decode()}) as r:
+                if r.status != 200:
+                    raise RuntimeError(f"destroy answered {r.status}: {await r.text()}")
+        second = await page.wait_for(
+            f"window.lsClient.status === 'CONNECTED' && window.lsClient.sessionId !== {json.dumps(first)}"
+            " && {sid: window.lsClient.sessionId}", 30, "a new session after END 41")
+        before = await page.eval("[...document.querySelectorAll('#stocks tbody tr')].map(r => r.cells[2].textContent)")
+        await page.wait_for(
+            f"(() => {{ const b = {json.dumps(before)}; return [...document.querySelectorAll('#stocks tbody tr')]"
+            ".some((r, i) => r.cells[2].textContent !== b[i]); })()", 20, "updates on the new session")
+        # The chat history came again with the new session's snapshot: shown once.
+        await asyncio.sleep(1.0)
+        copies = await page.eval("[...document.querySelectorAll('#chat li .text')].filter(e => e.textContent === " +
+                                 json.dumps(text) + ").length")
+        reconnected = {"first": first, "second": second["sid"], "chatCopies": copies}
     await asyncio.sleep(1.0)  # let a few more cells change and flash for the screenshot
     await page.screenshot(args.screenshot)
     report("welcome", True, f"{changed} prices changed, {flashed} cells flashing, {rows} portfolio rows, chat echoed",
-           stocks=names, chat=text, portfolioRows=rows, changed=changed)
+           stocks=names, chat=text, portfolioRows=rows, changed=changed, decoder=decoder, reconnected=reconnected)
 
 
 async def dashboard(page, args):

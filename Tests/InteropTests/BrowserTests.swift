@@ -5,8 +5,9 @@ import Testing
 
 /// The server's own pages in a real browser: headless Chromium (Debian's `chromium`, installed
 /// by scripts/test.sh) driven through the DevTools protocol by `Tests/Interop/browser_driver.py`
-/// (aiohttp from the interop venv). Loads `/` and `/dashboard`, waits for live values, performs
-/// admin actions from the dashboard and checks their effect on the server. Screenshots go to
+/// (aiohttp from the interop venv). Loads `/` and `/dashboard`, waits for live values, checks
+/// the page's TLCP decoder and its reconnection after a server END, performs admin actions from
+/// the dashboard and checks their effect on the server. Screenshots go to
 /// `.build/test-artifacts/` (copies in docs/screenshots/). In CI a missing Chromium fails the
 /// test; elsewhere it is skipped.
 @Suite(.serialized) struct BrowserTests {
@@ -56,12 +57,21 @@ import Testing
         let shot = Self.artifacts.appendingPathComponent("welcome.png")
         try? FileManager.default.removeItem(at: shot)
         let report = try await Self.drive(["--url", "http://127.0.0.1:\(port)/", "--scenario", "welcome",
-                                           "--screenshot", shot.path])
+                                           "--auth", "\(Self.admin.user):\(Self.admin.password)", "--screenshot", shot.path])
         // The page shows the thirty stocks by name, and saw prices move.
         let names = report["stocks"] as? [String] ?? []
         #expect(names.count == DemoAdapters.stockItemCount && names.allSatisfy { !$0.isEmpty }, "\(names)")
         #expect((report["changed"] as? Int ?? 0) >= 1)
         #expect((report["portfolioRows"] as? Int ?? 0) >= 1)
+        // The page's TLCP decoder on the fixtures of docs/protocol/TLCP.md §1.6 and malformed lines.
+        let decoder = report["decoder"] as? [String: Bool] ?? [:]
+        #expect(decoder.count == 6 && decoder.values.allSatisfy { $0 }, "\(decoder)")
+        // Ended by the server with END 41, the page made a new session and got updates again.
+        let reconnected = report["reconnected"] as? [String: Any] ?? [:]
+        let (first, second) = (reconnected["first"] as? String, reconnected["second"] as? String)
+        #expect(first != nil && second != nil && first != second, "\(reconnected)")
+        // The new session's snapshot replaced the chat history instead of adding to it.
+        #expect(reconnected["chatCopies"] as? Int == 1, "\(reconnected)")
         // The chat message went through the server: a fresh session's snapshot of chat_room holds it.
         let chat = try #require(report["chat"] as? String)
         let history = try await Self.chatHistory(port: port)

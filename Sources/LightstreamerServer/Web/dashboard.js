@@ -116,6 +116,8 @@ function commandTable(tbody, cells, buttons) {
       texts.forEach((t, i) => { if (tr.cells[i].textContent !== (t ?? '')) tr.cells[i].textContent = t ?? ''; });
     },
     onClear: () => { tbody.replaceChildren(); rows.clear(); },
+    // Subscribed again on a new session: its snapshot rebuilds the table.
+    onSubscribed: () => { tbody.replaceChildren(); rows.clear(); },
   };
 }
 

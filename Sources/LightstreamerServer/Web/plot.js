@@ -70,5 +70,5 @@ export function shortNumber(v) {
   if (v >= 1e9) return (v / 1e9).toFixed(1) + 'G';
   if (v >= 1e6) return (v / 1e6).toFixed(1) + 'M';
   if (v >= 1e4) return (v / 1e3).toFixed(1) + 'k';
-  return String(Math.round(v * 10) / 10);
+  return String(Math.round(v * 100) / 100);
 }

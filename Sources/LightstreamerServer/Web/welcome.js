@@ -77,6 +77,8 @@ client.subscribe({
     setCell(tr.cells[2], fields.price, true);
   },
   onClear: () => { portBody.replaceChildren(); portRows.clear(); },
+  // Subscribed again on a new session: its snapshot rebuilds the table.
+  onSubscribed: () => { portBody.replaceChildren(); portRows.clear(); },
 });
 
 // Chat room: every message appended, the oldest dropped past CHAT_KEEP.
@@ -97,6 +99,7 @@ client.subscribe({
     chat.scrollTop = chat.scrollHeight;
   },
   onClear: () => chat.replaceChildren(),
+  onSubscribed: () => chat.replaceChildren(),
 });
 
 document.getElementById('chat-form').addEventListener('submit', (ev) => {
@@ -108,3 +111,5 @@ document.getElementById('chat-form').addEventListener('submit', (ev) => {
 
 client.connect();
 window.addEventListener('pagehide', () => client.disconnect());
+// For the browser's developer tools (and the browser test): the page's TLCP client.
+window.lsClient = client;
