@@ -150,7 +150,7 @@ import Testing
         c.updatesSent = sent
         c.bytesSent = bytes
         c.sessionsActive = sessions.count
-        return MonitorInputs(nowMillis: now, counters: c, updatesReceived: received, items: 3, sessions: sessions,
+        return MonitorInputs(nowMillis: now, counters: c, updatesReceived: received, updatesFiltered: 7, items: 3, sessions: sessions,
                              sessionsBlocked: false, mpn: nil)
     }
 
@@ -163,6 +163,7 @@ import Testing
         #expect(second["bytes_out_per_s"] == "2000")
         #expect(second["updates_in_per_s"] == "5.0")
         #expect(second["items"] == "3")
+        #expect(second["updates_filtered"] == "7")
         #expect(second["uptime_s"] == "3")
         #expect(second["mpn_devices"] == .some(nil))
         #expect(Set(second.keys) == Set(MonitorSampler.serverFields))

@@ -17,6 +17,8 @@ struct MonitorInputs: Sendable {
     var nowMillis: Int64
     var counters: ServerMetrics.Snapshot
     var updatesReceived: Int
+    /// Updates replaced or dropped by frequency limits since start.
+    var updatesFiltered: Int
     var items: Int
     var sessions: [SessionSummary]
     var sessionsBlocked: Bool
@@ -32,7 +34,7 @@ struct MonitorSampler: Sendable {
 
     static let serverFields = ["sessions", "sessions_ws", "sessions_http", "sessions_unbound", "sessions_created",
                                "connections", "subscriptions", "items", "updates_in_per_s", "updates_out_per_s",
-                               "bytes_out_per_s", "updates_lost", "updates_conflated", "sessions_blocked",
+                               "bytes_out_per_s", "updates_filtered", "updates_lost", "updates_conflated", "sessions_blocked",
                                "mpn_devices", "mpn_active", "mpn_triggered", "uptime_s"]
 
     private var previous: (at: Int64, received: Int, sent: Int, bytes: Int)?
@@ -65,6 +67,7 @@ struct MonitorSampler: Sendable {
             "updates_in_per_s": Self.rate(rates.received),
             "updates_out_per_s": Self.rate(rates.sent),
             "bytes_out_per_s": Self.rate(rates.bytes),
+            "updates_filtered": String(inputs.updatesFiltered),
             "updates_lost": String(c.updatesLost),
             "updates_conflated": String(c.updatesConflated),
             "sessions_blocked": inputs.sessionsBlocked ? "true" : "false",

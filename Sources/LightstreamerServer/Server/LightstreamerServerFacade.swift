@@ -105,7 +105,8 @@ public final class LightstreamerServer: Service, Sendable {
             let sessions = manager?.allSessions.map { $0.summary(now: now) } ?? []
             let mpn = await actions?.mpn?.monitorFigures()
             return MonitorInputs(nowMillis: now, counters: manager?.metrics.snapshot ?? ServerMetrics.Snapshot(),
-                                 updatesReceived: items?.updatesReceived ?? 0, items: items?.upstreamItemCount ?? 0,
+                                 updatesReceived: items?.updatesReceived ?? 0, updatesFiltered: items?.updatesFiltered ?? 0,
+                                 items: items?.upstreamItemCount ?? 0,
                                  sessions: sessions, sessionsBlocked: actions?.newSessionsBlocked ?? false, mpn: mpn)
         })
     }

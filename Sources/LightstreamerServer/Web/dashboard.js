@@ -5,12 +5,13 @@ import { TimePlot, shortNumber } from './plot.js';
 
 const SERVER_FIELDS = ['sessions', 'sessions_ws', 'sessions_http', 'sessions_unbound', 'sessions_created',
   'connections', 'subscriptions', 'items', 'updates_in_per_s', 'updates_out_per_s', 'bytes_out_per_s',
-  'updates_lost', 'updates_conflated', 'sessions_blocked', 'mpn_devices', 'mpn_active', 'mpn_triggered', 'uptime_s'];
+  'updates_filtered', 'updates_lost', 'updates_conflated', 'sessions_blocked', 'mpn_devices', 'mpn_active', 'mpn_triggered', 'uptime_s'];
 const FIGURES = [
   ['sessions', 'Sessions'], ['sessions_ws', 'WebSocket sessions'], ['sessions_http', 'HTTP sessions'],
   ['sessions_unbound', 'Unbound sessions'], ['connections', 'Connections'], ['subscriptions', 'Subscriptions'],
   ['items', 'Items'], ['updates_in_per_s', 'Updates in /s'], ['updates_out_per_s', 'Updates out /s'],
-  ['bytes_out_per_s', 'Bytes out /s'], ['updates_lost', 'Updates lost (OV)'], ['updates_conflated', 'Updates conflated'],
+  ['bytes_out_per_s', 'Bytes out /s'], ['updates_filtered', 'Updates filtered (frequency)'],
+  ['updates_lost', 'Updates lost (OV)'], ['updates_conflated', 'Updates conflated'],
   ['sessions_created', 'Sessions created'], ['uptime_s', 'Monitor uptime (s)'],
 ];
 const SESSION_FIELDS = ['key', 'command', 'user', 'address', 'adapter_set', 'transport', 'age_s', 'backlog', 'subscriptions'];
