@@ -95,6 +95,14 @@ import Testing
         client.connect()
         try await Self.waitUntil { client.connectionDetails.sessionId != nil && recorder.statuses.last?.hasPrefix("CONNECTED") == true }
         let victim = try #require(client.connectionDetails.sessionId)
+        // Another one, over HTTP, that stays.
+        let bystander = LightstreamerClient(serverAddress: "http://127.0.0.1:\(port)", adapterSet: "DEMO")
+        bystander.connectionOptions.forcedTransport = .HTTP_STREAMING
+        let bystanderEvents = BrowserClientRecorder()
+        bystander.addDelegate(bystanderEvents)
+        bystander.subscribe(Subscription(subscriptionMode: .MERGE, items: (1...10).map { "item\($0)" }, fields: ["last_price", "time"]))
+        bystander.connect()
+        try await Self.waitUntil { bystanderEvents.statuses.last?.hasPrefix("CONNECTED") == true }
 
         let shot = Self.artifacts.appendingPathComponent("dashboard.png")
         try? FileManager.default.removeItem(at: shot)
@@ -106,9 +114,13 @@ import Testing
         try await Self.waitUntil { recorder.errors.contains(32) }
         #expect(server.admin.newSessionsBlocked)
         let figures = report["figures"] as? [String: String] ?? [:]
-        #expect(Int(figures["sessions"] ?? "") ?? 0 >= 1, "\(figures)")
-        #expect(Int(figures["items"] ?? "") ?? 0 >= 2, "\(figures)")
+        #expect(Int(figures["sessions"] ?? "") ?? 0 >= 2, "\(figures)")
+        #expect(Int(figures["items"] ?? "") ?? 0 >= 10, "\(figures)")
+        #expect(Int(figures["sessions_http"] ?? "") ?? 0 >= 1, "\(figures)")
+        // The bystander was left alone.
+        #expect(bystanderEvents.statuses.last?.hasPrefix("CONNECTED") == true && !bystanderEvents.errors.contains(32))
         client.disconnect()
+        bystander.disconnect()
         let png = try Data(contentsOf: shot)
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 10_000)
     }

@@ -10,9 +10,9 @@ const FIGURES = [
   ['sessions', 'Sessions'], ['sessions_ws', 'WebSocket sessions'], ['sessions_http', 'HTTP sessions'],
   ['sessions_unbound', 'Unbound sessions'], ['connections', 'Connections'], ['subscriptions', 'Subscriptions'],
   ['items', 'Items'], ['updates_in_per_s', 'Updates in /s'], ['updates_out_per_s', 'Updates out /s'],
-  ['bytes_out_per_s', 'Bytes out /s'], ['updates_filtered', 'Updates filtered (frequency)'],
+  ['bytes_out_per_s', 'Bytes out /s'], ['updates_filtered', 'Updates filtered'],
   ['updates_lost', 'Updates lost (OV)'], ['updates_conflated', 'Updates conflated'],
-  ['sessions_created', 'Sessions created'], ['uptime_s', 'Monitor uptime (s)'],
+  ['sessions_created', 'Sessions created'],
 ];
 const SESSION_FIELDS = ['key', 'command', 'user', 'address', 'adapter_set', 'transport', 'age_s', 'backlog', 'subscriptions'];
 const APP_FIELDS = ['key', 'command', 'platform', 'app', 'sent', 'failed', 'suspended'];
