@@ -131,6 +131,8 @@ async def welcome(page, args):
                     "; document.getElementById('chat-form').requestSubmit(); return true; })()")
     await page.wait_for("[...document.querySelectorAll('#chat li .text')].some(e => e.textContent === " +
                         json.dumps(text) + ")", 20, "the chat message to come back")
+    await asyncio.sleep(1.0)  # let a few more cells change and flash for the screenshot
+    await page.screenshot(args.screenshot)
     reconnected = None
     if args.auth:
         # The server ends the page's session with END 41 (retry): the page makes a new session,
@@ -154,8 +156,6 @@ async def welcome(page, args):
         copies = await page.eval("[...document.querySelectorAll('#chat li .text')].filter(e => e.textContent === " +
                                  json.dumps(text) + ").length")
         reconnected = {"first": first, "second": second["sid"], "chatCopies": copies}
-    await asyncio.sleep(1.0)  # let a few more cells change and flash for the screenshot
-    await page.screenshot(args.screenshot)
     report("welcome", True, f"{changed} prices changed, {flashed} cells flashing, {rows} portfolio rows, chat echoed",
            stocks=names, chat=text, portfolioRows=rows, changed=changed, decoder=decoder, reconnected=reconnected)
 

@@ -22,7 +22,7 @@ export function setCell(td, value, flash) {
   if (flash && hadValue) {
     td.classList.add('flash');
     clearTimeout(td.flashTimer);
-    td.flashTimer = setTimeout(() => td.classList.remove('flash'), 700);
+    td.flashTimer = setTimeout(() => td.classList.remove('flash'), 500);
   }
 }
 
