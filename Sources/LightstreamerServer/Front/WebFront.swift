@@ -17,9 +17,11 @@ struct WebResponse: Equatable {
     var contentType: String
     var body: [UInt8]
     var headers: [(String, String)] = []
+    /// `Content-Length` when it is not the body's (the answer to a HEAD request: the GET's length).
+    var contentLength: Int? = nil
 
     static func == (a: WebResponse, b: WebResponse) -> Bool {
-        a.status == b.status && a.contentType == b.contentType && a.body == b.body
+        a.status == b.status && a.contentType == b.contentType && a.body == b.body && a.contentLength == b.contentLength
             && a.headers.map { "\($0.0):\($0.1)" } == b.headers.map { "\($0.0):\($0.1)" }
     }
 
@@ -79,8 +81,10 @@ struct WebFront: Sendable {
         if request.headers[canonicalForm: "If-None-Match"].contains(where: { $0 == Substring(file.etag) || $0 == "*" }) {
             return WebResponse(status: .notModified, contentType: file.contentType, body: [], headers: headers)
         }
-        return WebResponse(status: .ok, contentType: file.contentType, body: request.method == .HEAD ? [] : file.body,
-                           headers: headers)
+        if request.method == .HEAD {
+            return WebResponse(status: .ok, contentType: file.contentType, body: [], headers: headers, contentLength: file.body.count)
+        }
+        return WebResponse(status: .ok, contentType: file.contentType, body: file.body, headers: headers)
     }
 }
 
@@ -91,7 +95,7 @@ extension WebResponse {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: r.contentType)
         for (name, value) in r.headers { headers.add(name: name, value: value) }
-        if r.status != .notModified { headers.add(name: "Content-Length", value: "\(r.body.count)") }
+        if r.status != .notModified { headers.add(name: "Content-Length", value: "\(r.contentLength ?? r.body.count)") }
         headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         context.write(wrap(.head(HTTPResponseHead(version: .http1_1, status: r.status, headers: headers))), promise: nil)
         if !r.body.isEmpty {
