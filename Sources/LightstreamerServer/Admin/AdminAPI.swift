@@ -3,12 +3,6 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 
-/// An answer now, or one that needs to wait (MPN actions call the MPN Module).
-enum WebReply {
-    case now(WebResponse)
-    case later(@Sendable () async -> WebResponse)
-}
-
 /// The admin HTTP API (docs/ADMIN.md): `POST /admin/api/<action>` with a JSON body (at most
 /// `maxBodyBytes`), answered with JSON. Access by `AdminAccess`; requests from a browser must
 /// be same-origin JSON (an `Origin` matching `Host`, `Content-Type: application/json`), so a
