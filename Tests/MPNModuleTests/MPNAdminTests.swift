@@ -56,4 +56,28 @@ struct MPNAdminTests {
         await mpn.shutdown()
         await store.close()
     }
+
+    @Test("a trigger fired while its application is suspended is sent on resume")
+    func triggeredNotificationWaitsForResume() async throws {
+        let h = EngineHarness()
+        defer { h.cleanUp() }
+        let (mpn, store) = try await h.startModule()
+        let hook = MPNAdminBridge(module: mpn)
+        let dev = try await mpn.register(register, context: h.context).deviceId
+        #expect(try await hook.setApplicationSuspended(platform: "Apple", appId: "com.example.app", suspended: true))
+        _ = try await mpn.activate(activation(device: dev, format: #"{"aps":{"alert":"T$[2]"}}"#,
+                                              trigger: "Integer.parseInt($[2]) == 7"), context: h.context)
+        h.quotes.push("item1", ["stock_name": "A", "last_price": "7"])
+        await mpn.settle()
+        #expect(h.provider.alerts().isEmpty, "held while suspended")
+        #expect(try await store.outboxEntries(status: .pending).count == 1)
+        #expect(try await hook.setApplicationSuspended(platform: "Apple", appId: "com.example.app", suspended: false))
+        await mpn.settle()
+        #expect(h.provider.alerts() == ["T7"])
+        #expect(try await store.outboxEntries(status: .pending).isEmpty)
+        let figures = await hook.monitorFigures()
+        #expect(figures.applications.first?.sent == 1)
+        await mpn.shutdown()
+        await store.close()
+    }
 }

@@ -39,16 +39,17 @@ extension MPNModule {
     }
 
     /// While an application is suspended its paced notifications are dropped (counted in
-    /// `Statistics.dropped`) and its triggered ones stay in the outbox, sent once it resumes
-    /// (at the next outbox claim). False for an unknown platform.
-    func adminSetSuspended(platform: String, appId: String, suspended: Bool) -> Bool {
+    /// `Statistics.dropped`) and its triggered ones stay in the outbox, read again and sent on
+    /// resume. False for an unknown platform.
+    func adminSetSuspended(platform: String, appId: String, suspended: Bool) async -> Bool {
         guard let p = MPNPlatform(rawValue: platform), !appId.isEmpty, appId.utf8.count <= 256 else { return false }
         let key = MPNAdminState.key(p, appId)
         if suspended {
             guard admin.suspended.count < MPNAdminState.maxApplications || admin.suspended.contains(key) else { return false }
             admin.suspended.insert(key)
-        } else {
-            admin.suspended.remove(key)
+        } else if admin.suspended.remove(key) != nil {
+            // Triggered notifications held in the outbox go now.
+            await resendOutbox()
         }
         return true
     }
