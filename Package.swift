@@ -60,7 +60,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // The server's own pages (`/`, `/dashboard`): plain files, served as they are.
+            resources: [.copy("Web")]
         ),
         .executableTarget(
             name: "lightstreamer-server",

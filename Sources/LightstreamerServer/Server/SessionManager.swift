@@ -33,6 +33,8 @@ public final class SessionManager: Sendable {
     private let occupancy = NIOLockedValueBox(SessionOccupancy())
     private let trimmer = MemoryTrimmer()
     private let counter = NIOLockedValueBox<UInt64>(0)
+    /// True while an administrator blocks new sessions (`AdminActions.newSessionsBlocked`).
+    let admission = NIOLockedValueBox(false)
 
     let aliases: [String: String]
 
@@ -56,6 +58,9 @@ public final class SessionManager: Sendable {
 
     func session(_ id: String) -> ServerSession? { sessions.withLockedValue { $0[id] } }
 
+    /// Every live session (for the `MONITOR` adapter set).
+    var allSessions: [ServerSession] { sessions.withLockedValue { Array($0.values) } }
+
     private func newSessionId() -> String {
         let n = counter.withLockedValue { c -> UInt64 in c += 1; return c }
         var rng = SystemRandomNumberGenerator()
@@ -69,6 +74,9 @@ public final class SessionManager: Sendable {
                        clientIP: String?, headers: [String: String], eventLoop: any EventLoop) async -> Result<String, SessionRefusal> {
         let started = monotonicMillis()
         if health.isDraining { return .failure(Self.drainingRefusal(version: version)) }
+        if admission.withLockedValue({ $0 }), (request.adapterSet ?? "DEFAULT") != MonitorAdapters.adapterSetName {
+            return .failure(SessionRefusal(code: 10, message: "New sessions blocked by the administrator"))
+        }
         if let refusal = occupancy.withLockedValue({ $0.reserve(address: clientIP, settings: settings) }) {
             return .failure(refusal)
         }

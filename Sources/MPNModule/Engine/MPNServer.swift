@@ -35,12 +35,14 @@ public final class LightstreamerMPNServer: Service, Sendable {
             s.serverOwnedDataAdapters.insert(configuration.internalDataAdapterName)
             return s
         }
-        let engine = ItemEngine(adapterSets: sets, logger: logger)
+        // The MONITOR adapter set feeds the dashboard (docs/ADMIN.md).
+        let engine = ItemEngine(adapterSets: MonitorAdapters.adding(to: sets), logger: logger)
         let store = try await MPNModule.openStore(configuration.store)
         let registry = providers ?? MPNProviderRegistry(configuration: configuration, logger: Logger(label: "lightstreamer.mpn"))
         let module = MPNModule(configuration: configuration, store: store, providers: registry, itemEngine: engine,
                                internalAdapter: internalAdapter, logger: Logger(label: "lightstreamer.mpn"))
         let server = LightstreamerServer(options: options, engine: engine, mpn: module, logger: logger)
+        server.setMPNAdminHook(MPNAdminBridge(module: module))
         // Not ready while the module's heartbeats fail (checked every moduleCheckPeriodMillis).
         let health = server.health
         await module.setHealthReporter { failure in health.setCondition("mpnStore", failure: failure) }
