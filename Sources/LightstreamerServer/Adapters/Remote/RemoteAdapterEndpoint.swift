@@ -12,15 +12,21 @@ public final class RemoteAdapterEndpoint: Sendable {
     public let dataAdapter: String?
     public let host: String
     public let port: Int
+    /// PEM files when the remote connects with TLS.
+    public let tls: ServerConfiguration.TLS?
     let connection: RemoteAdapterConnection
+    private let logger: Logger
     private let listener = NIOLockedValueBox<RemoteAdapterListener?>(nil)
 
-    init(adapterSet: String, dataAdapter: String?, host: String, port: Int, connection: RemoteAdapterConnection) {
+    init(adapterSet: String, dataAdapter: String?, host: String, port: Int, tls: ServerConfiguration.TLS? = nil,
+         connection: RemoteAdapterConnection, logger: Logger = Logger(label: "lightstreamer.remote")) {
         self.adapterSet = adapterSet
         self.dataAdapter = dataAdapter
         self.host = host
         self.port = port
+        self.tls = tls
         self.connection = connection
+        self.logger = logger
     }
 
     /// "metadata" or "data:<name>", for logs and metric labels.
@@ -33,8 +39,11 @@ public final class RemoteAdapterEndpoint: Sendable {
 
     var counters: RemoteConnectionCounters { connection.counters }
 
+    /// Loads the TLS files (a `TLSFilesError` names the file and the problem), then binds.
     func start(group: any EventLoopGroup) async throws {
-        let bound = try await RemoteAdapterListener.bind(host: host, port: port, connection: connection, group: group)
+        let sslContext = try tls?.makeServerContext()
+        let bound = try await RemoteAdapterListener.bind(host: host, port: port, connection: connection, sslContext: sslContext,
+                                                         logger: logger, group: group)
         listener.withLockedValue { $0 = bound }
     }
 
@@ -60,9 +69,16 @@ enum RemoteAdapterStartup {
         let endpoints = sets.flatMap(\.remoteEndpoints)
         guard !endpoints.isEmpty else { return }
         for e in endpoints {
-            try await e.start(group: group)
+            do {
+                try await e.start(group: group)
+            } catch {
+                logger.error("remote adapter port cannot start", metadata: ["adapterSet": "\(e.adapterSet)", "role": "\(e.role)",
+                                                                            "error": "\(error)"])
+                throw error
+            }
             logger.info("waiting for remote adapter", metadata: ["adapterSet": "\(e.adapterSet)", "role": "\(e.role)",
-                                                                "address": "\(e.host):\(e.boundPort ?? e.port)"])
+                                                                "address": "\(e.host):\(e.boundPort ?? e.port)",
+                                                                "tls": "\(e.tls != nil)"])
         }
         await withTaskGroup(of: Void.self) { tasks in
             for set in sets {
