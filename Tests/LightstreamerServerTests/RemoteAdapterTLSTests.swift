@@ -125,6 +125,27 @@ import Testing
         await server.shutdown()
     }
 
+    /// A connection that never starts the TLS handshake is closed after the handshake timeout.
+    @Test func aSilentConnectionOnATLSPortIsClosedInTime() async throws {
+        let files = try Files()
+        defer { files.remove() }
+        let lines = NIOLockedValueBox<[String]>([])
+        let config = RemoteConnectionConfiguration(role: .data(name: "DEFAULT"), adapterSet: "REMOTE", handshakeTimeoutMillis: 300)
+        let connection = RemoteAdapterConnection(configuration: config, logger: Logger(label: "test"))
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let context = try ServerConfiguration.TLS(certificateChainPath: files.cert, privateKeyPath: files.key).makeServerContext()
+        let listener = try await RemoteAdapterListener.bind(host: "127.0.0.1", port: 0, connection: connection, sslContext: context,
+                                                            logger: Logger(label: "test") { _ in RecordingLogHandler(lines: lines) },
+                                                            group: group)
+        let silent = try await RawTestConnection.connect(port: try #require(listener.port), group: group)
+        let started = ContinuousClock.now
+        #expect(await silent.waitClosed(seconds: 5))
+        #expect(ContinuousClock.now - started >= .milliseconds(250))
+        #expect(lines.withLockedValue { $0.contains { $0.contains("no TLS handshake in time") } }, "\(lines.withLockedValue { $0 })")
+        await listener.close(reason: "test over")
+        try await group.shutdownGracefully()
+    }
+
     @Test func aRemoteDataAdapterOverTLSFeedsAClientAndAPlainRemoteIsRefused() async throws {
         let files = try Files()
         defer { files.remove() }
