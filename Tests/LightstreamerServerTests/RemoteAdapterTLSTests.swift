@@ -112,16 +112,22 @@ import Testing
         }
     }
 
-    /// A server whose remote port has a missing key file does not start, and says which file.
+    /// A server whose remote port has a missing key file does not start, says which file, and
+    /// leaves no remote port bound.
     @Test func aServerWithABadTLSFileDoesNotStart() async throws {
         let files = try Files()
         defer { files.remove() }
         var remote = RemoteAdapterConfiguration(port: 0)
         remote.tls = .init(certificateChainPath: files.cert, privateKeyPath: files.dir.appendingPathComponent("gone.pem").path)
-        let set = AdapterSetConfiguration(name: "REMOTE", dataAdapters: [.init(name: "DEFAULT", items: [:], remote: remote)]).makeAdapterSet()
+        var metadata = MetadataConfiguration()
+        metadata.remote = RemoteAdapterConfiguration(port: 0)
+        let set = AdapterSetConfiguration(name: "REMOTE", metadata: metadata,
+                                          dataAdapters: [.init(name: "DEFAULT", items: [:], remote: remote)]).makeAdapterSet()
         let server = LightstreamerServer(options: ServerOptions(host: "127.0.0.1", port: 0), adapterSets: [set])
         await #expect(throws: TLSFilesError.self) { try await server.start() }
         #expect(server.port == nil)
+        #expect(set.remoteEndpoints.count == 2)
+        #expect(set.remoteEndpoints.allSatisfy { $0.boundPort == nil })
         await server.shutdown()
     }
 

@@ -1,6 +1,7 @@
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOSSL
 
 /// One remote adapter of an adapter set as the server runs it: the configured address its
 /// remote connects to, the connection the adapter talks through, and the listener once the
@@ -39,9 +40,13 @@ public final class RemoteAdapterEndpoint: Sendable {
 
     var counters: RemoteConnectionCounters { connection.counters }
 
-    /// Loads the TLS files (a `TLSFilesError` names the file and the problem), then binds.
-    func start(group: any EventLoopGroup) async throws {
-        let sslContext = try tls?.makeServerContext()
+    /// The TLS context of the port, nil without TLS; a `TLSFilesError` names the file and the problem.
+    func loadTLS() throws -> NIOSSLContext? {
+        try tls?.makeServerContext()
+    }
+
+    /// Binds the port, with TLS when `sslContext` is given (see `loadTLS()`).
+    func start(group: any EventLoopGroup, sslContext: NIOSSLContext?) async throws {
         let bound = try await RemoteAdapterListener.bind(host: host, port: port, connection: connection, sslContext: sslContext,
                                                          logger: logger, group: group)
         listener.withLockedValue { $0 = bound }
@@ -62,20 +67,25 @@ public final class RemoteAdapterEndpoint: Sendable {
 
 /// Starting and stopping the remote endpoints of a server's adapter sets.
 enum RemoteAdapterStartup {
-    /// Binds every endpoint, then waits for each set's remotes at most its `remoteWaitMillis`
-    /// (all sets wait at the same time). A remote that is late is logged; its adapter set is
+    /// Checks every endpoint's TLS files, binds every endpoint, then waits for each set's
+    /// remotes at most its `remoteWaitMillis` (all sets wait at the same time). A remote that is late is logged; its adapter set is
     /// served anyway and its requests fail until the remote connects.
     static func start(_ sets: [AdapterSet], group: any EventLoopGroup, logger: Logger) async throws {
         let endpoints = sets.flatMap(\.remoteEndpoints)
         guard !endpoints.isEmpty else { return }
+        // Every TLS file is checked before any port is bound.
+        var contexts: [NIOSSLContext?] = []
         for e in endpoints {
             do {
-                try await e.start(group: group)
+                contexts.append(try e.loadTLS())
             } catch {
                 logger.error("remote adapter port cannot start", metadata: ["adapterSet": "\(e.adapterSet)", "role": "\(e.role)",
                                                                             "error": "\(error)"])
                 throw error
             }
+        }
+        for (e, context) in zip(endpoints, contexts) {
+            try await e.start(group: group, sslContext: context)
             logger.info("waiting for remote adapter", metadata: ["adapterSet": "\(e.adapterSet)", "role": "\(e.role)",
                                                                 "address": "\(e.host):\(e.boundPort ?? e.port)",
                                                                 "tls": "\(e.tls != nil)"])
