@@ -149,7 +149,8 @@ let package = Package(
         // The adversarial suite (Adversarial/) runs the built lightstreamer-server as a child process.
         .testTarget(name: "LightstreamerServerTests",
                     dependencies: ["LightstreamerServer", "TLCP", "MPNTestSupport", "lightstreamer-server"]),
-        .testTarget(name: "InteropTests", dependencies: ["LightstreamerServer", "LightstreamerClient", "MPNModule"]),
+        // MPNTestSupport: the throw-away CA of the remote adapters' TLS case.
+        .testTarget(name: "InteropTests", dependencies: ["LightstreamerServer", "LightstreamerClient", "MPNModule", "MPNTestSupport"]),
         // Loopback load test of the server (BENCHMARKS.md, section "Server").
         .executableTarget(
             name: "lightstreamer-loadtest",

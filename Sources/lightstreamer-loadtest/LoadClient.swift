@@ -37,15 +37,17 @@ final class LoadClientHandler: ChannelInboundHandler {
     let items: [String]
     let stats: LoadStats
     let subscribe: Bool
+    let adapterSet: String
     private var handshakeDone = false
     private var buffer = ByteBuffer()
     private var pendingUpdates = 0
     private var pendingLatencies: [Int] = []
 
-    init(items: [String], stats: LoadStats, subscribe: Bool) {
+    init(items: [String], stats: LoadStats, subscribe: Bool, adapterSet: String = "LOAD") {
         self.items = items
         self.stats = stats
         self.subscribe = subscribe
+        self.adapterSet = adapterSet
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -80,7 +82,7 @@ final class LoadClientHandler: ChannelInboundHandler {
             buffer.moveReaderIndex(forwardBy: view.distance(from: view.startIndex, to: end.upperBound))
             handshakeDone = true
             sendText("wsok", context: context)
-            sendText("create_session\r\nLS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_adapter_set=LOAD&LS_send_sync=false", context: context)
+            sendText("create_session\r\nLS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_adapter_set=\(adapterSet)&LS_send_sync=false", context: context)
             if subscribe {
                 let group = items.joined(separator: "%20")
                 sendText("control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=\(group)&LS_schema=ts&LS_ack=false",

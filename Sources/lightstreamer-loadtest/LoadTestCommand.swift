@@ -33,12 +33,32 @@ struct LoadTestCommand: AsyncParsableCommand {
     var remotePython: String?
     @Option(help: "The remote adapters script of --remote-python.") var remoteScript = "Tests/Interop/remote_adapters.py"
     @Option(help: "Items the remote Data Adapter floods (--remote-python).") var remoteItems = 1
+    @Flag(help: "Remote adapters benchmark without an SDK: a Swift remote Data Adapter (this executable, a child process) feeds --items items over ARI; counts the updates into the item engine and, with --sessions, serves that many WS sessions from a second child process (BENCHMARKS.md, \"Remote adapters\").")
+    var remoteSwift = false
+    @Option(help: "Updates/s in total the Swift remote sends (--remote-swift); 0: as fast as it can.") var remoteRate = 0.0
+    @Option(help: "Internal (--remote-swift): run as the Swift remote Data Adapter connecting to this port.") var remoteFeedPort: Int?
+    @Option(help: "Adapter set the WS sessions of --connect-port use.") var adapterSet = "LOAD"
 
     func run() async throws {
         LoggingSystem.bootstrap { label in
             var h = StreamLogHandler.standardError(label: label)
             h.logLevel = .warning
             return h
+        }
+        if let remoteFeedPort {
+            let generator = try RemoteFeedGenerator(port: remoteFeedPort, rate: remoteRate)
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                Thread {
+                    generator.run()
+                    c.resume()
+                }.start()
+            }
+            return
+        }
+        if remoteSwift {
+            try await RemoteSwiftBench(items: items, rate: remoteRate, sessions: sessions, itemsPerSession: itemsPerSession,
+                                       warmup: warmup, seconds: seconds, serverThreads: serverThreads).run()
+            return
         }
         if let remotePython {
             try await RemoteBench(python: remotePython, script: remoteScript, items: remoteItems, warmup: warmup,
@@ -118,7 +138,8 @@ struct LoadTestCommand: AsyncParsableCommand {
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .channelInitializer { ch in
                     ch.eventLoop.makeCompletedFuture {
-                        try ch.pipeline.syncOperations.addHandler(LoadClientHandler(items: names, stats: stats, subscribe: subscribe))
+                        try ch.pipeline.syncOperations.addHandler(LoadClientHandler(items: names, stats: stats, subscribe: subscribe,
+                                                                                    adapterSet: adapterSet))
                     }
                 }
                 .connect(host: "127.0.0.1", port: port)

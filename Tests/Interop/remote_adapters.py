@@ -6,11 +6,17 @@ adapter, as deployments run them:
     remote_adapters.py --role metadata --port 6662 [--user U --password P]
     remote_adapters.py --role data --port 6661 [--user U --password P]
 
+With --tls-ca CA.pem the process connects with TLS (the SDK's ssl_context), trusting only that
+CA and checking that the server's certificate names --host (use --host localhost with a
+certificate for localhost).
+
 Metadata: group "stocks" is the items item1 item2 and schema "quote" the fields stock_name
 last_price time (other groups and schemas are space-separated names); user "refused" gets a
 CreditsError with code -7; a message starting with "deny" gets a CreditsError with code -5,
 any other message is accepted; tables notifications are wanted; an MPN device whose application
-id ends in ".denied" gets a CreditsError with code -9, other devices are accepted.
+id ends in ".denied" gets a CreditsError with code -9, other devices are accepted; an MPN
+subscription whose group starts with "denied" gets a CreditsError with code -11 (MSA); a device
+token change of an application id ending in ".locked" gets a CreditsError with code -12 (MDC).
 
 Data: itemN (MERGE): a snapshot, then a new last_price every 100 ms; portfolio1 (COMMAND): two
 ADD rows as snapshot, then UPDATEs of row A; news (DISTINCT): no snapshot, a new headline every
@@ -21,6 +27,7 @@ the server closed its connection (the test that started it ends it).
 import argparse
 import os
 import signal
+import ssl
 import sys
 import threading
 import time
@@ -50,6 +57,14 @@ class Metadata(MetadataProvider):
     def notify_mpn_device_access(self, user, session_id, device):
         if device.application_id.endswith(".denied"):
             raise CreditsError(-9, "device refused", "No push notifications for this app")
+
+    def notify_mpn_subscription_activation(self, user, session_id, table, mpn_subscription):
+        if table.group.startswith("denied"):
+            raise CreditsError(-11, "MPN subscription refused", "No push notifications for that")
+
+    def notify_mpn_device_token_change(self, user, session_id, device, new_device_token):
+        if device.application_id.endswith(".locked"):
+            raise CreditsError(-12, "token change refused", "This device keeps its token")
 
     def notify_user_message(self, user, session_id, message):
         if message.startswith("deny"):
@@ -124,15 +139,19 @@ def main():
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--user")
     ap.add_argument("--password")
+    ap.add_argument("--tls-ca", help="connect with TLS, trusting this CA certificate (PEM)")
     ap.add_argument("--run-for", type=float, default=120, help="seconds before exiting on its own")
     a = ap.parse_args()
     # A parent may hand down a mask that blocks SIGTERM (Foundation's Process started from a Swift
     # concurrency thread does): unblock it, so that terminate() ends this process.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    ssl_context = None
+    if a.tls_ca is not None:
+        ssl_context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=a.tls_ca)
     if a.role == "metadata":
-        server = MetadataProviderServer(Metadata(), (a.host, a.port))
+        server = MetadataProviderServer(Metadata(), (a.host, a.port), ssl_context=ssl_context)
     else:
-        server = DataProviderServer(Data(), (a.host, a.port))
+        server = DataProviderServer(Data(), (a.host, a.port), ssl_context=ssl_context)
     if a.user is not None:
         server.remote_user = a.user
     if a.password is not None:

@@ -36,7 +36,7 @@ import Testing
         #expect(throws: (any Error).self) {   // a user without a password
             try Self.decode(#"{"name":"R","dataAdapters":[{"remote":{"port":2,"user":"u"}}]}"#)
         }
-        #expect(throws: (any Error).self) {   // unknown key (TLS is not offered)
+        #expect(throws: (any Error).self) {   // `tls` is an object with the PEM files
             try Self.decode(#"{"name":"R","dataAdapters":[{"remote":{"port":2,"tls":true}}]}"#)
         }
         #expect(throws: (any Error).self) {

@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NIOSSL
 import Testing
 @testable import LightstreamerServer
 
@@ -39,11 +40,17 @@ import Testing
     }
 
     enum ScriptedRemote {
-        static func connect(port: Int, group: any EventLoopGroup) async throws -> (any Channel, AsyncStream<String>) {
+        /// With `tls`, the remote speaks TLS to `tlsHostname` (the certificate's name).
+        static func connect(port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil,
+                            tlsHostname: String? = nil) async throws -> (any Channel, AsyncStream<String>) {
             let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(1000))
             let channel = try await ClientBootstrap(group: group)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        if let tls {
+                            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls,
+                                                                                               serverHostname: tlsHostname))
+                        }
                         try channel.pipeline.syncOperations.addHandler(LineCollector(continuation))
                     }
                 }

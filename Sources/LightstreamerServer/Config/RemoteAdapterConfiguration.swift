@@ -16,10 +16,13 @@ public struct RemoteAdapterConfiguration: Sendable, Decodable, Hashable {
     public var inactivityTimeoutMillis: Int64?
     /// Passed to the remote adapter's `initialize` with the init request.
     public var parameters: [String: String]
+    /// Certificate chain and private key (PEM) when the remote must connect with TLS; nil
+    /// listens for plain TCP. The same object as the client port's `tls` (docs/CONFIG.md).
+    public var tls: ServerConfiguration.TLS?
 
     public init(host: String = "127.0.0.1", port: Int, credentials: RemoteCredentials? = nil, requestTimeoutMillis: Int64 = 10_000,
                 handshakeTimeoutMillis: Int64 = 10_000, keepaliveHintMillis: Int? = nil, inactivityTimeoutMillis: Int64? = nil,
-                parameters: [String: String] = [:]) {
+                parameters: [String: String] = [:], tls: ServerConfiguration.TLS? = nil) {
         self.host = host
         self.port = port
         self.credentials = credentials
@@ -28,10 +31,11 @@ public struct RemoteAdapterConfiguration: Sendable, Decodable, Hashable {
         self.keepaliveHintMillis = keepaliveHintMillis
         self.inactivityTimeoutMillis = inactivityTimeoutMillis
         self.parameters = parameters
+        self.tls = tls
     }
 
     static let keys = ["host", "port", "user", "password", "requestTimeoutMillis", "handshakeTimeoutMillis",
-                       "keepaliveHintMillis", "inactivityTimeoutMillis", "parameters"]
+                       "keepaliveHintMillis", "inactivityTimeoutMillis", "parameters", "tls"]
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(Self.keys)
@@ -53,6 +57,7 @@ public struct RemoteAdapterConfiguration: Sendable, Decodable, Hashable {
         keepaliveHintMillis = try c.positive("keepaliveHintMillis", decoder)
         inactivityTimeoutMillis = try c.positive("inactivityTimeoutMillis", decoder).map(Int64.init)
         parameters = try c.decodeIfPresent([String: String].self, forKey: key("parameters")) ?? [:]
+        tls = try c.decodeIfPresent(ServerConfiguration.TLS.self, forKey: key("tls"))
     }
 
     func connectionConfiguration(role: RemoteConnectionConfiguration.Role, adapterSet: String) -> RemoteConnectionConfiguration {
@@ -71,7 +76,7 @@ public struct RemoteAdapterConfiguration: Sendable, Decodable, Hashable {
         log[metadataKey: "remote"] = "\(dataAdapter.map { "data:\($0)" } ?? "metadata")"
         let connection = RemoteAdapterConnection(configuration: connectionConfiguration(role: role, adapterSet: adapterSet),
                                                  logger: log)
-        return RemoteAdapterEndpoint(adapterSet: adapterSet, dataAdapter: dataAdapter, host: host, port: port,
-                                     connection: connection)
+        return RemoteAdapterEndpoint(adapterSet: adapterSet, dataAdapter: dataAdapter, host: host, port: port, tls: tls,
+                                     connection: connection, logger: log)
     }
 }

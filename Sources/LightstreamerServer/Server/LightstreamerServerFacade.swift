@@ -141,11 +141,8 @@ public final class LightstreamerServer: Service, Sendable {
     public func start() async throws {
         let sslContext: NIOSSLContext?
         if let certFile = options.tlsCertificateChainFile, let keyFile = options.tlsPrivateKeyFile {
-            let chain = try NIOSSLCertificate.fromPEMFile(certFile).map { NIOSSLCertificateSource.certificate($0) }
-            let key = try NIOSSLPrivateKey(file: keyFile, format: .pem)
-            var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
-            tls.minimumTLSVersion = options.front.tlsMinimumVersion
-            sslContext = try NIOSSLContext(configuration: tls)
+            sslContext = try ServerConfiguration.TLS(certificateChainPath: certFile, privateKeyPath: keyFile)
+                .makeServerContext(minimumVersion: options.front.tlsMinimumVersion)
         } else {
             sslContext = nil
         }

@@ -50,12 +50,13 @@ final class EngineHarness: Sendable {
     let configuration: MPNConfiguration
     let context = MPNRequestContext(adapterSet: "DEMO", user: nil, sessionId: "S1")
 
-    init(configure: (inout MPNConfiguration) -> Void = { _ in }) {
+    /// `metadata`: the adapter set's Metadata Adapter (the default accepts everything).
+    init(metadata: any MetadataAdapter = LiteralBasedMetadataAdapter(), configure: (inout MPNConfiguration) -> Void = { _ in }) {
         var c = MPNConfiguration()
         c.enabled = true
         configure(&c)
         configuration = c
-        engine = ItemEngine(adapterSets: [AdapterSet(name: "DEMO", dataAdapters: [
+        engine = ItemEngine(adapterSets: [AdapterSet(name: "DEMO", metadata: metadata, dataAdapters: [
             "DEFAULT": quotes, MPNInternalDataAdapter.defaultName: internalAdapter,
         ])], clock: clock)
         path = FileManager.default.temporaryDirectory.appendingPathComponent("mpn-engine-\(UUID().uuidString).sqlite").path

@@ -1,6 +1,7 @@
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOSSL
 
 /// One remote adapter of an adapter set as the server runs it: the configured address its
 /// remote connects to, the connection the adapter talks through, and the listener once the
@@ -12,15 +13,21 @@ public final class RemoteAdapterEndpoint: Sendable {
     public let dataAdapter: String?
     public let host: String
     public let port: Int
+    /// PEM files when the remote connects with TLS.
+    public let tls: ServerConfiguration.TLS?
     let connection: RemoteAdapterConnection
+    private let logger: Logger
     private let listener = NIOLockedValueBox<RemoteAdapterListener?>(nil)
 
-    init(adapterSet: String, dataAdapter: String?, host: String, port: Int, connection: RemoteAdapterConnection) {
+    init(adapterSet: String, dataAdapter: String?, host: String, port: Int, tls: ServerConfiguration.TLS? = nil,
+         connection: RemoteAdapterConnection, logger: Logger = Logger(label: "lightstreamer.remote")) {
         self.adapterSet = adapterSet
         self.dataAdapter = dataAdapter
         self.host = host
         self.port = port
+        self.tls = tls
         self.connection = connection
+        self.logger = logger
     }
 
     /// "metadata" or "data:<name>", for logs and metric labels.
@@ -33,8 +40,15 @@ public final class RemoteAdapterEndpoint: Sendable {
 
     var counters: RemoteConnectionCounters { connection.counters }
 
-    func start(group: any EventLoopGroup) async throws {
-        let bound = try await RemoteAdapterListener.bind(host: host, port: port, connection: connection, group: group)
+    /// The TLS context of the port, nil without TLS; a `TLSFilesError` names the file and the problem.
+    func loadTLS() throws -> NIOSSLContext? {
+        try tls?.makeServerContext()
+    }
+
+    /// Binds the port, with TLS when `sslContext` is given (see `loadTLS()`).
+    func start(group: any EventLoopGroup, sslContext: NIOSSLContext?) async throws {
+        let bound = try await RemoteAdapterListener.bind(host: host, port: port, connection: connection, sslContext: sslContext,
+                                                         logger: logger, group: group)
         listener.withLockedValue { $0 = bound }
     }
 
@@ -53,16 +67,28 @@ public final class RemoteAdapterEndpoint: Sendable {
 
 /// Starting and stopping the remote endpoints of a server's adapter sets.
 enum RemoteAdapterStartup {
-    /// Binds every endpoint, then waits for each set's remotes at most its `remoteWaitMillis`
-    /// (all sets wait at the same time). A remote that is late is logged; its adapter set is
+    /// Checks every endpoint's TLS files, binds every endpoint, then waits for each set's
+    /// remotes at most its `remoteWaitMillis` (all sets wait at the same time). A remote that is late is logged; its adapter set is
     /// served anyway and its requests fail until the remote connects.
     static func start(_ sets: [AdapterSet], group: any EventLoopGroup, logger: Logger) async throws {
         let endpoints = sets.flatMap(\.remoteEndpoints)
         guard !endpoints.isEmpty else { return }
+        // Every TLS file is checked before any port is bound.
+        var contexts: [NIOSSLContext?] = []
         for e in endpoints {
-            try await e.start(group: group)
+            do {
+                contexts.append(try e.loadTLS())
+            } catch {
+                logger.error("remote adapter port cannot start", metadata: ["adapterSet": "\(e.adapterSet)", "role": "\(e.role)",
+                                                                            "error": "\(error)"])
+                throw error
+            }
+        }
+        for (e, context) in zip(endpoints, contexts) {
+            try await e.start(group: group, sslContext: context)
             logger.info("waiting for remote adapter", metadata: ["adapterSet": "\(e.adapterSet)", "role": "\(e.role)",
-                                                                "address": "\(e.host):\(e.boundPort ?? e.port)"])
+                                                                "address": "\(e.host):\(e.boundPort ?? e.port)",
+                                                                "tls": "\(e.tls != nil)"])
         }
         await withTaskGroup(of: Void.self) { tasks in
             for set in sets {
