@@ -8,7 +8,7 @@ import Testing
 /// credentials, and the official Python client on each of the four transports against them:
 /// MERGE with snapshot, COMMAND, DISTINCT with a null and an empty field, a group and a schema
 /// resolved by the remote (GIS/GSC), messages accepted and refused, a refused login. Then, on
-/// WS-STREAMING, the remote Data Adapter process killed and started again mid-stream.
+/// each transport, the remote Data Adapter process killed and started again mid-stream.
 /// Skipped locally when Python with venv/pip is missing; in CI (`CI=true`) that is a failure.
 @Suite(.serialized) struct RemoteAdaptersInteropTests {
     static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
@@ -86,23 +86,27 @@ import Testing
         let metrics = server.metrics.prometheusText(nowMillis: 1)
         #expect(metrics.contains(#"lightstreamer_remote_adapter_connected{adapter_set="REMOTE",adapter="metadata"} 1"#))
 
-        // The remote Data Adapter killed (SIGKILL) while a client streams one of its items, then
-        // started again: the server logs the failure and keeps the session (no client-visible
-        // notification in our design, docs/ARI.md), updates stop, and once the new process has
-        // connected the server subscribes the live item on it and updates come again.
-        let signal = FileManager.default.temporaryDirectory.appendingPathComponent("ls-remote-outage-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: signal) }
-        let outage = Task {
-            try await InteropTests.runOffPool(venvPython, [
-                driver, "--port", String(port), "--transport", "WS-STREAMING", "--adapter-set", "REMOTE",
-                "--signal-file", signal, "--outage-gap", "1.0", "--scenarios", "remote_outage"], timeout: 90)
+        // The remote Data Adapter killed (SIGKILL) while one client per transport streams one of
+        // its items, then started again: the server logs the failure and keeps the sessions (no
+        // client-visible notification in our design, docs/ARI.md), updates stop, and once the new
+        // process has connected the server subscribes the live items on it and updates come again.
+        let signals = transports.map { t in
+            FileManager.default.temporaryDirectory.appendingPathComponent("ls-remote-outage-\(t)-\(UUID().uuidString)").path
+        }
+        defer { for f in signals { try? FileManager.default.removeItem(atPath: f) } }
+        let outages = zip(transports, signals).map { transport, signal in
+            (transport, Task {
+                try await InteropTests.runOffPool(venvPython, [
+                    driver, "--port", String(port), "--transport", transport, "--adapter-set", "REMOTE",
+                    "--signal-file", signal, "--outage-gap", "1.0", "--scenarios", "remote_outage"], timeout: 90)
+            })
         }
         var signalled = false
         for _ in 0..<300 where !signalled {
             try await Task.sleep(for: .milliseconds(100))
-            signalled = FileManager.default.fileExists(atPath: signal)
+            signalled = signals.allSatisfy { FileManager.default.fileExists(atPath: $0) }
         }
-        #expect(signalled, "the outage driver never saw updates flowing")
+        #expect(signalled, "not every outage driver saw updates flowing: \(signals.map { FileManager.default.fileExists(atPath: $0) })")
         let dataEndpoint = try #require(set.remoteEndpoints.first { $0.role == "data:DEFAULT" })
         if signalled {
             kill(remotes[1].processIdentifier, SIGKILL)
@@ -118,10 +122,12 @@ import Testing
             remotes.append(try Self.spawn(venvPython, [script, "--role", "data", "--port", String(dataPort),
                                                        "--user", "remote1", "--password", "change-me", "--run-for", "240"]))
         }
-        let o = try await outage.value
-        #expect(o.status == 0, "remote_outage: driver exited \(o.status)\n\(o.stdout)\n\(o.stderr.suffix(3000))")
+        for (transport, outage) in outages {
+            let o = try await outage.value
+            #expect(o.status == 0, "\(transport) remote_outage: driver exited \(o.status)\n\(o.stdout)\n\(o.stderr.suffix(3000))")
+            summary.append(contentsOf: o.stdout.split(separator: "\n").map { "\(transport) \($0)" })
+        }
         #expect(dataEndpoint.isConnected, "the restarted remote Data Adapter is not connected")
-        summary.append(contentsOf: o.stdout.split(separator: "\n").map(String.init))
         print("Remote adapters (lightstreamer-adapter) with lightstreamer-client-lib:\n" + summary.joined(separator: "\n"))
     }
 
