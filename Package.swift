@@ -82,7 +82,7 @@ let package = Package(
             ]
         ),
 
-        // Server MPN Module: store, triggers, formats, providers, engine (issue 5).
+        // Server MPN Module: store, triggers, formats, providers, engine.
         .target(
             name: "MPNModule",
             dependencies: [

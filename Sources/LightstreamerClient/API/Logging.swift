@@ -183,14 +183,3 @@ private struct CategoryLogger: LSLogger {
     var isErrorEnabled: Bool { target?.isErrorEnabled ?? false }
     var isFatalEnabled: Bool { target?.isFatalEnabled ?? false }
 }
-
-/// All delegate callbacks of all clients go through one serial queue, as in the official API.
-enum CallbackQueue {
-    static let queue = DispatchQueue(label: "com.lightstreamer", qos: .userInteractive)
-}
-
-/// Carries a non-Sendable value into a callback on the serial callback queue.
-struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}
