@@ -9,10 +9,12 @@ log() { printf '==> %s\n' "$*" >&2; }
 
 # Debian packages: Python's venv for the interop tests (the official Python client), nginx for
 # the cluster test (ClusterNginxTests starts its own nginx on loopback; the package's service is
-# not used).
+# not used), tmux for the CLI's terminal test.
 need_apt=()
 python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need_apt+=(nginx)
+# tmux: the CLI's live-table test runs `lightstreamer subscribe` on its pseudo-terminal.
+command -v tmux >/dev/null || need_apt+=(tmux)
 if ((${#need_apt[@]})) && command -v apt-get >/dev/null; then
   log "apt-get install ${need_apt[*]}"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
