@@ -54,6 +54,14 @@ import Testing
         #expect(JSONLogHandler.iso8601(Date(timeIntervalSince1970: 1_795_992_601.5)) == "2026-11-29T22:50:01.500Z")
     }
 
+    @Test func logFormatConfigurationKey() throws {
+        let json = try ServerConfiguration.decode(Data(#"{"demo": true, "logFormat": "json"}"#.utf8))
+        #expect(json.logFormat == "json")
+        let none = try ServerConfiguration.decode(Data(#"{"demo": true}"#.utf8))
+        #expect(none.logFormat == nil)
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.decode(Data(#"{"demo": true, "logFormat": "xml"}"#.utf8)) }
+    }
+
     /// Every line a session logs carries its id, user and transport.
     @Test func aSessionsLinesCarryItsMetadata() async throws {
         let lines = Lines()
