@@ -14,7 +14,7 @@ import Testing
         let p = Process()
         p.executableURL = URL(fileURLWithPath: try #require(tmux))
         // A configuration of our own (not the user's): panes stay after their process exits, so
-        // the screen after the exit and the exit status can be read.
+        // the screen after the exit can be read.
         let conf = FileManager.default.temporaryDirectory.appendingPathComponent("ls-cli-tmux.conf")
         if !FileManager.default.fileExists(atPath: conf.path) {
             try Data("set-option -g remain-on-exit on\n".utf8).write(to: conf)
@@ -29,11 +29,17 @@ import Testing
         p.standardError = FileHandle.nullDevice
         p.standardInput = FileHandle.nullDevice
         try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let deadline = Date().addingTimeInterval(10)
-        while p.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        if p.isRunning { p.terminate() }
-        return String(decoding: data, as: UTF8.self)
+        // Its output up to EOF (tmux closes it when the command is done; the server it may
+        // start keeps no copy), read on a thread of its own so that the wait has a timeout.
+        let box = OutputCollector()
+        let done = DispatchSemaphore(value: 0)
+        let reader = out.fileHandleForReading
+        Thread {
+            box.append(reader.readDataToEndOfFile())
+            done.signal()
+        }.start()
+        if done.wait(timeout: .now() + 10) == .timedOut, p.isRunning { p.terminate() }
+        return box.text
     }
 
     static func rows(_ screen: String, _ items: [String]) -> [String: String] {
@@ -111,6 +117,36 @@ import Testing
         }
         #expect(exited.contains("cli-exit=130"), "\(exited)")
         #expect(!exited.contains("updates/s"))
+    }
+
+    /// COMMAND mode: one row per key of the demo portfolio.
+    @Test(.enabled(if: tmux != nil, "tmux is installed"))
+    func commandModeHasOneRowPerKey() async throws {
+        let server = try await CLILiveServerTests.LiveServer.start()
+        defer { Task { await server.stop() } }
+        let cli = try #require(CLITests.binary)
+        let socket = "ls-cli-\(UUID().uuidString.prefix(8))"
+        let command = "\(cli.path) subscribe --server \(server.address) --mode COMMAND --items portfolio1 "
+            + "--fields key,command,qty,price --timeout 60"
+        _ = try Self.tmux(socket, ["new-session", "-d", "-x", "100", "-y", "30", "-s", "t", command])
+        defer { _ = try? Self.tmux(socket, ["kill-server"]) }
+        var screen = ""
+        var keys: [String] = []
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            screen = try Self.tmux(socket, ["capture-pane", "-p", "-t", "t"])
+            // "portfolio1 <key> <command> <qty> <price>"
+            keys = screen.split(separator: "\n").filter { $0.hasPrefix("portfolio1 ") }
+                .compactMap { $0.split(separator: " ").dropFirst().first.map(String.init) }
+            if keys.count >= 3, screen.contains("CONNECTED") { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        // The demo portfolio starts with item1, item7 and item12; each key once.
+        #expect(Set(keys).isSuperset(of: ["item1", "item7", "item12"]), "\(screen)")
+        #expect(keys.count == Set(keys).count, "\(screen)")
+        #expect(screen.split(separator: "\n").first?.hasPrefix("item") == true)
+        #expect(screen.contains("key") && screen.contains("qty"))
+        _ = try Self.tmux(socket, ["send-keys", "-t", "t", "C-c"])
     }
 
     /// `--plain` on a terminal: today's line output.
