@@ -170,18 +170,4 @@ public final class ServerMetrics: Sendable {
         }
         return out
     }
-
-    /// A Prometheus label value: backslash, double quote and line feed escaped.
-    static func labelValue(_ s: String) -> String {
-        var out = ""
-        for ch in s {
-            switch ch {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
 }
