@@ -130,3 +130,11 @@ import Testing
         #expect(metrics.snapshot.updatesSent == 4)
     }
 }
+
+@Suite struct MetricsOrderTests {
+    @Test func familiesComeInNameOrderWithTheirSeries() {
+        let text = "# TYPE b counter\nb 1\n# TYPE a gauge\na{x=\"1\"} 2.0\na{x=\"2\"} 3.0\n# HELP c help\n# TYPE c counter\nc 0\n"
+        #expect(ServerMetrics.sortedFamilies(text)
+            == "# TYPE a gauge\na{x=\"1\"} 2.0\na{x=\"2\"} 3.0\n# TYPE b counter\nb 1\n# HELP c help\n# TYPE c counter\nc 0\n")
+    }
+}

@@ -166,7 +166,28 @@ public final class ServerMetrics: Sendable {
         if let registry = backend.registry {
             var bytes: [UInt8] = []
             registry.emit(into: &bytes)
-            out += String(decoding: bytes, as: UTF8.self)
+            out += Self.sortedFamilies(String(decoding: bytes, as: UTF8.self))
+        }
+        return out
+    }
+
+    /// The registry's metric families (each from its `# HELP`/`# TYPE` line to the next) in
+    /// name order: the registry emits them in no fixed order, and scrapes are easier to read
+    /// and compare when they always come the same way.
+    static func sortedFamilies(_ text: String) -> String {
+        var families: [(name: Substring, lines: [Substring])] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            if line.hasPrefix("# TYPE ") || line.hasPrefix("# HELP ") {
+                let name = line.dropFirst(7).prefix { $0 != " " }
+                if families.last?.name != name { families.append((name, [])) }
+            } else if families.isEmpty {
+                families.append(("", []))
+            }
+            families[families.count - 1].lines.append(line)
+        }
+        var out = ""
+        for f in families.sorted(by: { $0.name < $1.name }) {
+            for l in f.lines { out += l; out += "\n" }
         }
         return out
     }
