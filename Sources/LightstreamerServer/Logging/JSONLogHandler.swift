@@ -43,12 +43,14 @@ public struct JSONLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
-                    source: String, file: String, function: String, line: UInt) {
+    public func log(event: LogEvent) {
         var all = metadata
         if let provided = metadataProvider?.get() { all.merge(provided) { _, new in new } }
-        if let explicit { all.merge(explicit) { _, new in new } }
-        sink(Self.line(timestamp: Date(), level: level, label: label, message: message.description, metadata: all, source: source))
+        if let explicit = event.metadata { all.merge(explicit) { _, new in new } }
+        // An error passed to the call goes in the metadata, as text.
+        if let error = event.error { all["error"] = "\(String(describing: error))" }
+        sink(Self.line(timestamp: Date(), level: event.level, label: label, message: event.message.description, metadata: all,
+                       source: event.source))
     }
 
     /// One JSON line (newline-terminated).
