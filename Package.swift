@@ -40,6 +40,7 @@ let package = Package(
             dependencies: [
                 "TLCP",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -64,7 +65,9 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
+            ],
+            // The server's own pages (`/`, `/dashboard`): plain files, served as they are.
+            resources: [.copy("Web")]
         ),
         .executableTarget(
             name: "lightstreamer-server",

@@ -140,6 +140,17 @@ extension TLCPNotification {
         try parse(Substring(line))
     }
 
+    /// The update of a `U` line, or nil for any other line (which `parse` then reads): the
+    /// hot path of a client, without wrapping the update in a notification value.
+    public static func parseIfUpdate(_ line: String) throws(TLCPLineError) -> UpdateNotification? {
+        let utf8 = line.utf8
+        guard utf8.count >= 2, utf8.first == UInt8(ascii: "U"),
+              utf8[utf8.index(after: utf8.startIndex)] == UInt8(ascii: ",") else { return nil }
+        var trimmed = utf8[...]
+        while let last = trimmed.last, last == 0x0D || last == 0x0A { trimmed = trimmed.dropLast() }
+        return try parseUpdate(Substring(trimmed))
+    }
+
     static func parseUpdate(_ line: Substring) throws(TLCPLineError) -> UpdateNotification {
         try line.withUTF8Bytes { bytes -> Result<UpdateNotification, TLCPLineError> in
             var i = 2 // after "U,"

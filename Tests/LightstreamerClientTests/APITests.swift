@@ -42,7 +42,7 @@ import Testing
         #expect(TransportSelection.allCases.map(\.rawValue) == ["WS", "WS-STREAMING", "WS-POLLING", "HTTP", "HTTP-STREAMING", "HTTP-POLLING"])
         #expect(RequestedMaxBandwidth.limited(12.5).description == "12.5 kilobits/sec")
         #expect(RealMaxBandwidth.unmanaged.description == "unmanaged")
-        #expect(RealMaxFrequency.limited(2).description == "2 updates/sec")
+        #expect(RealMaxFrequency.limited(2).description == "2.0 updates/sec")
         #expect(ConsoleLogLevel.warn.rawValue == 25)
     }
 

@@ -24,6 +24,26 @@ import Testing
         #expect(sink.takeRows() == [["4", "b"]])
     }
 
+    @Test func updatesReplacedOrDroppedByFrequencyLimitsAreCounted() async throws {
+        let adapter = ScriptedDataAdapter()
+        let clock = ManualEngineClock()
+        let engine = makeEngine(adapter, clock: clock)
+        let sink = RecordingSink()
+        _ = try await engine.subscribe(spec(.merge, ["a"], ["x"], frequency: .limited(1)), sink: sink)
+        _ = try await engine.subscribe(spec(.distinct, ["d"], ["m"], frequency: .limited(1), buffer: .size(2)), sink: sink)
+        _ = try await engine.subscribe(spec(.merge, ["b"], ["x"]), sink: sink)
+        // MERGE, buffer 1: the first goes, the second waits, the next three replace it.
+        for i in 1...5 { adapter.push("a", ["x": "\(i)"]) }
+        #expect(engine.updatesFiltered == 3)
+        // DISTINCT, buffer 2: the first goes, two wait, the next two push the oldest out.
+        for i in 1...5 { adapter.push("d", ["m": "\(i)"]) }
+        #expect(engine.updatesFiltered == 5)
+        // No limit: nothing filtered.
+        for i in 1...5 { adapter.push("b", ["x": "\(i)"]) }
+        #expect(engine.updatesFiltered == 5)
+        #expect(engine.updatesReceived == 15)
+    }
+
     @Test func mergeBufferKeepsUpToBufferSizeRows() async throws {
         let adapter = ScriptedDataAdapter()
         let clock = ManualEngineClock()

@@ -40,7 +40,7 @@ public enum LightstreamerError: Error, Sendable, Equatable {
     case disconnected
 }
 
-final class StatusStreamDelegate: ClientDelegate, @unchecked Sendable {
+final class StatusStreamDelegate: ClientDelegate, Sendable {
     let continuation: AsyncStream<LightstreamerClient.Status>.Continuation
     init(_ c: AsyncStream<LightstreamerClient.Status>.Continuation) { continuation = c }
     func clientDidRemoveDelegate(_ client: LightstreamerClient) { continuation.finish() }
@@ -50,6 +50,7 @@ final class StatusStreamDelegate: ClientDelegate, @unchecked Sendable {
     func client(_ client: LightstreamerClient, didChangeProperty property: String) {}
 }
 
+/// `@unchecked Sendable`: `continuation` is set before the delegate is added and taken (once) on the serial callback queue only.
 final class ConnectWaiter: ClientDelegate, @unchecked Sendable {
     private var continuation: CheckedContinuation<LightstreamerClient.Status, Error>?
     init(_ c: CheckedContinuation<LightstreamerClient.Status, Error>) { continuation = c }
@@ -100,6 +101,7 @@ extension LightstreamerClient {
     }
 }
 
+/// `@unchecked Sendable`: `continuation` is set before the delegate is added and taken (once) on the serial callback queue only.
 final class SubscribeWaiter: SubscriptionDelegate, @unchecked Sendable {
     private var continuation: CheckedContinuation<Void, Error>?
     init(_ c: CheckedContinuation<Void, Error>) { continuation = c }
@@ -125,7 +127,7 @@ final class SubscribeWaiter: SubscriptionDelegate, @unchecked Sendable {
     func subscription(_ subscription: Subscription, didReceiveRealFrequency frequency: RealMaxFrequency?) {}
 }
 
-final class UpdateStreamDelegate: SubscriptionDelegate, @unchecked Sendable {
+final class UpdateStreamDelegate: SubscriptionDelegate, Sendable {
     let continuation: AsyncStream<ItemUpdateSnapshot>.Continuation
     init(_ c: AsyncStream<ItemUpdateSnapshot>.Continuation) { continuation = c }
     func subscription(_ subscription: Subscription, didClearSnapshotForItemName itemName: String?, itemPos: UInt) {}

@@ -5,6 +5,7 @@ import Security
 
 /// Where and as whom a `LightstreamerClient` connects (docs/protocol/CLIENT-API.md §5), plus what
 /// the server told about the session.
+/// `@unchecked Sendable`: every mutable property is only touched under `lock`.
 public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendable {
     private let lock = Lock()
     private var address: String?
@@ -120,14 +121,19 @@ public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendab
         }
     }
 
+    /// `[serverAddress: …, adapterSet: …, …, libVersion: …]`, unset values left out.
     public var description: String {
         lock.withLock {
-            let pairs: [(String, String?)] = [
-                ("serverAddress", address), ("adapterSet", adapter), ("user", userName), ("sessionId", session),
-                ("serverInstanceAddress", instanceAddress), ("serverSocketName", socketName), ("clientIp", ip),
-                ("libVersion", LightstreamerClient.LIB_NAME + " " + LightstreamerClient.LIB_VERSION),
-            ]
-            return "{" + pairs.map { "\($0.0): \($0.1 ?? "nil")" }.joined(separator: ", ") + "}"
+            var map = DescriptionMap()
+            map.add("serverAddress", address)
+            map.add("adapterSet", adapter)
+            map.add("user", userName)
+            map.add("sessionId", session)
+            map.add("serverInstanceAddress", instanceAddress)
+            map.add("serverSocketName", socketName)
+            map.add("clientIp", ip)
+            map.add("libVersion", LightstreamerClient.LIB_NAME + " " + LightstreamerClient.LIB_VERSION)
+            return map.description
         }
     }
 }

@@ -6,6 +6,7 @@ import Foundation
 /// official API: at once (forcedTransport, requestedMaxBandwidth, reverseHeartbeatInterval,
 /// timeouts) or on the next bind/poll/create (contentLength, keepaliveInterval, idleTimeout,
 /// pollingInterval, slowingEnabled, serverInstanceAddressIgnored).
+/// `@unchecked Sendable`: `values` is only touched under `lock`; `core` is a weak reference set once.
 public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendable {
     private let lock = Lock()
     private var values = EngineSettings()
@@ -164,27 +165,28 @@ public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendab
         set { update("slowingEnabled") { v in defer { v.slowingEnabled = newValue }; return v.slowingEnabled != newValue } }
     }
 
+    /// `[forcedTransport: …, requestedMaxBandwidth: …, …]`: unset values, zero timeouts that
+    /// mean "not set" and false flags are left out.
     public var description: String {
         let v = snapshot
-        let r = realMaxBandwidth
-        var parts: [String] = []
-        parts.append("forcedTransport: \(v.forcedTransport?.rawValue ?? "nil")")
-        parts.append("requestedMaxBandwidth: \(v.requestedMaxBandwidth)")
-        parts.append("realMaxBandwidth: \(r.map { "\($0)" } ?? "nil")")
-        parts.append("retryDelay: \(v.retryDelay)")
-        parts.append("firstRetryMaxDelay: \(v.firstRetryMaxDelay)")
-        parts.append("sessionRecoveryTimeout: \(v.sessionRecoveryTimeout)")
-        parts.append("reverseHeartbeatInterval: \(v.reverseHeartbeatInterval)")
-        parts.append("stalledTimeout: \(v.stalledTimeout)")
-        parts.append("reconnectTimeout: \(v.reconnectTimeout)")
-        parts.append("keepaliveInterval: \(v.keepaliveInterval)")
-        parts.append("pollingInterval: \(v.pollingInterval)")
-        parts.append("idleTimeout: \(v.idleTimeout)")
-        parts.append("contentLength: \(v.contentLength)")
-        parts.append("slowingEnabled: \(v.slowingEnabled)")
-        parts.append("serverInstanceAddressIgnored: \(v.serverInstanceAddressIgnored)")
-        parts.append("HTTPExtraHeadersOnSessionCreationOnly: \(v.httpExtraHeadersOnSessionCreationOnly)")
-        parts.append("HTTPExtraHeaders: \(v.httpExtraHeaders.map { "\($0)" } ?? "nil")")
-        return "{" + parts.joined(separator: ", ") + "}"
+        var map = DescriptionMap()
+        map.add("forcedTransport", v.forcedTransport)
+        map.add("requestedMaxBandwidth", v.requestedMaxBandwidth)
+        map.add("realMaxBandwidth", realMaxBandwidth)
+        map.add("retryDelay", v.retryDelay)
+        map.add("firstRetryMaxDelay", v.firstRetryMaxDelay)
+        map.addPositive("sessionRecoveryTimeout", v.sessionRecoveryTimeout)
+        map.addPositive("reverseHeartbeatInterval", v.reverseHeartbeatInterval)
+        map.add("stalledTimeout", v.stalledTimeout)
+        map.add("reconnectTimeout", v.reconnectTimeout)
+        map.addPositive("keepaliveInterval", v.keepaliveInterval)
+        map.addPositive("pollingInterval", v.pollingInterval)
+        map.add("idleTimeout", v.idleTimeout)
+        map.add("contentLength", v.contentLength)
+        map.addFlag("slowingEnabled", v.slowingEnabled)
+        map.addFlag("serverInstanceAddressIgnored", v.serverInstanceAddressIgnored)
+        map.addFlag("HTTPExtraHeadersOnSessionCreationOnly", v.httpExtraHeadersOnSessionCreationOnly)
+        map.add("HTTPExtraHeaders", v.httpExtraHeaders)
+        return map.description
     }
 }

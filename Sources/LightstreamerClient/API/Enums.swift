@@ -23,7 +23,7 @@ public enum RequestedMaxBandwidth: Equatable, CustomStringConvertible, Sendable 
 
     public var description: String {
         switch self {
-        case .limited(let v): return "\(formatNumber(v)) kilobits/sec"
+        case .limited(let v): return "\(v) kilobits/sec"
         case .unlimited: return "unlimited"
         }
     }
@@ -38,7 +38,7 @@ public enum RealMaxBandwidth: Equatable, CustomStringConvertible, Sendable {
 
     public var description: String {
         switch self {
-        case .limited(let v): return "\(formatNumber(v)) kilobits/sec"
+        case .limited(let v): return "\(v) kilobits/sec"
         case .unlimited: return "unlimited"
         case .unmanaged: return "unmanaged"
         }
@@ -52,7 +52,7 @@ public enum RealMaxFrequency: Equatable, CustomStringConvertible, Sendable {
 
     public var description: String {
         switch self {
-        case .limited(let v): return "\(formatNumber(v)) updates/sec"
+        case .limited(let v): return "\(v) updates/sec"
         case .unlimited: return "unlimited"
         }
     }
@@ -66,10 +66,4 @@ public enum ConsoleLogLevel: Int, Sendable {
     case warn = 25
     case error = 50
     case fatal = 100
-}
-
-/// Numbers as the official descriptions print them: whole values without a fraction.
-func formatNumber(_ v: Double) -> String {
-    if v.isFinite, v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
-    return String(v)
 }

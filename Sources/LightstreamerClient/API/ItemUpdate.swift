@@ -23,7 +23,7 @@ public protocol ItemUpdate: AnyObject, CustomStringConvertible {
 }
 
 /// The library's `ItemUpdate`: an immutable snapshot of one item after one update.
-final class ItemUpdateValue: ItemUpdate, @unchecked Sendable {
+final class ItemUpdateValue: ItemUpdate, Sendable {
     let itemName: String?
     let itemPos: Int
     let isSnapshot: Bool
@@ -96,12 +96,17 @@ final class ItemUpdateValue: ItemUpdate, @unchecked Sendable {
     func valueAsJSONPatchIfAvailable(withFieldName fieldName: String) -> String? { patches[index(ofName: fieldName)] }
     func valueAsJSONPatchIfAvailable(withFieldPos fieldPos: Int) -> String? { patches[index(ofPos: fieldPos)] }
 
+    /// `[name:value,name:value]` in field order (positions from 1 where fields have no
+    /// names, `nil` for null values), the official layout.
     var description: String {
-        let shown = values.enumerated().map { i, v in
-            let name = fieldNames.flatMap { i < $0.count ? $0[i] : nil } ?? String(i + 1)
-            return "\(name): \(v ?? "nil")"
+        var s = "["
+        for (i, v) in values.enumerated() {
+            if i > 0 { s += "," }
+            s += fieldNames.flatMap { i < $0.count ? $0[i] : nil } ?? String(i + 1)
+            s += ":"
+            s += v ?? "nil"
         }
-        return "ItemUpdate(item: \(itemName ?? String(itemPos)), snapshot: \(isSnapshot), {\(shown.joined(separator: ", "))})"
+        return s + "]"
     }
 }
 

@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// The facade of the library (docs/protocol/CLIENT-API.md §2): connects to a Lightstreamer Server,
 /// subscribes, sends messages. Delegate callbacks of every client arrive on one serial queue.
-public final class LightstreamerClient: @unchecked Sendable {
+public final class LightstreamerClient: Sendable {
     public enum Status: String, CustomStringConvertible, Sendable, CaseIterable {
         case CONNECTING = "CONNECTING"
         case CONNECTED_STREAM_SENSING = "CONNECTED:STREAM-SENSING"

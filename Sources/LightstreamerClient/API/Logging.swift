@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 
 /// Logging (docs/protocol/CLIENT-API.md §15): the library logs through an `LSLoggerProvider`;
 /// without one, logs are discarded. `SwiftLogLoggerProvider` bridges to swift-log.
@@ -72,7 +73,7 @@ public class ConsoleLogger: LSLogger {
 }
 
 /// Bridges the library's logs to swift-log: one `Logger` per category, labelled with it.
-public final class SwiftLogLoggerProvider: LSLoggerProvider, @unchecked Sendable {
+public final class SwiftLogLoggerProvider: LSLoggerProvider, Sendable {
     private let factory: @Sendable (String) -> Logger
 
     /// `makeLogger` builds the swift-log logger of a category (default: `Logger(label:)`).
@@ -111,25 +112,43 @@ struct SwiftLogLogger: LSLogger {
     var isFatalEnabled: Bool { logger.logLevel <= .critical }
 }
 
-/// The library's loggers, by category.
-enum LogManager {
-    nonisolated(unsafe) private static var provider: LSLoggerProvider?
-    private static let lock = Lock()
-    nonisolated(unsafe) private static var cache: [String: LSLogger] = [:]
+/// The library's loggers, by category (`lightstreamer.session`, `lightstreamer.stream`,
+/// `lightstreamer.protocol`, …). `getLogger(_:)` gives application code a logger of a category
+/// that follows the provider set with `LightstreamerClient.setLoggerProvider(_:)`, also when
+/// the provider is set or changed later; without a provider its lines are discarded.
+public final class LogManager: Sendable {
+    /// `@unchecked`: only touched under the box's lock; the providers and loggers are the
+    /// official API's protocols, which are not `Sendable` and are called from any thread.
+    private struct State: @unchecked Sendable {
+        var provider: LSLoggerProvider?
+        /// The provider's logger per category, made on first use.
+        var loggers: [String: LSLogger] = [:]
+    }
+
+    /// Locked: providers are set from any thread, loggers used from any thread.
+    private static let state = NIOLockedValueBox(State())
+
+    private init() {}
+
+    /// A logger of `category` that writes through the current provider.
+    public static func getLogger(_ category: String) -> LSLogger {
+        CategoryLogger(category: category)
+    }
 
     static func setProvider(_ p: LSLoggerProvider?) {
-        lock.withLock {
-            provider = p
-            cache = [:]
+        state.withLockedValue { s in
+            s.provider = p
+            s.loggers = [:]
         }
     }
 
+    /// The current provider's logger of `category`, or nil without a provider.
     static func logger(_ category: String) -> LSLogger? {
-        lock.withLock {
-            guard let provider else { return nil }
-            if let l = cache[category] { return l }
+        state.withLockedValue { s -> LSLogger? in
+            guard let provider = s.provider else { return nil }
+            if let l = s.loggers[category] { return l }
             let l = provider.loggerWithCategory(category)
-            cache[category] = l
+            s.loggers[category] = l
             return l
         }
     }
@@ -137,6 +156,32 @@ enum LogManager {
     static var session: LSLogger? { logger("lightstreamer.session") }
     static var stream: LSLogger? { logger("lightstreamer.stream") }
     static var proto: LSLogger? { logger("lightstreamer.protocol") }
+}
+
+/// What `LogManager.getLogger(_:)` returns: looks the provider's logger up on each call, so it
+/// follows provider changes; discards when there is no provider.
+private struct CategoryLogger: LSLogger {
+    let category: String
+    private var target: LSLogger? { LogManager.logger(category) }
+
+    func error(_ line: String) { target?.error(line) }
+    func error(_ line: String, withException exception: Error) { target?.error(line, withException: exception) }
+    func warn(_ line: String) { target?.warn(line) }
+    func warn(_ line: String, withException exception: Error) { target?.warn(line, withException: exception) }
+    func info(_ line: String) { target?.info(line) }
+    func info(_ line: String, withException exception: Error) { target?.info(line, withException: exception) }
+    func debug(_ line: String) { target?.debug(line) }
+    func debug(_ line: String, withException exception: Error) { target?.debug(line, withException: exception) }
+    func trace(_ line: String) { target?.trace(line) }
+    func trace(_ line: String, withException exception: Error) { target?.trace(line, withException: exception) }
+    func fatal(_ line: String) { target?.fatal(line) }
+    func fatal(_ line: String, withException exception: Error) { target?.fatal(line, withException: exception) }
+    var isTraceEnabled: Bool { target?.isTraceEnabled ?? false }
+    var isDebugEnabled: Bool { target?.isDebugEnabled ?? false }
+    var isInfoEnabled: Bool { target?.isInfoEnabled ?? false }
+    var isWarnEnabled: Bool { target?.isWarnEnabled ?? false }
+    var isErrorEnabled: Bool { target?.isErrorEnabled ?? false }
+    var isFatalEnabled: Bool { target?.isFatalEnabled ?? false }
 }
 
 /// All delegate callbacks of all clients go through one serial queue, as in the official API.

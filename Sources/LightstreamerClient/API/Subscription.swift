@@ -4,6 +4,7 @@ import TLCP
 /// A real-time subscription (docs/protocol/CLIENT-API.md §7). Properties describing the request can
 /// be changed only while inactive (a trap otherwise, as in the official API); the
 /// `requestedMaxFrequency` of an active subscription is changed on the server (reconf).
+/// `@unchecked Sendable`: every mutable property (`_items` … the stored values) is only touched under `lock`.
 public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     public enum Mode: String, CustomStringConvertible, Sendable, CaseIterable {
         case MERGE, DISTINCT, COMMAND, RAW
@@ -35,7 +36,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         case unfiltered
         public var description: String {
             switch self {
-            case .limited(let f): return "\(formatNumber(f)) updates/sec"
+            case .limited(let f): return "\(f) updates/sec"
             case .unlimited: return "unlimited"
             case .unfiltered: return "unfiltered"
             }
@@ -85,7 +86,8 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     weak var owner: ClientCore?
     var engineKey: Int?
     /// Last values per item position, and COMMAND rows per item and key (for valueWith…).
-    private var itemValues: [Int: [String?]] = [:]
+    /// The latest values per item (index itemPos - 1).
+    private var itemValues: [[String?]?] = []
     private var commandRows: [Int: [String: [String?]]] = [:]
 
     public init(subscriptionMode: Mode) {
@@ -308,7 +310,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     public func valueWithItemPos(_ itemPos: Int, fieldPos: Int) -> String? {
         precondition(itemPos >= 1 && fieldPos >= 1, "Positions start from 1")
         return lock.withLock {
-            guard let v = itemValues[itemPos], fieldPos <= v.count else { return nil }
+            guard itemPos <= itemValues.count, let v = itemValues[itemPos - 1], fieldPos <= v.count else { return nil }
             return v[fieldPos - 1]
         }
     }
@@ -349,12 +351,24 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         return commandValueWithItemPos(itemIndex(itemName), key: key, fieldPos: fieldIndex(fieldName) + 1)
     }
 
+    /// `[mode: …, items: …, fields: …, …]`: the requested values, unset ones left out.
     public var description: String {
         lock.withLock {
-            "Subscription(mode: \(mode), items: \(_items.map { $0.joined(separator: " ") } ?? _itemGroup ?? "nil"), "
-                + "fields: \(_fields.map { $0.joined(separator: " ") } ?? _fieldSchema ?? "nil"), active: \(active), subscribed: \(subscribed))"
+            var map = DescriptionMap()
+            map.add("mode", mode)
+            map.add("items", _items ?? _itemGroup)
+            map.add("fields", _fields ?? _fieldSchema)
+            map.add("dataAdapter", _dataAdapter)
+            map.add("requestedBufferSize", _bufferSize)
+            map.add("requestedSnapshot", _snapshot)
+            map.add("requestedMaxFrequency", _maxFrequency)
+            map.add("selector", _selector)
+            map.add("secondLevelFields", _secondFields ?? _secondSchema)
+            map.add("secondLevelDataAdapter", _secondAdapter)
+            return map.description
         }
     }
+
 
     // MARK: library side
 
@@ -398,7 +412,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
             active = true
             owner = core
             engineKey = key
-            itemValues = [:]
+            itemValues = []
             commandRows = [:]
         }
     }
@@ -438,7 +452,12 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     /// Stores an update's values for `valueWith…` (called on the callback queue).
     func store(_ u: ItemUpdateValue) {
         lock.withLock {
-            itemValues[u.itemPos] = u.values
+            let i = u.itemPos - 1
+            if i >= 0 {
+                // Positions come from the engine, within the subscription's item count.
+                while itemValues.count <= i { itemValues.append(nil) }
+                itemValues[i] = u.values
+            }
             if mode == .COMMAND, let kp = _keyPosition, kp >= 1, kp <= u.values.count, let key = u.values[kp - 1] {
                 let cp = _commandPosition ?? 0
                 if cp >= 1, cp <= u.values.count, u.values[cp - 1] == "DELETE" {

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// The MPN members of `LightstreamerClient` (docs/protocol/CLIENT-API.md §2). Preconditions trap
 /// with the official messages: "No MPNDevice Registered" for every member but `register(forMPN:)`;
@@ -62,13 +63,13 @@ extension LightstreamerClient {
 
 /// One `MPNManager` per client core, created on first use.
 enum MPNRegistry {
-    private static let lock = Lock()
-    nonisolated(unsafe) private static var managers: [ObjectIdentifier: (WeakCore, MPNManager)] = [:]
-
     struct WeakCore { weak var core: ClientCore? }
 
+    /// By core identity; entries whose core is gone are dropped when a manager is created.
+    private static let managers = NIOLockedValueBox<[ObjectIdentifier: (WeakCore, MPNManager)]>([:])
+
     static func manager(for core: ClientCore) -> MPNManager {
-        let (m, created): (MPNManager, Bool) = lock.withLock {
+        let (m, created): (MPNManager, Bool) = managers.withLockedValue { managers in
             let id = ObjectIdentifier(core)
             if let (w, m) = managers[id], w.core === core { return (m, false) }
             managers = managers.filter { $0.value.0.core != nil }

@@ -3,6 +3,7 @@ import Foundation
 /// A device that receives mobile push notifications (docs/protocol/CLIENT-API.md §10).
 /// Created from a device token, then registered with `LightstreamerClient.register(forMPN:)`;
 /// the server gives it a permanent `deviceId`. Status and id are kept up to date by the client.
+/// `@unchecked Sendable`: the mutable state (`_status`, `_deviceId`, delegates) is only touched under `lock`.
 public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {
     public enum Status: String, CustomStringConvertible, Sendable {
         case UNKNOWN, REGISTERED, SUSPENDED
@@ -100,8 +101,13 @@ public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// `[deviceToken: …, prevDeviceToken: …, applicationId: …, platform: …]`.
     public var description: String {
-        let (s, id) = lock.withLock { (_status, _deviceId) }
-        return "MPNDevice(platform: \(platform), applicationId: \(applicationId), deviceToken: \(deviceToken), status: \(s), deviceId: \(id ?? "nil"))"
+        var map = DescriptionMap()
+        map.add("deviceToken", deviceToken)
+        map.add("prevDeviceToken", previousDeviceToken)
+        map.add("applicationId", applicationId)
+        map.add("platform", platform)
+        return map.description
     }
 }

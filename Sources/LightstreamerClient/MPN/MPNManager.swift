@@ -4,6 +4,7 @@ import TLCP
 /// Runs the `MPNEngine` of one client: API calls, MPN notifications and internal item updates
 /// go in under one lock; actions come out in order (controls to the session engine, internal
 /// subscriptions, object state, delegate events on the callback queue).
+/// `@unchecked Sendable`: every mutable property is only touched under `lock`.
 final class MPNManager: @unchecked Sendable {
     private let lock = Lock()
     private var engine = MPNEngine()
@@ -166,6 +167,7 @@ final class MPNManager: @unchecked Sendable {
 }
 
 /// Feeds the internal items' events to the MPN engine.
+/// `@unchecked Sendable`: `manager` is a weak reference set once at creation and only read afterwards.
 final class MPNInternalDelegate: SubscriptionDelegate, @unchecked Sendable {
     enum Kind { case device, list }
     let kind: Kind

@@ -10,6 +10,7 @@ import TLCP
 /// properties, data adapter, buffer size and frequency can be set only while inactive; item
 /// names must not be empty, contain a space or be a number; field names must not be empty or
 /// contain a space; lists and names must not be empty.
+/// `@unchecked Sendable`: every mutable property (`_mode` … `_delegates`) is only touched under `lock`.
 public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable {
     public enum Mode: String, CustomStringConvertible, Sendable {
         case MERGE, DISTINCT
@@ -288,13 +289,23 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
 
     public var delegates: [MPNSubscriptionDelegate] { lock.withLock { _delegates.all } }
 
+    /// `[mode: …, items: …, fields: …, …, trigger: …, notificationFormat: …]`: the requested
+    /// values, unset ones left out.
     public var description: String {
         lock.withLock {
-            "MPNSubscription(mode: \(_mode), group: \(_itemGroup ?? _items?.joined(separator: " ") ?? "nil"), "
-                + "schema: \(_fieldSchema ?? _fields?.joined(separator: " ") ?? "nil"), status: \(_status), "
-                + "subscriptionId: \(_subscriptionId ?? "nil"))"
+            var map = DescriptionMap()
+            map.add("mode", _mode)
+            map.add("items", _items ?? _itemGroup)
+            map.add("fields", _fields ?? _fieldSchema)
+            map.add("dataAdapter", _dataAdapter)
+            map.add("requestedBufferSize", _bufferSize)
+            map.add("requestedMaxFrequency", _maxFrequency)
+            map.add("trigger", _trigger)
+            map.add("notificationFormat", _format)
+            return map.description
         }
     }
+
 
     // MARK: engine side
 

@@ -42,7 +42,7 @@ public final class EngineDeliveryBench {
 /// another thread, in batches), go through the engine queue, and reach the delegate on the
 /// callback queue.
 @_spi(Benchmarks)
-public final class ClientDeliveryBench: @unchecked Sendable {
+public final class ClientDeliveryBench: Sendable {
     private let transport = BenchTransport()
     public let client: LightstreamerClient
 
@@ -68,6 +68,7 @@ public final class ClientDeliveryBench: @unchecked Sendable {
     }
 }
 
+/// `@unchecked Sendable`: `handler` is only touched under `lock`.
 final class BenchTransport: TransportFactory, @unchecked Sendable {
     private let lock = Lock()
     private var handler: (@Sendable (TransportEvent) -> Void)?

@@ -5,6 +5,7 @@ import Foundation
 /// Runs a client's `SessionEngine`: every event goes through one serial engine queue, actions
 /// are executed there (connections, timers) and application callbacks are dispatched, in
 /// order, on the shared callback queue.
+/// `@unchecked Sendable`: every mutable property is only touched on `queue` (a serial queue), which every entry point hops to.
 final class ClientCore: @unchecked Sendable {
     let queue: DispatchQueue
     private var engine: SessionEngine

@@ -7,6 +7,7 @@ import Darwin
 #endif
 
 /// A small mutex (pthread) for the state the public objects share across threads.
+/// `@unchecked Sendable`: the pthread mutex it owns is the synchronization itself.
 final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 

@@ -34,6 +34,14 @@ extension SessionEngine {
     mutating func streamLine(_ line: String) {
         let n: TLCPNotification
         do {
+            // Updates, the bulk of the lines, skip the notification enum (copying and
+            // destroying its value cost more than applying the update).
+            if let u = try TLCPNotification.parseIfUpdate(line) {
+                lastDataAt = now
+                if status == .stalled { streamActivity() }
+                if countDataNotification() { updateReceived(u) }
+                return
+            }
             n = try TLCPNotification.parse(line)
         } catch {
             protocolError(error.message)
@@ -42,14 +50,7 @@ extension SessionEngine {
         lastDataAt = now
         if status == .stalled { streamActivity() }
         if n.isDataNotification {
-            // In place (a copy of the session state per line cost more than the rest of this).
-            guard session != nil else { return }
-            if session!.skip > 0 {
-                session!.skip -= 1
-                return
-            }
-            session!.dataCount += 1
-            dataNotification(n)
+            if countDataNotification() { dataNotification(n) }
             return
         }
         switch n {
@@ -83,6 +84,19 @@ extension SessionEngine {
         case .wsok, .noop, .probe, .unknown: break
         default: break
         }
+    }
+
+    /// Counts a data notification of the session (docs/RECOVERY.md): false when there is no
+    /// session or when the line repeats one already handled (after a recovery) and must be
+    /// skipped. In place: a copy of the session state per line cost more than the rest.
+    mutating func countDataNotification() -> Bool {
+        guard session != nil else { return false }
+        if session!.skip > 0 {
+            session!.skip -= 1
+            return false
+        }
+        session!.dataCount += 1
+        return true
     }
 
     mutating func dataNotification(_ n: TLCPNotification) {

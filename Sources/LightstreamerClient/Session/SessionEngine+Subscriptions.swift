@@ -147,9 +147,10 @@ extension SessionEngine {
     }
 
     mutating func updateReceived(_ u: UpdateNotification) {
-        guard let key = subscriptionKeyByID[u.subscriptionId] else { return }
-        // In place, and the parent link read in the same access (no copy of the subscription).
-        guard let (result, parent) = subscriptions[key]?.applyNotingParent(u) else { return }
+        guard let key = subscriptionKeyByID[u.subscriptionId], let index = subscriptions.index(forKey: key) else { return }
+        // In place through the dictionary's `values` (one hash lookup, no move of the
+        // subscription in and out of an optional), the parent link read in the same access.
+        let (result, parent) = subscriptions.values[index].applyNotingParent(u)
         switch result {
         case .ignore:
             return
@@ -170,8 +171,10 @@ extension SessionEngine {
     }
 
     mutating func secondLevelUpdate(_ link: EngineSubscription.ParentLink, _ update: ItemUpdateValue) {
-        guard let merged = subscriptions[link.key]?.applySecondLevel(item: link.item, commandKey: link.commandKey,
-                                                                     values: update.values, changed: update.changed)
+        // In place through `values[index]`, as in `updateReceived`.
+        guard let index = subscriptions.index(forKey: link.key),
+              let merged = subscriptions.values[index].applySecondLevel(item: link.item, commandKey: link.commandKey,
+                                                                        values: update.values, changed: update.changed)
         else { return }
         notify(.subscription(key: link.key, .update(merged)))
     }

@@ -7,7 +7,7 @@ import Security
 /// A public key to pin (`ConnectionDetails.certificatePins`). Where the Security framework
 /// exists this is its `SecKey`; elsewhere (Linux) this stand-in holds the key as a DER
 /// SubjectPublicKeyInfo, the form a certificate carries it in.
-public final class SecKey: CustomStringConvertible, @unchecked Sendable {
+public final class SecKey: CustomStringConvertible, Sendable {
     /// The key as a DER SubjectPublicKeyInfo.
     public let subjectPublicKeyInfo: [UInt8]
 

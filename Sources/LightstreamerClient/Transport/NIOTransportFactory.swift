@@ -8,6 +8,7 @@ import TLCP
 
 /// Connections on SwiftNIO: WebSocket (subprotocol `TLCP-2.5.0.lightstreamer.com`) and HTTP/1.1
 /// POSTs whose (possibly streamed, chunked) bodies are split into lines; TLS for wss/https.
+/// `@unchecked Sendable`: `extraContexts` is only touched under `contextLock`; the rest are `let`s.
 final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
     static let shared = NIOTransportFactory(group: MultiThreadedEventLoopGroup.singleton)
 
@@ -104,11 +105,12 @@ final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
                 if let gate { try channel.pipeline.syncOperations.addHandler(ReadGateHandler(gate: gate)) }
                 try self?.addTLS(channel, url, tls, connection)
                 let requestHandler = UpgradeRequestHandler(head: requestHead, connection: connection)
+                let boundRequestHandler = NIOLoopBound(requestHandler, eventLoop: channel.eventLoop)
                 let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: 1 << 24, automaticErrorHandling: true) { channel, response in
                     let setCookies = response.headers["Set-Cookie"]
                     CookieJar.store(setCookieHeaders: setCookies, for: text)
                     return channel.eventLoop.makeCompletedFuture {
-                        channel.pipeline.syncOperations.removeHandler(requestHandler, promise: nil)
+                        channel.pipeline.syncOperations.removeHandler(boundRequestHandler.value, promise: nil)
                         try channel.pipeline.syncOperations.addHandler(WebSocketLineHandler(connection: connection))
                     }
                 }
@@ -170,6 +172,7 @@ enum NIOConnectionError: Error { case tlsUnavailable, certificatePinMismatch }
 
 /// One connection: reports exactly one terminal event (closed or failed) and nothing after a
 /// local close.
+/// `@unchecked Sendable`: `channel`, `finished` and `closeRequested` are only touched under `lock`.
 final class NIOConnection: TransportConnection, @unchecked Sendable {
     private let lock = Lock()
     private var channel: Channel?
@@ -238,7 +241,7 @@ final class NIOConnection: TransportConnection, @unchecked Sendable {
 
 /// Holds the channel's reads while the client's read gate is closed (flow control: see
 /// `ReadGate`); the held read is issued when the gate opens.
-final class ReadGateHandler: ChannelOutboundHandler, @unchecked Sendable {
+final class ReadGateHandler: ChannelOutboundHandler {
     typealias OutboundIn = Any
 
     let gate: ReadGate
@@ -252,12 +255,13 @@ final class ReadGateHandler: ChannelOutboundHandler, @unchecked Sendable {
     func read(context: ChannelHandlerContext) {
         if held || removed { return }
         let loop = context.eventLoop
-        let box = UncheckedBox(context)
-        let open = gate.admit(orWhenOpen: { [self] in
+        let bound = NIOLoopBound((self, context), eventLoop: loop)
+        let open = gate.admit(orWhenOpen: {
             loop.execute {
-                guard self.held, !self.removed else { return }
-                self.held = false
-                self.read(context: box.value)
+                let (handler, context) = bound.value
+                guard handler.held, !handler.removed else { return }
+                handler.held = false
+                handler.read(context: context)
             }
         })
         if open { context.read() } else { held = true }
@@ -265,7 +269,7 @@ final class ReadGateHandler: ChannelOutboundHandler, @unchecked Sendable {
 }
 
 /// Sends the upgrade GET when the channel becomes active.
-final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart
 
@@ -304,7 +308,7 @@ final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandle
 }
 
 /// WebSocket frames to lines; answers pings and close frames.
-final class WebSocketLineHandler: ChannelInboundHandler, @unchecked Sendable {
+final class WebSocketLineHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
@@ -371,7 +375,7 @@ final class WebSocketLineHandler: ChannelInboundHandler, @unchecked Sendable {
 }
 
 /// Sends one POST and turns its response body into lines.
-final class HTTPLineHandler: ChannelInboundHandler, @unchecked Sendable {
+final class HTTPLineHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart
 
@@ -437,3 +441,19 @@ final class HTTPLineHandler: ChannelInboundHandler, @unchecked Sendable {
         context.close(promise: nil)
     }
 }
+
+/// Lives on its channel's event loop only.
+@available(*, unavailable)
+extension ReadGateHandler: Sendable {}
+
+/// Lives on its channel's event loop only.
+@available(*, unavailable)
+extension UpgradeRequestHandler: Sendable {}
+
+/// Lives on its channel's event loop only.
+@available(*, unavailable)
+extension WebSocketLineHandler: Sendable {}
+
+/// Lives on its channel's event loop only.
+@available(*, unavailable)
+extension HTTPLineHandler: Sendable {}

@@ -82,6 +82,7 @@ extension TransportFactory {
 /// reading from their sockets (TCP then pushes back on the server) until the count falls to
 /// `low`. So however fast the server sends and however slow the application's callbacks are,
 /// the lines and updates queued inside the client stay bounded.
+/// `@unchecked Sendable`: `inFlight` and `waiters` are only touched under `lock`.
 final class ReadGate: @unchecked Sendable {
     let high: Int
     let low: Int

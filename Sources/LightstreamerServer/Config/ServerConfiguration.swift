@@ -118,9 +118,11 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var limits: LimitsConfiguration
     /// Limits and timeouts of the connection layer (`ServerConfiguration+Front.swift`).
     public var front = Front()
+    /// The administrator of the dashboard and the admin API (docs/ADMIN.md); nil: none.
+    public var admin: AdminCredentials?
 
     static let keys = ["servername", "host", "port", "urlPrefix", "tls", "timeouts", "demo", "adapterSets", "mpn", "limits",
-                       "front", "nodeName", "controlLink", "logFormat"]
+                       "front", "nodeName", "controlLink", "logFormat", "admin"]
 
     public init(servername: String = defaultServerName, host: String? = nil, port: Int? = nil, urlPrefix: String? = nil,
                 tls: TLS? = nil, timeouts: Timeouts = Timeouts(), demo: Bool = true,
@@ -179,6 +181,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         mpn = try c.decodeIfPresent(ConfigJSON.self, forKey: key("mpn"))
         limits = try c.decodeIfPresent(LimitsConfiguration.self, forKey: key("limits")) ?? LimitsConfiguration()
         front = try c.decodeIfPresent(Front.self, forKey: key("front")) ?? Front()
+        admin = try c.decodeIfPresent(AdminCredentials.self, forKey: key("admin"))
 
         var seen = Set<String>()
         for (i, set) in adapterSets.enumerated() {

@@ -1,8 +1,8 @@
 import NIOCore
 import NIOHTTP1
 
-/// The admin listener's pages: `GET /metrics` (Prometheus text) and the health endpoints
-/// (`HealthEndpoint`); anything else is 404.
+/// The admin listener's pages: `GET /metrics` (Prometheus text), the health endpoints
+/// (`HealthEndpoint`) and the admin API (`/admin/api/…`, docs/ADMIN.md); anything else is 404.
 final class AdminHTTPHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -10,25 +10,45 @@ final class AdminHTTPHandler: ChannelInboundHandler {
     private let metrics: ServerMetrics
     private let health: ServerHealth
     private let nodeName: String?
+    private let web: WebFront?
     private var head: HTTPRequestHead?
+    private var body: ByteBuffer?
+    private var tooLarge = false
 
-    init(metrics: ServerMetrics, health: ServerHealth, nodeName: String?) {
+    init(metrics: ServerMetrics, health: ServerHealth, nodeName: String?, web: WebFront? = nil) {
         self.metrics = metrics
         self.health = health
         self.nodeName = nodeName
+        self.web = web
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let h):
             head = h
-        case .body:
-            break
+            body = context.channel.allocator.buffer(capacity: 0)
+            tooLarge = false
+        case .body(var chunk):
+            if (body?.readableBytes ?? 0) + chunk.readableBytes > AdminAPI.maxBodyBytes {
+                tooLarge = true
+            } else {
+                body?.writeBuffer(&chunk)
+            }
         case .end:
             guard let h = head else { return }
             head = nil
             let path = h.uri.split(separator: "?", maxSplits: 1).first ?? ""
-            if let (status, text) = HealthEndpoint.response(path: path, health: health, nodeName: nodeName) {
+            if path.hasPrefix(AdminAPI.prefix), let admin = web?.admin {
+                if tooLarge {
+                    respond(.payloadTooLarge, "Request too large\r\n", contentType: "text/plain; charset=UTF-8", keepAlive: false,
+                            context: context)
+                    return
+                }
+                let request = WebRequest(method: h.method, path: path, headers: h.headers,
+                                         body: body ?? context.channel.allocator.buffer(capacity: 0),
+                                         clientIP: context.channel.remoteAddress?.ipAddress)
+                respondAdmin(admin.respond(request), keepAlive: h.isKeepAlive, context: context)
+            } else if let (status, text) = HealthEndpoint.response(path: path, health: health, nodeName: nodeName) {
                 respond(status, text, contentType: HealthEndpoint.contentType, keepAlive: h.isKeepAlive, context: context)
             } else if path == "/metrics", h.method == .GET || h.method == .HEAD {
                 respond(.ok, metrics.prometheusText(nowMillis: monotonicMillis()),
@@ -51,6 +71,24 @@ final class AdminHTTPHandler: ChannelInboundHandler {
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [channel = context.channel] _ in
             if !keepAlive { channel.close(promise: nil) }
+        }
+    }
+
+    private func respondAdmin(_ reply: WebReply, keepAlive: Bool, context: ChannelHandlerContext) {
+        switch reply {
+        case .now(let r):
+            WebResponse.write(r, keepAlive: keepAlive, context: context, wrap: wrapOutboundOut)
+        case .later(let work):
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            Task {
+                let r = await work()
+                eventLoop.execute {
+                    let (handler, context) = loopBound.value
+                    guard context.channel.isActive else { return }
+                    handler.respondAdmin(.now(r), keepAlive: keepAlive, context: context)
+                }
+            }
         }
     }
 

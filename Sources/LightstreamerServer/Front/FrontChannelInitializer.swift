@@ -13,6 +13,8 @@ import TLCP
 /// `WebSocketSessionObserver` sit in front of the TLCP WebSocket handler.
 struct FrontChannelInitializer: Sendable {
     let manager: SessionManager
+    /// The server's own pages and the admin API (`WebFront`).
+    let web: WebFront
     let urlPrefix: String
     let sslContext: NIOSSLContext?
     let logger: Logger
@@ -60,7 +62,7 @@ struct FrontChannelInitializer: Sendable {
             }
             try sync.addHandler(makeUpgradeHandler(encoder: encoder, httpHandlers: httpHandlers))
             try sync.addHandler(HTTPTLCPHandler(manager: manager, urlPrefix: urlPrefix, logger: logger,
-                                                armUpgrade: armUpgrade),
+                                                armUpgrade: armUpgrade, web: web),
                                 name: Self.httpHandlerName)
         }
     }
@@ -106,10 +108,9 @@ struct FrontChannelInitializer: Sendable {
             upgradePipelineHandler: { [manager, logger, maxFrameSize] channel, head in
                 let offered = Self.offeredSubprotocols(head.headers)
                 let version = TLCPVersion.negotiate(webSocketSubprotocols: offered) ?? .current
-                var headerMap: [String: String] = [:]
-                for (k, v) in head.headers { headerMap[k.lowercased()] = v }
                 let handler = WebSocketTLCPHandler(manager: manager, version: version,
-                                                   clientIP: channel.remoteAddress?.ipAddress, headers: headerMap,
+                                                   clientIP: channel.remoteAddress?.ipAddress,
+                                                   headers: UpgradeHeaders(head.headers),
                                                    logger: logger)
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations

@@ -18,6 +18,8 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Puts a fresh WebSocket upgrade handler in front of this one, so that the next request on
     /// a keep-alive connection may upgrade (called before each keep-alive response ends).
     let armUpgrade: ((ChannelHandlerContext) -> Void)?
+    /// The server's own pages and the admin API (nil: none, as before).
+    let web: WebFront?
 
     private var head: HTTPRequestHead?
     private var body: ByteBuffer?
@@ -27,7 +29,8 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// `maxBodyBytes` nil: the request limit the server advertises in CONOK.
     init(manager: SessionManager, urlPrefix: String, logger: Logger, maxBodyBytes: Int? = nil,
-         armUpgrade: ((ChannelHandlerContext) -> Void)? = nil) {
+         armUpgrade: ((ChannelHandlerContext) -> Void)? = nil, web: WebFront? = nil) {
+        self.web = web
         self.manager = manager
         self.urlPrefix = urlPrefix
         self.logger = logger
@@ -146,6 +149,10 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
             let offered = FrontChannelInitializer.offeredSubprotocols(head.headers)
             respondPlain(status: .badRequest, "Unsupported WebSocket subprotocol: \(offered.joined(separator: ", "))\r\n",
                          keepAlive: false, context: context)
+            return
+        }
+        if let web, let reply = webReply(web, head: head, path: path, body: body, context: context) {
+            respondWeb(reply, keepAlive: keepAlive, context: context)
             return
         }
         let base = urlPrefix + "/lightstreamer/"
@@ -299,6 +306,39 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 outbound.reply(index: index, line: TLCPNotification.reqok(requestId: nil).encoded(version: version))
             case .success:
                 outbound.reply(index: index, line: TLCPNotification.error(code: 67, message: "Unexpected request").encoded(version: version))
+            }
+        }
+    }
+
+    /// The page or admin API answer for `path` (after the URL prefix), nil for other paths.
+    private func webReply(_ web: WebFront, head: HTTPRequestHead, path: Substring, body: ByteBuffer,
+                          context: ChannelHandlerContext) -> WebReply? {
+        if !urlPrefix.isEmpty, path == urlPrefix {
+            // Relative links of the welcome page need the trailing slash.
+            return .now(.text(.movedPermanently, "Moved\r\n", headers: [("Location", urlPrefix + "/")]))
+        }
+        guard path.hasPrefix(urlPrefix + "/") else { return nil }
+        let request = WebRequest(method: head.method, path: path.dropFirst(urlPrefix.count), headers: head.headers, body: body,
+                                 clientIP: context.channel.remoteAddress?.ipAddress)
+        return web.respond(request)
+    }
+
+    private func respondWeb(_ reply: WebReply, keepAlive: Bool, context: ChannelHandlerContext) {
+        switch reply {
+        case .now(let r):
+            WebResponse.write(r, keepAlive: keepAlive, context: context, wrap: wrapOutboundOut) {
+                if keepAlive { armUpgrade?(context) }
+            }
+        case .later(let work):
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            Task {
+                let r = await work()
+                eventLoop.execute {
+                    let (handler, context) = loopBound.value
+                    guard context.channel.isActive else { return }
+                    handler.respondWeb(.now(r), keepAlive: keepAlive, context: context)
+                }
             }
         }
     }

@@ -39,7 +39,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     let manager: SessionManager
     let version: TLCPVersion
     let clientIP: String?
-    let headers: [String: String]
+    let headers: UpgradeHeaders
     let logger: Logger
     let connectionID = ConnectionIDs.next()
     private var outbound: WebSocketOutbound?
@@ -50,7 +50,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     private var closing = false
     private lazy var drainWatch = DrainWatch(limitMillis: manager.settings.maxUndrainedMillis)
 
-    init(manager: SessionManager, version: TLCPVersion, clientIP: String?, headers: [String: String], logger: Logger) {
+    init(manager: SessionManager, version: TLCPVersion, clientIP: String?, headers: UpgradeHeaders, logger: Logger) {
         self.manager = manager
         self.version = version
         self.clientIP = clientIP
@@ -234,7 +234,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
             let eventLoop = context.eventLoop
             Task {
                 let result = await manager.createSession(create, version: version, connection: outbound, clientIP: clientIP,
-                                                         headers: headers, eventLoop: eventLoop)
+                                                         headers: headers.dictionary, eventLoop: eventLoop)
                 eventLoop.execute {
                     let (handler, context) = loopBound.value
                     handler.streamRequestDone(result, context: context)

@@ -32,6 +32,10 @@ struct DeliveryGate: Sendable {
     var pending = FIFO<Pending>()
     /// Events dropped since the last OV was reported.
     var lost = 0
+    /// Events replaced or dropped here to keep to the frequency limit since the engine last
+    /// took the count (`takeFiltered`): MERGE conflation, DISTINCT buffer overflow, COMMAND
+    /// merges. RAW drops are `lost` instead.
+    var filtered = 0
     var timer: (any EngineTimer)?
 
     enum Offer {
@@ -58,6 +62,7 @@ struct DeliveryGate: Sendable {
         case .merge:
             if pending.count >= max(1, limit) {
                 pending[pending.count - 1] = update
+                filtered += 1
             } else {
                 pending.append(update)
             }
@@ -65,7 +70,7 @@ struct DeliveryGate: Sendable {
             pending.append(update)
             while pending.count > max(1, limit) {
                 _ = pending.popFirst()
-                if mode == .raw { lost += 1 }
+                if mode == .raw { lost += 1 } else { filtered += 1 }
             }
         case .command:
             enqueueCommand(update, cap: cap)
@@ -83,9 +88,11 @@ struct DeliveryGate: Sendable {
                 merged.op = waiting.op
                 if let c = commandIndex, c < merged.values.count, let op = waiting.op { merged.values[c] = op.rawValue }
                 pending[i] = merged
+                filtered += 1
                 return
             case (.update?, .delete):
                 pending.remove(at: i)
+                filtered += 1
             default:
                 break
             }
@@ -95,6 +102,12 @@ struct DeliveryGate: Sendable {
             _ = pending.popFirst()
             lost += 1
         }
+    }
+
+    /// The `filtered` count since the previous call.
+    mutating func takeFiltered() -> Int {
+        defer { filtered = 0 }
+        return filtered
     }
 
     /// A timer tick: what leaves the buffer now, and when to tick again.

@@ -12,6 +12,14 @@ struct DispatchContext {
     let cap: Int
     /// Called by gate timers: (table id, 0-based item position).
     let onTimer: @Sendable (UInt64, Int) -> Void
+    /// Engine-wide counts kept under the engine's lock.
+    let tally: EngineTally
+}
+
+/// Counts the engine keeps for the `MONITOR` adapter set; touched only under the engine's lock.
+final class EngineTally: @unchecked Sendable {
+    /// Updates replaced or dropped by frequency limits (`DeliveryGate.filtered`).
+    var filtered = 0
 }
 
 extension EngineState {
@@ -210,7 +218,9 @@ extension TableRecord {
     // MARK: helpers
 
     private func offer(pos: Int, _ update: Pending, ctx: DispatchContext) -> Bool {
-        switch items[pos].gate.offer(update, mode: mode, now: ctx.now, cap: ctx.cap) {
+        let outcome = items[pos].gate.offer(update, mode: mode, now: ctx.now, cap: ctx.cap)
+        ctx.tally.filtered &+= items[pos].gate.takeFiltered()
+        switch outcome {
         case .deliver(let p):
             return send(.update(item: pos + 1, values: p.values, isSnapshot: false))
         case .queued(let deadline):

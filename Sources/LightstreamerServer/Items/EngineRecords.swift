@@ -178,6 +178,8 @@ struct EngineState: Sendable {
     var schemaIds: [[String]: (id: Int, users: Int)] = [:]
     var nextId: UInt64 = 0
     var isShutDown = false
+    /// Update events received from the Data Adapters (the `MONITOR` adapter set's inbound rate).
+    var updatesReceived = 0
 
     mutating func makeId() -> UInt64 {
         nextId += 1

@@ -24,6 +24,8 @@ import NIOConcurrencyHelpers
 public final class ItemEngine: Sendable {
     let adapterSets: [String: AdapterSet]
     let store = NIOLockedValueBox(EngineState())
+    /// Counts touched under `store`'s lock only.
+    let tally = EngineTally()
     let clock: any EngineClock
     let logger: Logger
     /// Safety cap on waiting updates per item per subscription.
@@ -141,6 +143,16 @@ public final class ItemEngine: Sendable {
         store.withLockedValue { $0.items.count }
     }
 
+    /// Updates replaced or dropped by frequency limits since start (`DeliveryGate.filtered`).
+    public var updatesFiltered: Int {
+        store.withLockedValue { _ in tally.filtered }
+    }
+
+    /// Update events received from the Data Adapters since start.
+    public var updatesReceived: Int {
+        store.withLockedValue { $0.updatesReceived }
+    }
+
     /// Number of running subscriptions.
     public var tableCount: Int {
         store.withLockedValue { $0.tables.count }
@@ -175,6 +187,7 @@ public final class ItemEngine: Sendable {
         let ctx = dispatchContext()
         let effects = store.withLockedValue { s -> Effects in
             var e = Effects()
+            s.updatesReceived &+= 1
             s.itemUpdate(key, fields: fields, isSnapshot: isSnapshot, ctx: ctx, effects: &e)
             return e
         }
@@ -212,9 +225,9 @@ public final class ItemEngine: Sendable {
     }
 
     func dispatchContext() -> DispatchContext {
-        DispatchContext(now: clock.now(), clock: clock, cap: queueCap) { [weak self] table, pos in
+        DispatchContext(now: clock.now(), clock: clock, cap: queueCap, onTimer: { [weak self] table, pos in
             self?.gateTimerFired(table: table, pos: pos)
-        }
+        }, tally: tally)
     }
 
     // MARK: - Delivery

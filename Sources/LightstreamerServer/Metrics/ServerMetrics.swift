@@ -22,6 +22,8 @@ public final class ServerMetrics: Sendable {
         /// MERGE updates replaced by a newer one of the same item before their session's event
         /// loop got to them (`SessionInbox`).
         public var updatesConflated = 0
+        /// Events lost before reaching their clients (the sum of `OV` counts sent or due).
+        public var updatesLost = 0
     }
 
     private struct State {

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -30,6 +31,12 @@ public struct ServerOptions: Sendable {
     /// registry of this server's own (docs/METRICS.md). The server never bootstraps the global
     /// `MetricsSystem`.
     public var metrics: MetricsBackend = .prometheus()
+    /// The administrator of the dashboard and the admin API (docs/ADMIN.md); nil: the
+    /// dashboard is read-only for loopback clients and admin actions are refused.
+    public var admin: AdminCredentials?
+    /// The folder of the server's own pages (`/`, `/dashboard`); nil: the one built with the
+    /// server (`StaticSite.defaultDirectory`).
+    public var webRoot: String?
 
     public init(host: String = "127.0.0.1", port: Int = 8080) {
         self.host = host
@@ -54,6 +61,9 @@ public final class LightstreamerServer: Service, Sendable {
     let manager: SessionManager
     let engine: any TableEngine
     let logger: Logger
+    /// The administrator's actions (also behind the admin HTTP API, docs/ADMIN.md).
+    public let admin: AdminActions
+    let web: WebFront
 
     private struct State {
         var group: MultiThreadedEventLoopGroup?
@@ -79,11 +89,41 @@ public final class LightstreamerServer: Service, Sendable {
                                      remoteEndpoints: remotes.flatMap(\.remoteEndpoints), backend: options.metrics)
         self.manager = SessionManager(engine: engine, settings: options.sessions, metrics: metrics, logger: logger,
                                       aliases: options.adapterSetAliases, mpn: mpn, health: health)
+        let actions = AdminActions(manager: manager, engine: engine)
+        self.admin = actions
+        let api = AdminAPI(credentials: options.admin, actions: actions)
+        let site = StaticSite.load(directory: options.webRoot.map { URL(fileURLWithPath: $0) } ?? StaticSite.defaultDirectory())
+        self.web = WebFront(site: site, admin: api)
+        Self.attachMonitor(engine: engine, manager: manager, actions: actions, api: api)
+    }
+
+    /// Connects the `MONITOR` adapter set (when the engine serves ours) to this server.
+    private static func attachMonitor(engine: any TableEngine, manager: SessionManager, actions: AdminActions, api: AdminAPI) {
+        guard let set = engine.adapterSet(named: MonitorAdapters.adapterSetName),
+              let data = set.dataAdapters[AdapterSet.defaultDataAdapterName] as? MonitorDataAdapter,
+              let metadata = set.metadata as? MonitorMetadataAdapter else { return }
+        metadata.attach { [weak api] user, password, ip in api?.monitorLoginAllowed(user: user, password: password, clientIP: ip) ?? false }
+        let items = engine as? ItemEngine
+        data.attach(MonitorSource { [weak manager, weak actions] in
+            let now = monotonicMillis()
+            let sessions = manager?.allSessions.map { $0.summary(now: now) } ?? []
+            let mpn = await actions?.mpn?.monitorFigures()
+            return MonitorInputs(nowMillis: now, counters: manager?.metrics.snapshot ?? ServerMetrics.Snapshot(),
+                                 updatesReceived: items?.updatesReceived ?? 0, updatesFiltered: items?.updatesFiltered ?? 0,
+                                 items: items?.upstreamItemCount ?? 0,
+                                 sessions: sessions, sessionsBlocked: actions?.newSessionsBlocked ?? false, mpn: mpn)
+        })
+    }
+
+    /// Where the MPN Module plugs in its figures and actions (docs/ADMIN.md).
+    public func setMPNAdminHook(_ hook: (any MPNAdminHook)?) {
+        admin.setMPNHook(hook)
     }
 
     /// A server over these adapter sets, with its own item engine.
     public convenience init(options: ServerOptions, adapterSets: [AdapterSet], logger: Logger = Logger(label: "lightstreamer.server")) {
-        self.init(options: options, engine: ItemEngine(adapterSets: adapterSets, logger: logger), logger: logger)
+        self.init(options: options, engine: ItemEngine(adapterSets: MonitorAdapters.adding(to: adapterSets), logger: logger),
+                  logger: logger)
     }
 
     /// The adapter sets with remote adapters (those of an `ItemEngine`).
@@ -122,7 +162,7 @@ public final class LightstreamerServer: Service, Sendable {
                            metadata: ["configured": "\(options.front.maxConnections)", "used": "\(maxConnections)"])
         }
         let limiter = ConnectionLimiter(maxConnections: maxConnections, maxPerAddress: options.front.maxConnectionsPerAddress)
-        let initializer = FrontChannelInitializer(manager: manager, urlPrefix: options.normalizedPrefix, sslContext: sslContext,
+        let initializer = FrontChannelInitializer(manager: manager, web: web, urlPrefix: options.normalizedPrefix, sslContext: sslContext,
                                                   logger: logger, front: options.front, limiter: limiter)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
@@ -166,7 +206,7 @@ public final class LightstreamerServer: Service, Sendable {
 
     /// The admin listener: `/metrics` and the health endpoints, plain HTTP, a few connections.
     private func bindAdmin(host: String, port: Int, group: MultiThreadedEventLoopGroup) async throws -> any Channel {
-        let (metrics, health, nodeName) = (self.metrics, self.health, options.sessions.nodeName)
+        let (metrics, health, nodeName, web) = (self.metrics, self.health, options.sessions.nodeName, self.web)
         let limiter = ConnectionLimiter(maxConnections: 64, maxPerAddress: 64)
         return try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
@@ -176,7 +216,8 @@ public final class LightstreamerServer: Service, Sendable {
                 guard limiter.admit(address) else { return channel.eventLoop.makeFailedFuture(ConnectionRefused()) }
                 channel.closeFuture.whenComplete { _ in limiter.release(address) }
                 return channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
-                    try channel.pipeline.syncOperations.addHandler(AdminHTTPHandler(metrics: metrics, health: health, nodeName: nodeName))
+                    try channel.pipeline.syncOperations.addHandler(AdminHTTPHandler(metrics: metrics, health: health, nodeName: nodeName,
+                                                                                     web: web))
                 }
             }
             .bind(host: host, port: port).get()

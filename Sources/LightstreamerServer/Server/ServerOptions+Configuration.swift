@@ -19,5 +19,6 @@ extension ServerOptions {
         sessions.defaultContentLength = c.timeouts.contentLengthDefault
         c.limits.apply(to: &sessions)
         c.front.apply(to: &front)
+        admin = c.admin
     }
 }

@@ -59,6 +59,8 @@ final class ServerSession: Sendable {
 
     private let inbox = NIOLockedValueBox(SessionInbox())
     private let pump: DeliveryPump
+    /// When the session was created (monotonic ms), for its age on the dashboard.
+    let createdAtMillis = monotonicMillis()
 
     init(id: String, user: String?, clientAddress: String? = nil, adapterSet: AdapterSet, eventLoop: any EventLoop,
          manager: SessionManager, machine: SessionStateMachine, transport: TransportKind? = nil) {
@@ -192,6 +194,7 @@ final class ServerSession: Sendable {
     /// updates of one item fold into one (`SessionInbox`), so a loop that is behind sends the
     /// latest values and the limit is met only by events that must all be delivered.
     func enqueueTableEvent(_ id: Int, _ event: TableEvent, mergeable: Bool) {
+        if case .overflow(_, let lost) = event { manager.metrics.update { $0.updatesLost += lost } }
         enum Next { case none, schedule, handleHere }
         let next = inbox.withLockedValue { box -> Next in
             box.append(id, event, mergeable: mergeable)
@@ -208,6 +211,17 @@ final class ServerSession: Sendable {
     }
 
     static let inboxLimit = 256
+
+    /// How the session is connected right now and what waits for it (the `MONITOR` adapter set).
+    func summary(now: Int64) -> SessionSummary {
+        let (binding, subscriptions) = inner.withLockedValue { ($0.machine.binding, $0.machine.activeSubscriptionCount) }
+        let transport = binding.map { b in
+            (b.transport == .webSocket ? "WS" : "HTTP") + (b.polling ? "-POLLING" : "-STREAMING")
+        } ?? "UNBOUND"
+        let backlog = inbox.withLockedValue { $0.count }
+        return SessionSummary(id: id, user: user, address: clientAddress, adapterSet: adapterSet.name, transport: transport,
+                              ageMillis: max(0, now - createdAtMillis), backlog: backlog, subscriptions: subscriptions)
+    }
 
     /// Runs the waiting batch (called by the pump, on the session's event loop).
     func drainInbox() {

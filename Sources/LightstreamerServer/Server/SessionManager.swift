@@ -8,6 +8,8 @@ import TLCP
 public final class SessionManager: Sendable {
     let engine: any TableEngine
     let settings: SessionSettings
+    /// `settings`, one copy pointed to by every session.
+    let sharedSettings: SharedSessionSettings
     let metrics: ServerMetrics
     /// Readiness; while it is draining, creates are refused (`drainingRefusal`).
     let health: ServerHealth
@@ -31,6 +33,8 @@ public final class SessionManager: Sendable {
     private let occupancy = NIOLockedValueBox(SessionOccupancy())
     private let trimmer = MemoryTrimmer()
     private let counter = NIOLockedValueBox<UInt64>(0)
+    /// True while an administrator blocks new sessions (`AdminActions.newSessionsBlocked`).
+    let admission = NIOLockedValueBox(false)
 
     let aliases: [String: String]
 
@@ -45,6 +49,7 @@ public final class SessionManager: Sendable {
         var settings = settings
         settings.mpnEnabled = mpn != nil
         self.settings = settings
+        self.sharedSettings = SharedSessionSettings(settings)
         self.metrics = metrics
         self.logger = logger
     }
@@ -52,6 +57,9 @@ public final class SessionManager: Sendable {
     var sessionCount: Int { sessions.withLockedValue { $0.count } }
 
     func session(_ id: String) -> ServerSession? { sessions.withLockedValue { $0[id] } }
+
+    /// Every live session (for the `MONITOR` adapter set).
+    var allSessions: [ServerSession] { sessions.withLockedValue { Array($0.values) } }
 
     private func newSessionId() -> String {
         let n = counter.withLockedValue { c -> UInt64 in c += 1; return c }
@@ -66,6 +74,9 @@ public final class SessionManager: Sendable {
                        clientIP: String?, headers: [String: String], eventLoop: any EventLoop) async -> Result<String, SessionRefusal> {
         let started = monotonicMillis()
         if health.isDraining { return .failure(Self.drainingRefusal(version: version)) }
+        if admission.withLockedValue({ $0 }), (request.adapterSet ?? "DEFAULT") != MonitorAdapters.adapterSetName {
+            return .failure(SessionRefusal(code: 10, message: "New sessions blocked by the administrator"))
+        }
         if let refusal = occupancy.withLockedValue({ $0.reserve(address: clientIP, settings: settings) }) {
             return .failure(refusal)
         }
@@ -114,7 +125,7 @@ public final class SessionManager: Sendable {
         let machine = SessionStateMachine(sessionId: id, version: version, create: request, connection: connection.connectionID,
                                           transport: connection.transport, clientIP: clientIP,
                                           allowedMaxBandwidth: allowedMaxBandwidth,
-                                          settings: settings, now: monotonicMillis())
+                                          sharedSettings: sharedSettings, now: monotonicMillis())
         let session = ServerSession(id: id, user: request.user, clientAddress: clientIP, adapterSet: adapterSet,
                                     eventLoop: eventLoop, manager: self, machine: machine, transport: connection.transport)
         sessions.withLockedValue { $0[id] = session }

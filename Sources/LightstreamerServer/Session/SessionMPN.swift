@@ -38,3 +38,10 @@ struct SessionMPNState: Sendable {
     var inFlight: Pending?
     var nextId = 1
 }
+
+/// An immutable box for `SessionMPNState` (a new box per change keeps copies of the machine
+/// independent).
+final class SessionMPNStateBox: Sendable {
+    let value: SessionMPNState
+    init(_ value: SessionMPNState) { self.value = value }
+}

@@ -82,3 +82,9 @@ public struct SessionSettings: Sendable, Hashable {
         nodeName.map { "\(serverName) (\($0))" } ?? serverName
     }
 }
+
+/// One `SessionSettings` value that many sessions point to (immutable).
+final class SharedSessionSettings: Sendable {
+    let value: SessionSettings
+    init(_ value: SessionSettings) { self.value = value }
+}

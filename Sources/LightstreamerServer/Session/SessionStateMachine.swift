@@ -47,7 +47,9 @@ public struct SessionStateMachine: Sendable {
 
     public let sessionId: String
     public let version: TLCPVersion
-    let settings: SessionSettings
+    /// Shared by the sessions of one manager: one copy of the ~300 bytes for all of them.
+    let sharedSettings: SharedSessionSettings
+    var settings: SessionSettings { sharedSettings.value }
     let diffs: Set<DiffFormat>
     /// `LS_reduce_head` on create: no CONS for the whole session.
     let reduceHeadSession: Bool
@@ -69,7 +71,13 @@ public struct SessionStateMachine: Sendable {
     var nextMessageId = 1
     /// Messages waiting in `sequences` for a missing progressive (all sequences together).
     var queuedMessageCount = 0
-    var mpn = SessionMPNState()
+    /// Boxed (nil until the first MPN request): most sessions never use MPN, and its state
+    /// is ~240 bytes inline.
+    private var mpnBox: SessionMPNStateBox?
+    var mpn: SessionMPNState {
+        get { mpnBox?.value ?? SessionMPNState() }
+        set { mpnBox = SessionMPNStateBox(newValue) }
+    }
     var lastClientActivity: Int64
     var output = Output()
 
@@ -110,9 +118,18 @@ public struct SessionStateMachine: Sendable {
     public init(sessionId: String, version: TLCPVersion, create: CreateSessionRequest, connection: ConnectionID,
                 transport: TransportKind, clientIP: String?, allowedMaxBandwidth: Double?,
                 settings: SessionSettings, now: Int64) {
+        self.init(sessionId: sessionId, version: version, create: create, connection: connection, transport: transport,
+                  clientIP: clientIP, allowedMaxBandwidth: allowedMaxBandwidth,
+                  sharedSettings: SharedSessionSettings(settings), now: now)
+    }
+
+    /// The same, with settings shared with other sessions.
+    init(sessionId: String, version: TLCPVersion, create: CreateSessionRequest, connection: ConnectionID,
+         transport: TransportKind, clientIP: String?, allowedMaxBandwidth: Double?,
+         sharedSettings: SharedSessionSettings, now: Int64) {
         self.sessionId = sessionId
         self.version = version
-        self.settings = settings
+        self.sharedSettings = sharedSettings
         if version.supports(.diffs) {
             self.diffs = Set(create.supportedDiffs ?? DiffFormat.allCases)
         } else {

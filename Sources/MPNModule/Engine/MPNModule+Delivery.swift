@@ -62,7 +62,8 @@ extension MPNModule {
     /// as an event). Notifications whose subscription or device vanished are dropped.
     func send(_ n: PendingNotification, deviceId: String) async {
         guard let r = running[n.subscriptionId], let device = devices[deviceId], device.status == .active,
-              let provider = providers.provider(device.platform, device.applicationId) else {
+              let provider = providers.provider(device.platform, device.applicationId),
+              !admin.isSuspended(device.platform, device.applicationId) else {
             statistics.dropped += 1
             queues[deviceId]?.inFlight = false
             return
@@ -97,6 +98,13 @@ extension MPNModule {
 
     func handleResult(_ deviceId: String, _ n: PendingNotification, _ result: MPNDeliveryResult) async {
         queues[deviceId]?.inFlight = false
+        if let d = devices[deviceId] {
+            switch result {
+            case .delivered: admin.count(d.platform, d.applicationId, sent: true)
+            case .rejected, .deviceInvalid: admin.count(d.platform, d.applicationId, sent: false)
+            case .retry, .authenticationFailed: break
+            }
+        }
         switch result {
         case .delivered:
             statistics.delivered += 1
@@ -113,6 +121,7 @@ extension MPNModule {
             guard retried.attempts < max(1, configuration.retry.maxAttempts) else {
                 logger.warning("MPN notification dropped after retries", metadata: ["subscription": "\(n.subscriptionId)", "reason": "\(String(describing: reason).logEscaped())"])
                 statistics.dropped += 1
+                if let d = devices[deviceId] { admin.count(d.platform, d.applicationId, sent: false) }
                 break
             }
             statistics.retried += 1

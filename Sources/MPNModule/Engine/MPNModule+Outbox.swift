@@ -80,6 +80,11 @@ extension MPNModule {
             failOutbox(e, reason: "device suspended")
             return
         }
+        guard !admin.isSuspended(device.platform, device.applicationId) else {
+            // Kept in the outbox: sent at a later claim, once the application is resumed.
+            outboxUnderWay.remove(e.id)
+            return
+        }
         guard let provider = providers.provider(device.platform, device.applicationId) else {
             failOutbox(e, reason: "no provider for \(device.platform.rawValue)/\(device.applicationId)")
             return
@@ -107,6 +112,7 @@ extension MPNModule {
         case .delivered:
             outboxUnderWay.remove(e.id)
             statistics.delivered += 1
+            if let d = devices[e.deviceId] { admin.count(d.platform, d.applicationId, sent: true) }
             do { try await store.deleteOutboxEntry(id: e.id) } catch {
                 // Sent again after a restart, under the same id (collapsed by the provider).
                 logger.error("MPN outbox entry sent but not cleared", metadata: ["entry": "\(e.id)", "error": "\(String(describing: error).logEscaped())"])
@@ -135,6 +141,7 @@ extension MPNModule {
     func failOutbox(_ e: MPNOutboxEntry, reason: String) {
         outboxUnderWay.remove(e.id)
         statistics.failed += 1
+        if let d = devices[e.deviceId] { admin.count(d.platform, d.applicationId, sent: false) }
         logger.warning("MPN notification failed for good", metadata: ["subscription": "\(e.subscriptionId)", "reason": "\(String(describing: reason).logEscaped())"])
         let store = self.store
         outstanding.withLockedValue { $0 += 1 }

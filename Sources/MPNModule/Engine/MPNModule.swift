@@ -79,6 +79,8 @@ public actor MPNModule {
     var running: [String: RunningSubscription] = [:]
     var queues: [String: DeviceQueue] = [:]
     var statistics = Statistics()
+    /// Per-application counts and suspensions (`MPNModule+Admin.swift`).
+    var admin = MPNAdminState()
     var nextGeneration: UInt64 = 0
     var started = false
     var collectorTimer: (any EngineTimer)?

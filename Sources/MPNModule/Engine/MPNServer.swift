@@ -35,7 +35,8 @@ public final class LightstreamerMPNServer: Service, Sendable {
             s.serverOwnedDataAdapters.insert(configuration.internalDataAdapterName)
             return s
         }
-        let engine = ItemEngine(adapterSets: sets, logger: logger)
+        // The MONITOR adapter set feeds the dashboard (docs/ADMIN.md).
+        let engine = ItemEngine(adapterSets: MonitorAdapters.adding(to: sets), logger: logger)
         let store = try await MPNModule.openStore(configuration.store)
         // The server's metrics backend (a registry of its own by default, exported on /metrics).
         let metrics = MPNMetrics(backend: options.metrics)
@@ -44,6 +45,7 @@ public final class LightstreamerMPNServer: Service, Sendable {
         let module = MPNModule(configuration: configuration, store: store, providers: registry, itemEngine: engine,
                                internalAdapter: internalAdapter, logger: Logger(label: "lightstreamer.mpn"), metrics: metrics)
         let server = LightstreamerServer(options: options, engine: engine, mpn: module, logger: logger)
+        server.setMPNAdminHook(MPNAdminBridge(module: module))
         // Not ready while the module's heartbeats fail (checked every moduleCheckPeriodMillis).
         let health = server.health
         await module.setHealthReporter { failure in health.setCondition("mpnStore", failure: failure) }

@@ -1,0 +1,57 @@
+@testable import LightstreamerServer
+import NIOConcurrencyHelpers
+import NIOHTTP1
+import NIOPosix
+import Testing
+
+/// The headers of a WebSocket upgrade as the Metadata Adapter gets them (`UpgradeHeaders`).
+@Suite struct UpgradeHeadersTests {
+    @Test func lowercasedNamesLastValueWinsEmptyValuesKept() {
+        let headers = HTTPHeaders([("Host", "example.com"), ("X-Trace", "a"), ("x-trace", "b"), ("X-Empty", ""),
+                                   ("Sec-WebSocket-Protocol", "TLCP-2.5.0.lightstreamer.com")])
+        #expect(UpgradeHeaders(headers).dictionary == [
+            "host": "example.com", "x-trace": "b", "x-empty": "",
+            "sec-websocket-protocol": "TLCP-2.5.0.lightstreamer.com",
+        ])
+    }
+
+    @Test func headersWithNULAreLeftOutAndTheOthersStayPaired() {
+        let headers = HTTPHeaders([("A", "1"), ("B", "x\u{0}y"), ("C\u{0}", "2"), ("D", "3")])
+        #expect(UpgradeHeaders(headers).dictionary == ["a": "1", "d": "3"])
+        #expect(UpgradeHeaders(HTTPHeaders()).dictionary.isEmpty)
+    }
+
+    /// Remembers the headers of every `notifyUser`.
+    final class RecordingMetadata: MetadataAdapter {
+        let seen = NIOLockedValueBox<[[String: String]]>([])
+        let literal = LiteralBasedMetadataAdapter()
+        func notifyUser(user: String?, password: String?, headers: [String: String], clientIP: String?) async throws {
+            seen.withLockedValue { $0.append(headers) }
+        }
+        func items(user: String?, sessionId: String, group: String, dataAdapter: String) async throws -> [String] {
+            try await literal.items(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter)
+        }
+        func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) async throws -> [String] {
+            try await literal.fields(user: user, sessionId: sessionId, group: group, dataAdapter: dataAdapter, schema: schema)
+        }
+    }
+
+    @Test func aCreateOverAWebSocketHandsTheUpgradeHeadersToNotifyUser() async throws {
+        let metadata = RecordingMetadata()
+        let set = AdapterSet(name: "REC", metadata: metadata, dataAdapters: [:])
+        try await FrontIntegrationTests.withServer(adapterSets: [set]) { server, group in
+            let port = try #require(server.port)
+            let ws = try await RawTestConnection.webSocket(port: port, group: group)
+            #expect(await ws.waitFor("HTTP/1.1 101"))
+            try await ws.wsText("wsok")
+            try await ws.wsText("create_session\r\nLS_adapter_set=REC&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false")
+            #expect(await ws.waitFor("CONOK,", seconds: 10), "received: \(ws.text)")
+            let seen = metadata.seen.withLockedValue { $0 }
+            #expect(seen.count == 1)
+            #expect(seen.first?["host"] == "127.0.0.1")
+            #expect(seen.first?["sec-websocket-version"] == "13")
+            #expect(seen.first?["sec-websocket-protocol"] == "TLCP-2.5.0.lightstreamer.com")
+            await ws.close()
+        }
+    }
+}
