@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `lightstreamer subscribe` on a real pseudo-terminal: the CLI runs inside a detached tmux
 /// session (120 × 40) against a spawned `lightstreamer-server` (DEMO adapter set), and the
@@ -42,6 +45,56 @@ import Testing
         return box.text
     }
 
+    /// `tmux new-session -d …`, which also starts the tmux server of `socket`. On Linux it is
+    /// spawned with no signal blocked and default handlers: a test process's threads block most
+    /// signals and a child inherits that mask, so a tmux server started from here would never
+    /// see SIGCHLD (its panes' processes never reaped), nor SIGTERM, and would not exit on
+    /// `kill-server`. Waits at most 10 s for the tmux client to return.
+    static func newSession(_ socket: String, _ args: [String]) throws {
+        #if os(Linux)
+        let path = try #require(tmux)
+        let conf = FileManager.default.temporaryDirectory.appendingPathComponent("ls-cli-tmux.conf")
+        if !FileManager.default.fileExists(atPath: conf.path) {
+            try Data("set-option -g remain-on-exit on\n".utf8).write(to: conf)
+        }
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attr, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        sigdelset(&all, SIGKILL)
+        sigdelset(&all, SIGSTOP)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var files = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&files)
+        defer { posix_spawn_file_actions_destroy(&files) }
+        posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&files, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&files, 2, "/dev/null", O_WRONLY, 0)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TERM"] = "xterm-256color"
+        environment.removeValue(forKey: "TMUX")
+        let argv = ([path, "-L", socket, "-f", conf.path, "new-session"] + args).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in argv + envp { free(p) } }
+        var pid = pid_t()
+        let rc = posix_spawn(&pid, path, &files, &attr, argv, envp)
+        guard rc == 0 else { throw CLITestError("posix_spawn tmux: \(rc)") }
+        var status: Int32 = 0
+        for _ in 0..<1000 {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid || r < 0 { break }
+            usleep(10_000)
+        }
+        #else
+        _ = try tmux(socket, ["new-session"] + args)
+        #endif
+    }
+
     static func rows(_ screen: String, _ items: [String]) -> [String: String] {
         var r: [String: String] = [:]
         for line in screen.split(separator: "\n") {
@@ -59,10 +112,11 @@ import Testing
         let socket = "ls-cli-\(UUID().uuidString.prefix(8))"
         let items = (1...6).map { "item\($0)" }
         // The shell ignores SIGINT (so Ctrl-C reaches only the CLI) and prints its exit status
-        // on the main screen once the CLI has given the terminal back.
+        // on the main screen once the CLI has given the terminal back, then stays (a dead pane
+        // is not drawn the same way); `kill-server` ends it.
         let command = "sh -c 'trap \"\" INT; \(cli.path) subscribe --server \(server.address) --items \(items.joined(separator: ",")) "
-            + "--fields stock_name,last_price,time,pct_change --timeout 120; echo cli-exit=$?'"
-        _ = try Self.tmux(socket, ["new-session", "-d", "-x", "120", "-y", "40", "-s", "t", command])
+            + "--fields stock_name,last_price,time,pct_change --timeout 120; echo cli-exit=$?; sleep 30'"
+        try Self.newSession(socket, ["-d", "-x", "120", "-y", "40", "-s", "t", command])
         defer { _ = try? Self.tmux(socket, ["kill-server"]) }
 
         // The table: a header, one row per item, CONNECTED in the status line.
@@ -128,7 +182,7 @@ import Testing
         let socket = "ls-cli-\(UUID().uuidString.prefix(8))"
         let command = "\(cli.path) subscribe --server \(server.address) --mode COMMAND --items portfolio1 "
             + "--fields key,command,qty,price --timeout 60"
-        _ = try Self.tmux(socket, ["new-session", "-d", "-x", "100", "-y", "30", "-s", "t", command])
+        try Self.newSession(socket, ["-d", "-x", "100", "-y", "30", "-s", "t", command])
         defer { _ = try? Self.tmux(socket, ["kill-server"]) }
         var screen = ""
         var keys: [String] = []
@@ -158,7 +212,7 @@ import Testing
         let socket = "ls-cli-\(UUID().uuidString.prefix(8))"
         let command = "\(cli.path) subscribe --server \(server.address) --items item1 --fields stock_name,last_price "
             + "--count 3 --plain --timeout 30"
-        _ = try Self.tmux(socket, ["new-session", "-d", "-x", "120", "-y", "40", "-s", "t", command])
+        try Self.newSession(socket, ["-d", "-x", "120", "-y", "40", "-s", "t", command])
         defer { _ = try? Self.tmux(socket, ["kill-server"]) }
         var screen = ""
         let deadline = Date().addingTimeInterval(30)
