@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         // MPN Module
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -60,6 +62,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             // The server's own pages (`/`, `/dashboard`): plain files, served as they are.
             resources: [.copy("Web")]
@@ -72,6 +77,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .executableTarget(
@@ -100,6 +107,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         // MPN test helper: the kill -9 child of the SQLite store test, and the MPN micro-benchmarks.
@@ -148,7 +157,11 @@ let package = Package(
         ),
         // The adversarial suite (Adversarial/) runs the built lightstreamer-server as a child process.
         .testTarget(name: "LightstreamerServerTests",
-                    dependencies: ["LightstreamerServer", "TLCP", "MPNTestSupport", "lightstreamer-server"]),
+                    dependencies: ["LightstreamerServer", "TLCP", "MPNTestSupport", "lightstreamer-server",
+                                   .product(name: "Logging", package: "swift-log"),
+                                   .product(name: "Metrics", package: "swift-metrics"),
+                                   .product(name: "MetricsTestKit", package: "swift-metrics"),
+                                   .product(name: "Prometheus", package: "swift-prometheus")]),
         // MPNTestSupport: the throw-away CA of the remote adapters' TLS case.
         .testTarget(name: "InteropTests", dependencies: ["LightstreamerServer", "LightstreamerClient", "MPNModule", "MPNTestSupport"]),
         // Loopback load test of the server (BENCHMARKS.md, section "Server").
@@ -187,6 +200,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
     ]

@@ -9,13 +9,15 @@ log() { printf '==> %s\n' "$*" >&2; }
 
 # Debian packages: Python's venv for the interop tests (the official Python client), Chromium for
 # the browser test, nginx for the cluster test (ClusterNginxTests starts its own nginx on loopback; the package's service is
-# not used).
+# not used), tmux for the CLI's terminal test.
 need_apt=()
 python3 -c 'import venv, ensurepip' 2>/dev/null || need_apt+=(python3-venv)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need_apt+=(nginx)
 # Headless Chromium for the browser test of the server's own pages (BrowserTests, driven through
 # the DevTools protocol with aiohttp from the interop venv).
 command -v chromium >/dev/null || need_apt+=(chromium)
+# tmux: the CLI's live-table test runs `lightstreamer subscribe` on its pseudo-terminal.
+command -v tmux >/dev/null || need_apt+=(tmux)
 if ((${#need_apt[@]})) && command -v apt-get >/dev/null; then
   log "apt-get install ${need_apt[*]}"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import LightstreamerServer
 import Logging
+import Metrics
 import MPNModule
+import Prometheus
 import ServiceLifecycle
 
 /// `lightstreamer-server`: serves TLCP on HTTP and WebSocket. With no flags it serves the DEMO
@@ -32,6 +34,9 @@ struct ServerCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Option(name: .customLong("log-format"), help: "text, or json: one JSON object per line (default: the configuration's, or text).")
+    var logFormat: String?
+
     @Option(name: .customLong("node-name"),
             help: "This node's name in SERVNAME, logs and /metrics (default: the configuration's, or the host name).")
     var nodeName: String?
@@ -51,6 +56,9 @@ struct ServerCommand: AsyncParsableCommand {
         if let controlLink {
             do { _ = try ControlLink.validated(controlLink) } catch { throw ValidationError("--control-link: \(error)") }
         }
+        if let logFormat, !ServerConfiguration.logFormats.contains(logFormat) {
+            throw ValidationError("--log-format: expected text or json, got \(logFormat)")
+        }
         if let drainMillis, !(0...ServerOptions.maxDrainMillis).contains(drainMillis) {
             throw ValidationError("--drain-millis: expected 0 to \(ServerOptions.maxDrainMillis), got \(drainMillis)")
         }
@@ -68,12 +76,17 @@ struct ServerCommand: AsyncParsableCommand {
         }
         let node = try nodeName.map { try NodeName.validated($0) } ?? configuration?.nodeName ?? NodeName.hostDefault
         let level = Logger.Level(rawValue: logLevel) ?? .info
+        let json = (logFormat ?? configuration?.logFormat ?? "text") == "json"
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler: any LogHandler = json ? JSONLogHandler.standardError(label: label) : StreamLogHandler.standardError(label: label)
             handler.logLevel = level
-            handler.metadata["node"] = "\(node)"
+            handler[metadataKey: "node"] = "\(node)"
             return handler
         }
+        // The executable owns the process: swift-metrics of every library go to the registry
+        // that /metrics exports (the server itself never bootstraps; docs/METRICS.md).
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "lightstreamer.server")
         var options: ServerOptions
         let sets: [AdapterSet]
@@ -95,6 +108,7 @@ struct ServerCommand: AsyncParsableCommand {
             options.adapterSetAliases["DEFAULT"] = first.name
         }
         options.sessions.nodeName = node
+        options.metrics = .prometheus(registry)
         if let controlLink { options.sessions.controlLink = try ControlLink.validated(controlLink) }
         if let drainMillis { options.drainMillis = drainMillis }
         if let mpnStore { mpn.store = .init(sqlitePath: mpnStore) }

@@ -49,6 +49,8 @@ final class SubscriptionEventPrinter: SubscriptionDelegate, @unchecked Sendable 
     let names: Bool
     var onUpdate: ((ItemUpdate) -> Void)?
     var onFailure: ((Int, String?) -> Void)?
+    /// A snapshot was cleared (the item's name, or its position).
+    var onClear: ((String) -> Void)?
     var printing = true
     private var updateJSON = UpdateJSON()
 
@@ -61,6 +63,7 @@ final class SubscriptionEventPrinter: SubscriptionDelegate, @unchecked Sendable 
 
     func subscription(_ subscription: Subscription, didClearSnapshotForItemName itemName: String?, itemPos: UInt) {
         emit(["event": "clear_snapshot", "sub": name, "item": itemName, "pos": Int(itemPos)])
+        onClear?(itemName ?? String(itemPos))
     }
     func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forCommandSecondLevelItemWithKey key: String) {
         emit(["event": "lost_updates", "sub": name, "item": key, "pos": nil, "lost": Int(lostUpdates)])

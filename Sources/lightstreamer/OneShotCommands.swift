@@ -9,6 +9,8 @@ final class Completion: @unchecked Sendable {
     private var code: Int32?
     private var everConnected = false
     private var lastStatus = "DISCONNECTED"
+    /// Called before a message is written on stderr (the live table gives the terminal back first).
+    var beforeMessage: (() -> Void)?
 
     /// An outcome is known: later events must not print another one.
     var finished: Bool { lock.withLock { code != nil } }
@@ -42,7 +44,10 @@ final class Completion: @unchecked Sendable {
             code = outcome.code
             return outcome
         }
-        if let message { Output.error(message) }
+        if let message {
+            beforeMessage?()
+            Output.error(message)
+        }
         return exit
     }
 
@@ -75,6 +80,7 @@ struct SubscribeCommand: ParsableCommand {
     @Option(help: "Exit after N updates.") var count: Int?
     @Option(help: "Give up after S seconds.") var timeout: Double?
     @Flag(help: "Print JSON events instead of a table.") var json = false
+    @Flag(help: "One line per update even on a terminal (no live table).") var plain = false
 
     var request: SubscriptionRequest {
         SubscriptionRequest(mode: mode, items: what.itemList, group: what.group, fields: what.fieldList, schema: what.schema,
@@ -104,21 +110,50 @@ struct SubscribeCommand: ParsableCommand {
         client.addDelegate(clientEvents)
         let printer = SubscriptionEventPrinter(name: "sub", names: sub.fields != nil)
         printer.printing = json
-        let table = json ? nil : UpdateTable(fields: sub.fields.map { $0 + (sub.commandSecondLevelFields ?? []) })
+        let fields = sub.fields.map { $0 + (sub.commandSecondLevelFields ?? []) }
+        // On a terminal: the live table; else (or with --plain) one line per update.
+        let live = !json && !plain && LiveTableTerminal.stdoutIsTerminal ? LiveTableTerminal(fields: fields) : nil
+        let table = json || live != nil ? nil : UpdateTable(fields: fields)
+        if let live {
+            done.beforeMessage = { live.stop() }
+            clientEvents.onStatus = { done.statusChanged($0.rawValue); live.setStatus($0.rawValue) }
+            clientEvents.onServerError = { code, message in
+                live.stop()
+                Output.error("Refused by the server: \(code) \(message)")
+                done.finish(ExitStatus.refused)
+            }
+            printer.onClear = { item in live.clear(item: item) }
+        }
+        let keyField = fields?.firstIndex(of: "key").map { $0 + 1 }
+        let commandField = fields?.firstIndex(of: "command").map { $0 + 1 }
+        let isCommand = sub.mode == .COMMAND
         var received = 0
         printer.onUpdate = { u in
+            if let live {
+                let (values, changed, _) = u.fieldArrays
+                var key: String?, command: String?
+                if isCommand, let k = keyField ?? sub.keyPosition, let c = commandField ?? sub.commandPosition {
+                    key = k >= 1 && k <= values.count ? values[k - 1] ?? "" : ""
+                    command = c >= 1 && c <= values.count ? values[c - 1] : nil
+                }
+                live.apply(LiveTable.Update(item: u.itemName ?? String(u.itemPos), values: values, changed: changed,
+                                            key: key, command: command))
+            }
             table?.print(u)
             received += 1
             if let count, received >= count { done.finish(ExitStatus.done) }
         }
         printer.onFailure = { code, message in
+            live?.stop()
             Output.error("Subscription refused: \(code) \(message ?? "")")
             done.finish(ExitStatus.refused)
         }
         sub.addDelegate(printer)
+        live?.start()
         client.subscribe(sub)
         client.connect()
         let code = done.wait(seconds: timeout)
+        live?.stop()
         client.disconnect()
         Thread.sleep(forTimeInterval: 0.05)
         throw ExitCode(code)

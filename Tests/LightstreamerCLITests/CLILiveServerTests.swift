@@ -28,13 +28,15 @@ import Testing
         }
 
         /// Spawns the server on port 0 and waits (without blocking a thread) for its ready line.
-        static func start() async throws -> LiveServer {
+        /// `arguments` are added to the command line (later ones win).
+        static func start(arguments extra: [String] = []) async throws -> LiveServer {
             let binary = try #require(binary, "the lightstreamer-server binary is built next to the tests")
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cli-live-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let p = Process()
             p.executableURL = binary
             p.arguments = ["--port", "0", "--mpn-store", dir.appendingPathComponent("mpn.sqlite").path, "--log-level", "warning"]
+                + extra
             let out = Pipe(), err = Pipe()
             p.standardOutput = out
             p.standardError = err

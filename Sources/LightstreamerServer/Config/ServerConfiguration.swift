@@ -98,6 +98,9 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var nodeName: String?
     /// The CONOK control link (`ControlLink`); nil: `*`.
     public var controlLink: String?
+    /// `text` or `json` (one JSON object per line, `JSONLogHandler`); nil: the command line's, or text.
+    public var logFormat: String?
+    public static let logFormats = ["text", "json"]
     /// nil: `defaultHost` (or the command line).
     public var host: String?
     /// nil: `defaultPort` (or the command line).
@@ -119,7 +122,7 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var admin: AdminCredentials?
 
     static let keys = ["servername", "host", "port", "urlPrefix", "tls", "timeouts", "demo", "adapterSets", "mpn", "limits",
-                       "front", "nodeName", "controlLink", "admin"]
+                       "front", "nodeName", "controlLink", "logFormat", "admin"]
 
     public init(servername: String = defaultServerName, host: String? = nil, port: Int? = nil, urlPrefix: String? = nil,
                 tls: TLS? = nil, timeouts: Timeouts = Timeouts(), demo: Bool = true,
@@ -153,6 +156,12 @@ public struct ServerConfiguration: Sendable, Decodable {
             } catch {
                 throw decoder.invalid(error.description, at: key("nodeName"))
             }
+        }
+        if let format = try c.decodeIfPresent(String.self, forKey: key("logFormat")) {
+            guard Self.logFormats.contains(format) else {
+                throw decoder.invalid("expected text or json, got \(format.logEscaped(limit: 40))", at: key("logFormat"))
+            }
+            logFormat = format
         }
         if let link = try c.decodeIfPresent(String.self, forKey: key("controlLink")) {
             do {

@@ -73,11 +73,19 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         drainWatch.writabilityChanged(context: context) {
             let (handler, context) = loopBound.value
             handler.logger.info("closing a WebSocket whose client does not read",
-                                metadata: ["connection": "\(handler.connectionID)"])
+                                metadata: handler.sessionMetadata(["connection": "\(handler.connectionID)"]))
             handler.closing = true
             context.close(promise: nil)
         }
         context.fireChannelWritabilityChanged()
+    }
+
+    /// `metadata` plus the session streaming on this socket (or last bound to it), so that the
+    /// line shows up in that session's story (docs/METRICS.md, "Logs").
+    func sessionMetadata(_ metadata: Logger.Metadata) -> Logger.Metadata {
+        var m = metadata
+        if case .bound(let s) = stream { m["session"] = "\(s)" } else if let lastSession { m["session"] = "\(lastSession)" }
+        return m
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -96,7 +104,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         let limit = manager.settings.maxBacklogBytes
         if BacklogGuard.wouldExceed(context.channel, incoming: BacklogGuard.bytes(of: ops), limit: limit) {
             logger.info("closing a WebSocket whose client does not read: unsent data passed maxBacklogBytes",
-                        metadata: ["connection": "\(connectionID)", "maxBacklogBytes": "\(limit)"])
+                        metadata: sessionMetadata(["connection": "\(connectionID)", "maxBacklogBytes": "\(limit)"]))
             manager.metrics.update { $0.slowClientsClosed += 1 }
             closing = true
             context.close(promise: nil)

@@ -1,6 +1,10 @@
+import CoreMetrics
 import NIOConcurrencyHelpers
+import Prometheus
 
-/// Counters the server exposes on `/metrics` (Prometheus text format).
+/// The server's figures: kept as exact numbers for the dashboard (`snapshot`, `rates`) and
+/// reported as swift-metrics counters, gauges and timers made by `backend` (docs/METRICS.md),
+/// which `/metrics` exports in the Prometheus text format.
 public final class ServerMetrics: Sendable {
     public struct Snapshot: Sendable, Hashable {
         public var sessionsActive = 0
@@ -27,9 +31,12 @@ public final class ServerMetrics: Sendable {
         /// (time in ms, updates, bytes) at the previous rate computation.
         var rateBase: (at: Int64, updates: Int, bytes: Int) = (0, 0, 0)
         var lastRates: (updates: Double, bytes: Double) = (0, 0)
+        /// Remote adapter counters as last reported (per endpoint), and the CPU time.
+        var remoteReported: [RemoteConnectionCounters] = []
+        var cpuReported: Double = 0
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state: NIOLockedValueBox<State>
     /// This node's name (`lightstreamer_node_info`), and its readiness (`lightstreamer_ready`,
     /// `lightstreamer_draining`).
     let nodeName: String?
@@ -38,23 +45,62 @@ public final class ServerMetrics: Sendable {
     /// Remote adapters (`lightstreamer_remote_*`).
     let remoteEndpoints: [RemoteAdapterEndpoint]
 
-    public init(nodeName: String? = nil, health: ServerHealth? = nil, remoteEndpoints: [RemoteAdapterEndpoint] = []) {
+    /// Where the metrics go (a Prometheus registry of this server's own by default).
+    public let backend: MetricsBackend
+    private let handles: Handles
+    private let remoteHandles: [RemoteHandles]
+    /// Request latency timers by request (and control operation) name.
+    private let timers = NIOLockedValueBox<[String: CoreMetrics.Timer]>([:])
+    static let maxTimers = 64
+
+    public init(nodeName: String? = nil, health: ServerHealth? = nil, remoteEndpoints: [RemoteAdapterEndpoint] = [],
+                backend: MetricsBackend = .prometheus()) {
         self.nodeName = nodeName
         self.health = health
         self.remoteEndpoints = remoteEndpoints
+        self.backend = backend
+        handles = Handles(backend)
+        remoteHandles = remoteEndpoints.map { RemoteHandles(backend, adapterSet: $0.adapterSet, role: $0.role) }
+        state = NIOLockedValueBox(State(remoteReported: remoteEndpoints.map { _ in RemoteConnectionCounters() }))
     }
 
     public var snapshot: Snapshot { state.withLockedValue { $0.counters } }
 
     func update(_ body: (inout Snapshot) -> Void) {
-        state.withLockedValue { body(&$0.counters) }
+        state.withLockedValue { s in
+            let before = s.counters
+            body(&s.counters)
+            // Gauges set under the lock: concurrent updates cannot leave a stale value.
+            handles.report(from: before, to: s.counters)
+        }
     }
 
+    /// Called once per write to a client (not per update): counters are atomic increments.
     func sent(bytes: Int, updates: Int) {
         state.withLockedValue {
             $0.counters.bytesSent += bytes
             $0.counters.updatesSent += updates
         }
+        if bytes > 0 { handles.bytesSent.increment(by: Int64(bytes)) }
+        if updates > 0 { handles.updatesSent.increment(by: Int64(updates)) }
+    }
+
+    /// Records how long a TLCP request took to be handled (`lightstreamer_request_duration_seconds`):
+    /// `request` is `create_session`, `bind_session`, `control`, `msg` or `heartbeat`; `operation`
+    /// the control request's `LS_op`.
+    func requestHandled(_ request: String, operation: String? = nil, nanoseconds: Int64) {
+        let key = operation.map { request + "/" + $0 } ?? request
+        let timer = timers.withLockedValue { t -> CoreMetrics.Timer in
+            if let existing = t[key] { return existing }
+            // Names come from the server's own enumerations; bounded anyway.
+            let name = t.count < Self.maxTimers ? key : "other"
+            if let existing = t[name] { return existing }
+            let made = backend.timer("lightstreamer_request_duration_seconds",
+                                     [("request", t.count < Self.maxTimers ? request : "other"), ("op", operation ?? "")])
+            t[name] = made
+            return made
+        }
+        timer.recordNanoseconds(max(0, nanoseconds))
     }
 
     /// Updates and bytes per second since the previous call (at least one second apart;
@@ -75,14 +121,39 @@ public final class ServerMetrics: Sendable {
         }
     }
 
-    /// The Prometheus text exposition (format 0.0.4).
-    public func prometheusText(nowMillis: Int64) -> String {
-        let c = snapshot
+    /// Brings the figures read at scrape time up to date: rates, remote adapters, the process.
+    public func refresh(nowMillis: Int64) {
         let r = rates(nowMillis: nowMillis)
+        handles.updatesPerSecond.record(r.updatesPerSecond)
+        handles.bytesPerSecond.record(r.bytesPerSecond)
+        let remote = remoteEndpoints.map { ($0.counters, $0.isConnected) }
+        let process = ProcessFigures.read()
+        state.withLockedValue { s in
+            for (i, (c, connected)) in remote.enumerated() where i < remoteHandles.count && i < s.remoteReported.count {
+                remoteHandles[i].report(c, connected: connected, since: s.remoteReported[i])
+                s.remoteReported[i] = c
+            }
+            if let cpu = process.cpuSeconds, cpu > s.cpuReported {
+                handles.cpuSeconds.increment(by: cpu - s.cpuReported)
+                s.cpuReported = cpu
+            }
+        }
+        if let v = process.residentBytes { handles.residentBytes.record(v) }
+        if let v = process.virtualBytes { handles.virtualBytes.record(v) }
+        if let v = process.openFileDescriptors { handles.openFDs.record(v) }
+        if let v = process.maxFileDescriptors { handles.maxFDs.record(v) }
+        if let v = process.startTimeSeconds { handles.startTime.record(v) }
+    }
+
+    /// The Prometheus text exposition (format 0.0.4): the node's own lines, then the registry.
+    public func prometheusText(nowMillis: Int64) -> String {
+        refresh(nowMillis: nowMillis)
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ value: String, labels: String = "") {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name)\(labels) \(value)\n"
         }
+        // Facts about the node rather than measurements: written here (as integers), not
+        // through the metrics backend.
         if let nodeName {
             // Names are checked by `NodeName`: nothing to escape in the label value.
             metric("lightstreamer_node_info", "gauge", "This server node; its name is the node label.", "1",
@@ -94,68 +165,32 @@ public final class ServerMetrics: Sendable {
             metric("lightstreamer_draining", "gauge", "1 while the node drains (creates refused, sessions kept).",
                    health.isDraining ? "1" : "0")
         }
-        metric("lightstreamer_sessions_active", "gauge", "Sessions currently alive.", String(c.sessionsActive))
-        metric("lightstreamer_sessions_created_total", "counter", "Sessions created since start.", String(c.sessionsCreated))
-        metric("lightstreamer_subscriptions_active", "gauge", "Subscriptions currently active.", String(c.subscriptionsActive))
-        metric("lightstreamer_updates_sent_total", "counter", "U lines written to clients.", String(c.updatesSent))
-        metric("lightstreamer_bytes_sent_total", "counter", "Bytes of TLCP lines written to clients.", String(c.bytesSent))
-        metric("lightstreamer_updates_per_second", "gauge", "U lines written per second, over the last scrape interval.",
-               format(r.updatesPerSecond))
-        metric("lightstreamer_bytes_per_second", "gauge", "Bytes written per second, over the last scrape interval.",
-               format(r.bytesPerSecond))
-        metric("lightstreamer_connections_open", "gauge", "Open client connections (WS and HTTP).", String(c.connectionsOpen))
-        metric("lightstreamer_requests_total", "counter", "TLCP requests received.", String(c.requests))
-        metric("lightstreamer_request_errors_total", "counter", "TLCP requests refused (CONERR, REQERR, ERROR).",
-               String(c.requestErrors))
-        metric("lightstreamer_slow_clients_closed_total", "counter",
-               "Connections closed because their client did not read (unsent bytes past maxBacklogBytes).",
-               String(c.slowClientsClosed))
-        metric("lightstreamer_sessions_closed_for_backlog_total", "counter",
-               "Sessions closed because they held more undelivered data than maxBacklogBytes.",
-               String(c.sessionsClosedForBacklog))
-        metric("lightstreamer_updates_conflated_total", "counter",
-               "MERGE updates replaced by a newer one of the same item while their session's event loop was behind.",
-               String(c.updatesConflated))
-        if !remoteEndpoints.isEmpty { out += remoteText() }
+        if let registry = backend.registry {
+            var bytes: [UInt8] = []
+            registry.emit(into: &bytes)
+            out += Self.sortedFamilies(String(decoding: bytes, as: UTF8.self))
+        }
         return out
     }
 
-    /// One series per remote adapter, labelled with its adapter set and role.
-    private func remoteText() -> String {
-        let rows = remoteEndpoints.map { e in
-            (labels: "{adapter_set=\"\(Self.labelValue(e.adapterSet))\",adapter=\"\(Self.labelValue(e.role))\"}",
-             connected: e.isConnected, counters: e.counters)
-        }
-        var out = ""
-        func family(_ name: String, _ type: String, _ help: String, _ value: (RemoteConnectionCounters, Bool) -> Int) {
-            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-            for r in rows { out += "\(name)\(r.labels) \(value(r.counters, r.connected))\n" }
-        }
-        family("lightstreamer_remote_adapter_connected", "gauge", "1 while the remote adapter is connected and initialized.") { $1 ? 1 : 0 }
-        family("lightstreamer_remote_adapter_handshakes_total", "counter", "Remote adapter connections that completed the handshake.") { c, _ in c.handshakes }
-        family("lightstreamer_remote_adapter_disconnections_total", "counter",
-               "Remote adapter connections closed (lost, refused credentials, failed handshake).") { c, _ in c.disconnections }
-        family("lightstreamer_remote_adapter_failed_requests_total", "counter",
-               "Requests to the remote adapter answered with an error, unanswered in time, or sent with no remote.") { c, _ in c.failedRequests }
-        family("lightstreamer_remote_adapter_failures_total", "counter", "Failures reported by the remote adapter (FAL).") { c, _ in c.remoteFailures }
-        return out
-    }
-
-    /// A Prometheus label value: backslash, double quote and line feed escaped.
-    static func labelValue(_ s: String) -> String {
-        var out = ""
-        for ch in s {
-            switch ch {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.append(ch)
+    /// The registry's metric families (each from its `# HELP`/`# TYPE` line to the next) in
+    /// name order: the registry emits them in no fixed order, and scrapes are easier to read
+    /// and compare when they always come the same way.
+    static func sortedFamilies(_ text: String) -> String {
+        var families: [(name: Substring, lines: [Substring])] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            if line.hasPrefix("# TYPE ") || line.hasPrefix("# HELP ") {
+                let name = line.dropFirst(7).prefix { $0 != " " }
+                if families.last?.name != name { families.append((name, [])) }
+            } else if families.isEmpty {
+                families.append(("", []))
             }
+            families[families.count - 1].lines.append(line)
+        }
+        var out = ""
+        for f in families.sorted(by: { $0.name < $1.name }) {
+            for l in f.lines { out += l; out += "\n" }
         }
         return out
-    }
-
-    private func format(_ d: Double) -> String {
-        d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
     }
 }

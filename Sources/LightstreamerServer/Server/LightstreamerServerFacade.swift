@@ -27,6 +27,10 @@ public struct ServerOptions: Sendable {
     /// On graceful shutdown, how long existing sessions may stay while new ones are refused
     /// (`LightstreamerServer.drain`), in milliseconds.
     public var drainMillis = ServerOptions.defaultDrainMillis
+    /// Where the server's metrics go and what `/metrics` exports: by default a Prometheus
+    /// registry of this server's own (docs/METRICS.md). The server never bootstraps the global
+    /// `MetricsSystem`.
+    public var metrics: MetricsBackend = .prometheus()
     /// The administrator of the dashboard and the admin API (docs/ADMIN.md); nil: the
     /// dashboard is read-only for loopback clients and admin actions are refused.
     public var admin: AdminCredentials?
@@ -82,7 +86,7 @@ public final class LightstreamerServer: Service, Sendable {
         self.health = health
         let remotes = ((engine as? ItemEngine)?.adapterSets.values).map { Array($0) } ?? []
         self.metrics = ServerMetrics(nodeName: options.sessions.nodeName, health: health,
-                                     remoteEndpoints: remotes.flatMap(\.remoteEndpoints))
+                                     remoteEndpoints: remotes.flatMap(\.remoteEndpoints), backend: options.metrics)
         self.manager = SessionManager(engine: engine, settings: options.sessions, metrics: metrics, logger: logger,
                                       aliases: options.adapterSetAliases, mpn: mpn, health: health)
         let actions = AdminActions(manager: manager, engine: engine)

@@ -39,6 +39,9 @@ final class ServerSession: Sendable {
     let adapterSet: AdapterSet
     let eventLoop: any EventLoop
     let manager: SessionManager
+    /// The server's logger with this session's metadata (`session`, `user`, `transport` of
+    /// the create, `adapterSet`) on every line, so one session's story can be grepped.
+    let logger: Logger
 
     private struct Inner {
         var machine: SessionStateMachine
@@ -60,7 +63,13 @@ final class ServerSession: Sendable {
     let createdAtMillis = monotonicMillis()
 
     init(id: String, user: String?, clientAddress: String? = nil, adapterSet: AdapterSet, eventLoop: any EventLoop,
-         manager: SessionManager, machine: SessionStateMachine) {
+         manager: SessionManager, machine: SessionStateMachine, transport: TransportKind? = nil) {
+        var logger = manager.logger
+        logger[metadataKey: "session"] = "\(id)"
+        if let user { logger[metadataKey: "user"] = "\(user.logEscaped())" }
+        if let transport { logger[metadataKey: "transport"] = "\(transport)" }
+        logger[metadataKey: "adapterSet"] = "\(adapterSet.name)"
+        self.logger = logger
         self.id = id
         self.user = user
         self.clientAddress = clientAddress
@@ -301,6 +310,7 @@ final class ServerSession: Sendable {
             do throws(SessionRefusal) {
                 resolved = try await resolver.resolve(parameters)
             } catch {
+                self.logger.debug("subscription refused", metadata: ["subscription": "\(id)", "code": "\(error.code)"])
                 self.run { m, now in m.subscribeFailed(id, error, now: now) }
                 return
             }
@@ -315,12 +325,15 @@ final class ServerSession: Sendable {
                 }
                 self.manager.metrics.update { $0.subscriptionsActive += 1 }
                 let spec = resolved.spec
+                self.logger.debug("subscribed", metadata: ["subscription": "\(id)", "mode": "\(spec.mode)",
+                                                           "items": "\(spec.items.count)", "dataAdapter": "\(resolved.info.dataAdapter)"])
                 let grant = SubscriptionGrant(itemCount: spec.items.count, fieldCount: spec.fields.count,
                                               keyPosition: spec.keyPosition, commandPosition: spec.commandPosition,
                                               maxFrequency: granted,
                                               filtered: spec.maxFrequency != .unfiltered)
                 self.run { m, now in m.subscribeSucceeded(id, grant: grant, now: now) }
             } catch {
+                self.logger.debug("subscription refused by the engine", metadata: ["subscription": "\(id)", "code": "\(error.code)"])
                 self.notifyTableClosed(resolved.info)
                 self.run { m, now in m.subscribeFailed(id, error, now: now) }
             }

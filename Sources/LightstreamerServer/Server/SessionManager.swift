@@ -80,9 +80,11 @@ public final class SessionManager: Sendable {
         if let refusal = occupancy.withLockedValue({ $0.reserve(address: clientIP, settings: settings) }) {
             return .failure(refusal)
         }
+        let clock = ContinuousClock.now
         let result = await createReserved(request, version: version, connection: connection, clientIP: clientIP,
                                           headers: headers, eventLoop: eventLoop, started: started)
         if case .failure = result { occupancy.withLockedValue { $0.release(address: clientIP) } }
+        metrics.requestHandled("create_session", nanoseconds: Self.nanoseconds(since: clock))
         return result
     }
 
@@ -125,15 +127,13 @@ public final class SessionManager: Sendable {
                                           allowedMaxBandwidth: allowedMaxBandwidth,
                                           sharedSettings: sharedSettings, now: monotonicMillis())
         let session = ServerSession(id: id, user: request.user, clientAddress: clientIP, adapterSet: adapterSet,
-                                    eventLoop: eventLoop, manager: self, machine: machine)
+                                    eventLoop: eventLoop, manager: self, machine: machine, transport: connection.transport)
         sessions.withLockedValue { $0[id] = session }
         metrics.update {
             $0.sessionsActive += 1
             $0.sessionsCreated += 1
         }
-        logger.info("session created", metadata: ["session": "\(id)", "user": "\((request.user ?? "").logEscaped())",
-                                                  "adapterSet": "\(setName)", "transport": "\(connection.transport)",
-                                                  "protocol": "\(version)"])
+        session.logger.info("session created", metadata: ["protocol": "\(version)", "address": "\(clientIP ?? "")"])
         session.run(registering: connection) { m, now in m.start(now: now) }
         return .success(id)
     }
@@ -163,29 +163,46 @@ public final class SessionManager: Sendable {
     func bind(_ request: BindSessionRequest, sessionId: String, version: TLCPVersion, connection: any OutboundConnection,
               clientIP: String?) -> Bool {
         guard let session = session(sessionId) else { return false }
+        session.logger.debug("stream bound", metadata: ["transport": "\(connection.transport)"])
+        let clock = ContinuousClock.now
         session.run(registering: connection) { m, now in
             m.bind(request, connection: connection.connectionID, transport: connection.transport, version: version,
                    clientIP: clientIP, now: now)
         }
+        metrics.requestHandled("bind_session", nanoseconds: Self.nanoseconds(since: clock))
         return true
     }
 
     func control(_ request: ControlRequest, sessionId: String, origin: RequestOrigin, connection: any OutboundConnection) -> Bool {
         guard let session = session(sessionId) else { return false }
+        let clock = ContinuousClock.now
         session.run(registering: connection, expectingReply: origin.isHTTP) { m, now in m.control(request, origin: origin, now: now) }
+        metrics.requestHandled("control", operation: request.operation.opName, nanoseconds: Self.nanoseconds(since: clock))
         return true
     }
 
     func message(_ request: MessageRequest, sessionId: String, origin: RequestOrigin, connection: any OutboundConnection) -> Bool {
         guard let session = session(sessionId) else { return false }
+        let clock = ContinuousClock.now
         session.run(registering: connection, expectingReply: origin.isHTTP) { m, now in m.message(request, origin: origin, now: now) }
+        metrics.requestHandled("msg", nanoseconds: Self.nanoseconds(since: clock))
         return true
     }
 
     func heartbeat(sessionId: String, origin: RequestOrigin, connection: any OutboundConnection) -> Bool {
         guard let session = session(sessionId) else { return false }
+        let clock = ContinuousClock.now
         session.run(registering: connection, expectingReply: origin.isHTTP) { m, now in m.heartbeat(origin: origin, now: now) }
+        metrics.requestHandled("heartbeat", nanoseconds: Self.nanoseconds(since: clock))
         return true
+    }
+
+    /// Nanoseconds from `start` to now (saturating).
+    static func nanoseconds(since start: ContinuousClock.Instant) -> Int64 {
+        let d = ContinuousClock.now - start
+        let (s, a) = d.components
+        let (n, overflow) = s.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? Int64.max : n.addingReportingOverflow(a / 1_000_000_000).partialValue
     }
 
     func connectionClosed(_ conn: ConnectionID, sessionIds: some Sequence<String>) {
@@ -205,7 +222,7 @@ public final class SessionManager: Sendable {
         session.adapterSet.metadata.notifySessionClose(sessionId: session.id)
         mpn?.sessionClosed(sessionId: session.id)
         trimmer.sessionsClosed()
-        logger.info("session closed", metadata: ["session": "\(session.id)", "reason": "\(String(describing: reason).logEscaped())"])
+        session.logger.info("session closed", metadata: ["reason": "\(String(describing: reason).logEscaped())"])
     }
 
     /// Ends every session with END 32 (server shutdown).

@@ -78,6 +78,7 @@ extension MPNModule {
             logger.warning("MPN notification over the payload limit dropped",
                            metadata: ["subscription": "\(n.subscriptionId)", "limit": "\(limit)"])
             statistics.dropped += 1
+            metrics.notification(platform: device.platform.rawValue, app: device.applicationId, outcome: "dropped")
             queues[deviceId]?.inFlight = false
             return
         }
@@ -85,8 +86,11 @@ extension MPNModule {
                                             deviceToken: device.deviceToken, deviceId: deviceId, subscriptionId: n.subscriptionId,
                                             payload: payload)
         outstanding.withLockedValue { $0 += 1 }
+        let metrics = self.metrics
         Task { [weak self] in
+            let started = ContinuousClock.now
             let result = await provider.send(notification)
+            metrics.sent(notification, result, since: started)
             self?.post(.sent(deviceId: deviceId, notification: n, result: result))
             self?.outstanding.withLockedValue { $0 -= 1 }
         }

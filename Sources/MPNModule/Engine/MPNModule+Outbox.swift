@@ -97,8 +97,11 @@ extension MPNModule {
                                             deviceToken: device.deviceToken, deviceId: device.id, subscriptionId: e.subscriptionId,
                                             payload: payload, triggered: true, idempotencyKey: e.id)
         outstanding.withLockedValue { $0 += 1 }
+        let metrics = self.metrics
         Task { [weak self] in
+            let started = ContinuousClock.now
             let result = await provider.send(notification)
+            metrics.sent(notification, result, since: started)
             self?.post(.outboxSent(entry: e, attempts: attempts, result: result))
             self?.outstanding.withLockedValue { $0 -= 1 }
         }

@@ -71,6 +71,8 @@ public actor MPNModule {
     let clock: any EngineClock
     let wallClock: any MPNWallClock
     let logger: Logger
+    /// Notifications by outcome, provider latency (docs/METRICS.md).
+    let metrics: MPNMetrics
 
     // Runtime state (actor-isolated).
     var devices: [String: MPNDeviceRecord] = [:]
@@ -113,8 +115,10 @@ public actor MPNModule {
 
     public init(configuration: MPNConfiguration, store: any MPNStore, providers: MPNProviderRegistry, itemEngine: ItemEngine,
                 internalAdapter: MPNInternalDataAdapter, clock: any EngineClock = SystemEngineClock(),
-                wallClock: any MPNWallClock = SystemWallClock(), logger: Logger = Logger(label: "lightstreamer.mpn")) {
+                wallClock: any MPNWallClock = SystemWallClock(), logger: Logger = Logger(label: "lightstreamer.mpn"),
+                metrics: MPNMetrics = .global()) {
         self.configuration = configuration
+        self.metrics = metrics
         self.store = store
         self.providers = providers
         self.itemEngine = itemEngine

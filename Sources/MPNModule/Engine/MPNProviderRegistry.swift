@@ -14,13 +14,16 @@ public final class MPNProviderRegistry: Sendable {
     private let clock: any MPNWallClock
     private let httpClient: HTTPClient?
     private let logger: Logger
+    private let metrics: MPNMetrics?
 
     /// - Parameters:
     ///   - providers: fixed providers keyed `"Apple/<appId>"` or `"Google/<appId>"` (`*` for any app);
     ///     they win over the configuration.
     ///   - httpClient: shared client for APNs/FCM (nil: each provider makes its own).
     public init(configuration: MPNConfiguration, providers: [String: any MPNProvider] = [:], httpClient: HTTPClient? = nil,
-                clock: any MPNWallClock = SystemWallClock(), logger: Logger = Logger(label: "lightstreamer.mpn")) {
+                clock: any MPNWallClock = SystemWallClock(), logger: Logger = Logger(label: "lightstreamer.mpn"),
+                metrics: MPNMetrics? = nil) {
+        self.metrics = metrics
         self.configuration = configuration
         self.explicit = NIOLockedValueBox(providers)
         self.httpClient = httpClient
@@ -70,13 +73,13 @@ public final class MPNProviderRegistry: Sendable {
             return try APNsProvider(applicationId: appId,
                                     configuration: APNsConfiguration(baseURL: base, teamId: team, keyId: keyId, privateKeyPEM: pem,
                                                                      topic: app.topic),
-                                    httpClient: httpClient, clock: clock, logger: logger)
+                                    httpClient: httpClient, clock: clock, logger: logger, metrics: metrics)
         case .google:
             guard let file = app.serviceAccountFile else { throw MPNStoreError("Google app \(app.id) needs serviceAccountFile") }
             let account = try FCMServiceAccount.parse(try Data(contentsOf: URL(fileURLWithPath: file)))
             return try FCMProvider(configuration: FCMConfiguration(serviceAccount: account, baseURL: app.baseURL ?? FCMConfiguration.productionURL,
                                                                    validateOnly: app.serviceLevel == .dryRun),
-                                   httpClient: httpClient, clock: clock, logger: logger)
+                                   httpClient: httpClient, clock: clock, logger: logger, metrics: metrics)
         }
     }
 

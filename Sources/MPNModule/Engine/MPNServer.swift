@@ -38,9 +38,12 @@ public final class LightstreamerMPNServer: Service, Sendable {
         // The MONITOR adapter set feeds the dashboard (docs/ADMIN.md).
         let engine = ItemEngine(adapterSets: MonitorAdapters.adding(to: sets), logger: logger)
         let store = try await MPNModule.openStore(configuration.store)
-        let registry = providers ?? MPNProviderRegistry(configuration: configuration, logger: Logger(label: "lightstreamer.mpn"))
+        // The server's metrics backend (a registry of its own by default, exported on /metrics).
+        let metrics = MPNMetrics(backend: options.metrics)
+        let registry = providers ?? MPNProviderRegistry(configuration: configuration, logger: Logger(label: "lightstreamer.mpn"),
+                                                        metrics: metrics)
         let module = MPNModule(configuration: configuration, store: store, providers: registry, itemEngine: engine,
-                               internalAdapter: internalAdapter, logger: Logger(label: "lightstreamer.mpn"))
+                               internalAdapter: internalAdapter, logger: Logger(label: "lightstreamer.mpn"), metrics: metrics)
         let server = LightstreamerServer(options: options, engine: engine, mpn: module, logger: logger)
         server.setMPNAdminHook(MPNAdminBridge(module: module))
         // Not ready while the module's heartbeats fail (checked every moduleCheckPeriodMillis).

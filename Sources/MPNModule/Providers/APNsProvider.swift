@@ -88,11 +88,15 @@ public final class APNsProvider: MPNProvider {
     private let tokens: APNsTokenManager
     private let clock: any MPNWallClock
     private let logger: Logger
+    /// HTTP status codes answered (`lightstreamer_mpn_provider_responses_total`).
+    private let metrics: MPNMetrics?
 
     /// - Parameter httpClient: a shared client (tests pass one trusting their certificate);
     ///   nil creates one, shut down by `shutdown()`.
     public init(applicationId: String, configuration: APNsConfiguration, httpClient: HTTPClient? = nil,
-                clock: any MPNWallClock = SystemWallClock(), logger: Logger = Logger(label: "lightstreamer.mpn.apple")) throws {
+                clock: any MPNWallClock = SystemWallClock(), logger: Logger = Logger(label: "lightstreamer.mpn.apple"),
+                metrics: MPNMetrics? = nil) throws {
+        self.metrics = metrics
         // The key first: a client made before a throw would trap when deinitialized unshut.
         self.tokens = try APNsTokenManager(configuration: configuration, clock: clock)
         self.applicationId = applicationId
@@ -148,6 +152,7 @@ public final class APNsProvider: MPNProvider {
             let timeout = MPNProviderNumbers.seconds(configuration.requestTimeout, in: MPNProviderNumbers.requestTimeoutSeconds)
             let response = try await client.execute(request, timeout: .seconds(timeout))
             let bytes = try await response.body.collect(upTo: 16 * 1024)
+            metrics?.providerStatus(provider: "apns", app: applicationId, status: Int(response.status.code))
             return classify(status: Int(response.status.code), body: String(buffer: bytes),
                             retryAfter: response.headers.first(name: "retry-after"))
         } catch {

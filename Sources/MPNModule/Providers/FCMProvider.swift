@@ -69,11 +69,14 @@ public final class FCMProvider: MPNProvider {
     private let ownsClient: Bool
     private let clock: any MPNWallClock
     private let logger: Logger
+    /// HTTP status codes answered (`lightstreamer_mpn_provider_responses_total`).
+    private let metrics: MPNMetrics?
     private let cached = NIOLockedValueBox<(token: String, expiresAt: Int64)?>(nil)
 
     public init(configuration: FCMConfiguration, httpClient: HTTPClient? = nil, clock: any MPNWallClock = SystemWallClock(),
-                logger: Logger = Logger(label: "lightstreamer.mpn.google")) throws {
+                logger: Logger = Logger(label: "lightstreamer.mpn.google"), metrics: MPNMetrics? = nil) throws {
         self.configuration = configuration
+        self.metrics = metrics
         _ = try _RSA.Signing.PrivateKey(pemRepresentation: configuration.serviceAccount.privateKey)
         self.keyPEM = configuration.serviceAccount.privateKey
         self.client = httpClient ?? HTTPClient(eventLoopGroupProvider: .singleton)
@@ -120,6 +123,7 @@ public final class FCMProvider: MPNProvider {
         request.body = .bytes(ByteBuffer(string: body))
         let response = try await client.execute(request, timeout: timeout)
         let text = String(buffer: try await response.body.collect(upTo: 64 * 1024))
+        metrics?.providerStatus(provider: "fcm_token", app: configuration.serviceAccount.projectId, status: Int(response.status.code))
         guard response.status.code == 200 else { throw TokenError.refused(Int(response.status.code), text) }
         let json = ProviderErrorBody.json(text)
         guard let token = ProviderErrorBody.string(ProviderErrorBody.member(json, "access_token")) else {
@@ -214,6 +218,7 @@ public final class FCMProvider: MPNProvider {
         do {
             let response = try await client.execute(request, timeout: timeout)
             let text = String(buffer: try await response.body.collect(upTo: 64 * 1024))
+            metrics?.providerStatus(provider: "fcm", app: n.applicationId, status: Int(response.status.code))
             return classify(status: Int(response.status.code), body: text, retryAfter: response.headers.first(name: "retry-after"))
         } catch {
             return .retry(after: nil, reason: "network: \(error)")

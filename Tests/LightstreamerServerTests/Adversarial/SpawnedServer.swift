@@ -108,7 +108,8 @@ final class SpawnedServer: @unchecked Sendable {
         let c = try await RawTestConnection.connect(port: port, group: group)
         defer { Task { await c.close() } }
         try await c.send("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        _ = await c.waitFor("lightstreamer_request_errors_total ", seconds: 10)
+        // The whole response (`Connection: close`): the series are in no fixed order.
+        _ = await c.waitClosed(seconds: 10)
         let line = c.text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
         return line.flatMap { $0.split(separator: " ").last }.flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }

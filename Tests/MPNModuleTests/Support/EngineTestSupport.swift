@@ -62,17 +62,17 @@ final class EngineHarness: Sendable {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("mpn-engine-\(UUID().uuidString).sqlite").path
     }
 
-    func makeModule(store: (any MPNStore)? = nil) throws -> (MPNModule, any MPNStore) {
+    func makeModule(store: (any MPNStore)? = nil, metrics: MPNMetrics = .global()) throws -> (MPNModule, any MPNStore) {
         let s = try store ?? SQLiteMPNStore(path: path)
         let registry = MPNProviderRegistry(configuration: configuration, providers: ["Apple/*": provider, "Google/*": provider],
                                            clock: wall)
         return (MPNModule(configuration: configuration, store: s, providers: registry, itemEngine: engine,
-                          internalAdapter: internalAdapter, clock: clock, wallClock: wall), s)
+                          internalAdapter: internalAdapter, clock: clock, wallClock: wall, metrics: metrics), s)
     }
 
     /// `makeModule()`, started.
-    func startModule() async throws -> (MPNModule, any MPNStore) {
-        let (module, store) = try makeModule()
+    func startModule(metrics: MPNMetrics = .global()) async throws -> (MPNModule, any MPNStore) {
+        let (module, store) = try makeModule(metrics: metrics)
         try await module.start()
         return (module, store)
     }
