@@ -89,7 +89,10 @@ public final class SimulatedDataAdapter: DataAdapter {
     private let listener = NIOLockedValueBox<(any ItemEventListener)?>(nil)
     private let states = NIOLockedValueBox<[String: SimulatedItemState]>([:])
 
-    /// - Parameter items: item name → behaviour.
+    /// - Parameters:
+    ///   - items: item name → behaviour.
+    ///   - clock: the time source of the items' ticks.
+    ///   - seed: the random seed: the same seed gives the same values in the same order.
     public init(items: [String: Behavior], clock: any EngineClock = SystemEngineClock(), seed: UInt64 = 1) {
         self.behaviors = items
         self.seed = seed
