@@ -13,6 +13,7 @@ public enum TransportSelection: String, CustomStringConvertible, Sendable, CaseI
     case HTTP_STREAMING = "HTTP-STREAMING"
     case HTTP_POLLING = "HTTP-POLLING"
 
+    /// The transport's name (the raw value).
     public var description: String { rawValue }
 }
 
@@ -21,6 +22,7 @@ public enum RequestedMaxBandwidth: Equatable, CustomStringConvertible, Sendable 
     case limited(Double)
     case unlimited
 
+    /// `unlimited` or the number of kilobits per second.
     public var description: String {
         switch self {
         case .limited(let v): return "\(v) kilobits/sec"
@@ -36,6 +38,7 @@ public enum RealMaxBandwidth: Equatable, CustomStringConvertible, Sendable {
     /// Bandwidth management is not available to the client.
     case unmanaged
 
+    /// `unlimited`, `unmanaged` or the number of kilobits per second.
     public var description: String {
         switch self {
         case .limited(let v): return "\(v) kilobits/sec"
@@ -50,6 +53,7 @@ public enum RealMaxFrequency: Equatable, CustomStringConvertible, Sendable {
     case limited(Double)
     case unlimited
 
+    /// `unlimited` or the number of updates per second.
     public var description: String {
         switch self {
         case .limited(let v): return "\(v) updates/sec"

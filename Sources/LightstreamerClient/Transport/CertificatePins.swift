@@ -29,6 +29,7 @@ public final class SecKey: CustomStringConvertible, Sendable {
         try self.init(subjectPublicKeyInfoDER: try certificate.extractPublicKey().toSPKIBytes())
     }
 
+    /// `SecKey(<n> bytes SPKI)`: the size of the pinned key, not the key itself.
     public var description: String { "SecKey(\(subjectPublicKeyInfo.count) bytes SPKI)" }
 }
 #endif
