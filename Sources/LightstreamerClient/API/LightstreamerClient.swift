@@ -6,18 +6,29 @@ import FoundationNetworking
 /// The facade of the library (docs/protocol/CLIENT-API.md §2): connects to a Lightstreamer Server,
 /// subscribes, sends messages. Delegate callbacks of every client arrive on one serial queue.
 public final class LightstreamerClient: Sendable {
-    /// The status of a client's connection, as its delegates and `status` report it. Each case's raw value is the
-    /// status string of the official API (for instance `CONNECTED:WS-STREAMING`).
+    /// The status of a client's connection, as its delegates and `status` report it. Each
+    /// case's raw value is the status string of the official API (e.g. `CONNECTED:WS-STREAMING`).
     public enum Status: String, CustomStringConvertible, Sendable, CaseIterable {
+        /// Opening a session.
         case CONNECTING = "CONNECTING"
+        /// Session created; checking whether streaming works on this network.
         case CONNECTED_STREAM_SENSING = "CONNECTED:STREAM-SENSING"
+        /// Connected, streaming over WebSocket.
         case CONNECTED_WS_STREAMING = "CONNECTED:WS-STREAMING"
+        /// Connected, streaming over HTTP.
         case CONNECTED_HTTP_STREAMING = "CONNECTED:HTTP-STREAMING"
+        /// Connected, polling over WebSocket.
         case CONNECTED_WS_POLLING = "CONNECTED:WS-POLLING"
+        /// Connected, polling over HTTP.
         case CONNECTED_HTTP_POLLING = "CONNECTED:HTTP-POLLING"
+        /// Connected, but nothing has come from the server for longer than expected.
         case STALLED = "STALLED"
+        /// Disconnected; the client will open a new session by itself.
         case DISCONNECTED_WILL_RETRY = "DISCONNECTED:WILL-RETRY"
+        /// Disconnected; the client is trying to recover the same session.
         case DISCONNECTED_TRYING_RECOVERY = "DISCONNECTED:TRYING-RECOVERY"
+        /// Disconnected, and not retrying: `connect()` was not called, `disconnect()` was, or the
+        /// server closed the session.
         case DISCONNECTED = "DISCONNECTED"
 
         /// The status string (the raw value).
@@ -27,7 +38,14 @@ public final class LightstreamerClient: Sendable {
     }
 
     /// Filter of MPN subscription lists (used by the MPN extension).
-    public enum MPNSubscriptionStatus: Sendable { case ALL, SUBSCRIBED, TRIGGERED }
+    public enum MPNSubscriptionStatus: Sendable {
+        /// Subscribed and triggered ones alike.
+        case ALL
+        /// Those in status `SUBSCRIBED` (not triggered).
+        case SUBSCRIBED
+        /// Those in status `TRIGGERED`.
+        case TRIGGERED
+    }
 
     /// The library name the client sends to the server when it creates a session.
     public static let LIB_NAME = "swift_client"

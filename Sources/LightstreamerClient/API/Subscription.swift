@@ -8,7 +8,14 @@ import TLCP
 public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     /// The subscription mode: how the server and the client treat the item's updates.
     public enum Mode: String, CustomStringConvertible, Sendable, CaseIterable {
-        case MERGE, DISTINCT, COMMAND, RAW
+        /// The item has one state; each update changes some of its fields.
+        case MERGE
+        /// Each update is an event of its own (news, chat lines); the snapshot is a list of past events.
+        case DISTINCT
+        /// The item is a table of rows keyed by `key`, changed by `ADD`, `UPDATE` and `DELETE`.
+        case COMMAND
+        /// Every update is delivered as it comes: no snapshot, no frequency limit, no merging.
+        case RAW
         /// The mode's name.
         public var description: String { rawValue }
         var wire: SubscriptionMode {
@@ -23,7 +30,9 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
 
     /// How many updates per item the server may keep for the subscription while it cannot send them.
     public enum RequestedBufferSize: Equatable, CustomStringConvertible, Sendable {
+        /// At most this many updates per item.
         case limited(Int)
+        /// No limit.
         case unlimited
         /// `unlimited` or the number.
         public var description: String {
@@ -37,8 +46,11 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     /// The most updates per second per item the subscription asks for: a number, `unlimited`,
     /// or `unfiltered` (no update may be dropped or merged).
     public enum RequestedMaxFrequency: Equatable, CustomStringConvertible, Sendable {
+        /// At most this many updates per second per item.
         case limited(Double)
+        /// No limit, but the server may still merge or drop updates when it must.
         case unlimited
+        /// Every update, none merged or dropped.
         case unfiltered
         /// `unlimited`, `unfiltered` or the number of updates per second.
         public var description: String {
@@ -60,8 +72,11 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     /// Whether the subscription asks for the items' snapshot: `yes`, `no`, or (DISTINCT) the
     /// number of past events to receive.
     public enum RequestedSnapshot: Equatable, CustomStringConvertible, Sendable {
+        /// The snapshot is asked for.
         case yes
+        /// No snapshot.
         case no
+        /// The last events, at most this many (DISTINCT mode only).
         case length(Int)
         /// `yes`, `no` or the length.
         public var description: String {

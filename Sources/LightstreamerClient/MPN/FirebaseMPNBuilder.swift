@@ -145,5 +145,6 @@ public class FirebaseMPNBuilder {
 
     /// `android.data`: string values only (an FCM rule).
     @discardableResult public func data(_ data: [String: String]?) -> FirebaseMPNBuilder { dataMap = data ?? [:]; return self }
+    /// `android.data`; nil when empty.
     public var data: [String: String]? { dataMap.isEmpty ? nil : dataMap }
 }

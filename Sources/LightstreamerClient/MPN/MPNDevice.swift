@@ -8,7 +8,12 @@ public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {
     /// The status of a device: `UNKNOWN` until registered, `REGISTERED`, or `SUSPENDED` when
     /// the server stopped sending to it (for instance its token was refused by the push service).
     public enum Status: String, CustomStringConvertible, Sendable {
-        case UNKNOWN, REGISTERED, SUSPENDED
+        /// Not registered (yet).
+        case UNKNOWN
+        /// Registered with the server.
+        case REGISTERED
+        /// Registered, but the server stopped sending notifications to it.
+        case SUSPENDED
         /// The status's name.
         public var description: String { rawValue }
     }

@@ -14,7 +14,10 @@ import TLCP
 public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable {
     /// The mode of an MPN subscription: MERGE or DISTINCT.
     public enum Mode: String, CustomStringConvertible, Sendable {
-        case MERGE, DISTINCT
+        /// One state per item, updated field by field.
+        case MERGE
+        /// Each update is an event of its own.
+        case DISTINCT
         /// The mode's name.
         public var description: String { rawValue }
         var wire: SubscriptionMode { self == .MERGE ? .merge : .distinct }
@@ -22,7 +25,9 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
 
     /// The buffer size an MPN subscription asks for: a number of updates or `unlimited`.
     public enum RequestedBufferSize: Equatable, CustomStringConvertible, Sendable {
+        /// At most this many updates.
         case limited(Int)
+        /// No limit.
         case unlimited
         /// `unlimited` or the number.
         public var description: String {
@@ -44,7 +49,9 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
 
     /// The most notifications per second an MPN subscription asks for: a number or `unlimited`.
     public enum RequestedMaxFrequency: Equatable, CustomStringConvertible, Sendable {
+        /// At most this many notifications per second.
         case limited(Double)
+        /// No limit.
         case unlimited
         /// `unlimited` or the number of updates per second.
         public var description: String {
@@ -67,7 +74,14 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
     /// The status of an MPN subscription: `UNKNOWN` while not active, `ACTIVE` while the
     /// activation is pending, `SUBSCRIBED` once the server has it, `TRIGGERED` once its trigger held.
     public enum Status: String, CustomStringConvertible, Sendable {
-        case UNKNOWN, ACTIVE, SUBSCRIBED, TRIGGERED
+        /// Not active.
+        case UNKNOWN
+        /// Activation sent, not yet confirmed by the server.
+        case ACTIVE
+        /// The server has the subscription.
+        case SUBSCRIBED
+        /// The trigger held and the notification was sent.
+        case TRIGGERED
         /// The status's name.
         public var description: String { rawValue }
     }

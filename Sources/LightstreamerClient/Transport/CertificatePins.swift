@@ -36,6 +36,7 @@ public final class SecKey: CustomStringConvertible, Sendable {
 
 /// Errors of the portable `SecKey`.
 public enum CertificatePinError: Error, Sendable {
+    /// The bytes are not a DER SubjectPublicKeyInfo.
     case notASubjectPublicKeyInfo
 }
 
