@@ -15,9 +15,13 @@ import NIOConcurrencyHelpers
 public final class SimulatedDataAdapter: DataAdapter {
     /// What a simulated item does (see the type's description).
     public enum Behavior: Sendable, Hashable {
+        /// Fixed values: a snapshot, then no updates.
         case staticValues([String: String?])
+        /// Counter fields that go up at a fixed rate.
         case counter(Counter)
+        /// Numeric fields that move at random within bounds.
         case randomWalk(RandomWalk)
+        /// A COMMAND table of rows.
         case commandTable(CommandTable)
     }
 
@@ -111,6 +115,8 @@ public final class SimulatedDataAdapter: DataAdapter {
     private let listener = NIOLockedValueBox<(any ItemEventListener)?>(nil)
     private let states = NIOLockedValueBox<[String: SimulatedItemState]>([:])
 
+    /// An adapter serving the declared items.
+    ///
     /// - Parameters:
     ///   - items: item name → behaviour.
     ///   - clock: the time source of the items' ticks.

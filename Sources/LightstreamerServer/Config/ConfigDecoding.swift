@@ -128,11 +128,17 @@ struct ConfigFieldValue: Decodable, Sendable, Hashable {
 
 /// Raw JSON kept for sections this module does not interpret (e.g. `mpn`).
 public indirect enum ConfigJSON: Sendable, Hashable, Codable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([ConfigJSON])
+    /// An object.
     case object([String: ConfigJSON])
 
     /// Decodes any JSON value.

@@ -16,6 +16,7 @@ public protocol EngineClock: Sendable {
 
 /// A scheduled action that can be cancelled (cancelling a timer that fired does nothing).
 public protocol EngineTimer: Sendable {
+    /// Cancels the timer, if it has not fired yet.
     func cancel()
 }
 

@@ -31,6 +31,8 @@ public final class ItemEngine: Sendable {
     /// Safety cap on waiting updates per item per subscription.
     let queueCap: Int
 
+    /// An engine serving `adapterSets`.
+    ///
     /// - Parameters:
     ///   - adapterSets: the adapter sets to serve, by name (of two sets with one name, the first
     ///     is kept). Each Data Adapter is given its listener here.

@@ -130,7 +130,9 @@ public enum SessionAction: Sendable, Hashable {
     case endStream(ConnectionID, closeSocket: Bool)
     /// The reply to line `index` of an HTTP request (nil: this line has no reply line).
     case httpReply(ConnectionID, index: Int, line: String?)
+    /// Arm `timer` to fire at `atMillis` (replacing it if armed), then call `timerFired`.
     case armTimer(SessionTimer, atMillis: Int64)
+    /// Cancel `timer` if it is armed.
     case cancelTimer(SessionTimer)
     /// Resolve the add with the Metadata Adapter and subscribe it in the item engine; answer with
     /// `subscribeSucceeded` or `subscribeFailed`.
