@@ -79,3 +79,12 @@ else
   log "swift test ($alone)"
   swift test --skip-build --filter "$alone"
 fi
+
+# API documentation (DocC, swift-docc-plugin): both catalogs must build without a warning (a
+# broken symbol link, an undocumented parameter, an unknown page): docc's --warnings-as-errors
+# turns each into an error that fails the build. Skipped when arguments select tests.
+# Output: .build/plugins/Swift-DocC/outputs/{LightstreamerClient,LightstreamerServer}.doccarchive.
+if ! (($#)); then
+  log "swift package generate-documentation (LightstreamerClient, LightstreamerServer; warnings are errors)"
+  swift package generate-documentation --target LightstreamerClient --target LightstreamerServer --warnings-as-errors
+fi

@@ -4,8 +4,11 @@
 
 /// A Sendable copy of an `ItemUpdate`.
 public struct ItemUpdateSnapshot: Sendable, Equatable {
+    /// The item's name, when the subscription was built with item names.
     public let itemName: String?
+    /// The item's 1-based position in the subscription.
     public let itemPos: Int
+    /// Whether the update is part of the item's snapshot.
     public let isSnapshot: Bool
     /// Values by 1-based field position.
     public let values: [Int: String?]

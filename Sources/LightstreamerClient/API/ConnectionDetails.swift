@@ -53,6 +53,7 @@ public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendab
         set { update("adapterSet") { defer { adapter = newValue }; return adapter != newValue } }
     }
 
+    /// The user name sent to the server's Metadata Adapter when a session is created; nil for none.
     public var user: String? {
         get { lock.withLock { userName } }
         set { update("user") { defer { userName = newValue }; return userName != newValue } }

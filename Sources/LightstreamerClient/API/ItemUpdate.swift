@@ -1,24 +1,33 @@
 /// `ItemUpdate` (docs/protocol/CLIENT-API.md §9): one update of one item, as delivered to
 /// `SubscriptionDelegate.subscription(_:didUpdateItem:)`.
-
 public protocol ItemUpdate: AnyObject, CustomStringConvertible {
+    /// The item's name, when the subscription was built with item names; nil otherwise.
     var itemName: String? { get }
+    /// The item's 1-based position in the subscription.
     var itemPos: Int { get }
+    /// Whether the update is part of the item's snapshot.
     var isSnapshot: Bool { get }
     /// Changed fields by name. Precondition: the subscription was built with a field list.
     var changedFields: [String: String?] { get }
+    /// Changed fields by 1-based position.
     var changedFieldsByPositions: [Int: String?] { get }
     /// All fields by name. Precondition: the subscription was built with a field list.
     var fields: [String: String?] { get }
+    /// All fields by 1-based position.
     var fieldsByPositions: [Int: String?] { get }
-    /// Precondition: `fieldPos` is in 1...number of fields.
+    /// The value of the field at `fieldPos` (nil is null). Precondition: `fieldPos` is in
+    /// 1...number of fields.
     func value(withFieldPos fieldPos: Int) -> String?
-    /// Precondition: the subscription has a field list that contains `fieldName`.
+    /// The value of the named field (nil is null). Precondition: the subscription has a field
+    /// list that contains `fieldName`.
     func value(withFieldName fieldName: String) -> String?
+    /// Whether the field at `fieldPos` changed with this update.
     func isValueChanged(withFieldPos fieldPos: Int) -> Bool
+    /// Whether the named field changed with this update.
     func isValueChanged(withFieldName fieldName: String) -> Bool
     /// The JSON Patch that turned the previous value into this one, when the server sent one.
     func valueAsJSONPatchIfAvailable(withFieldName fieldName: String) -> String?
+    /// The JSON Patch for the field at `fieldPos`, when the server sent one.
     func valueAsJSONPatchIfAvailable(withFieldPos fieldPos: Int) -> String?
 }
 

@@ -6,27 +6,50 @@ import FoundationNetworking
 /// The facade of the library (docs/protocol/CLIENT-API.md §2): connects to a Lightstreamer Server,
 /// subscribes, sends messages. Delegate callbacks of every client arrive on one serial queue.
 public final class LightstreamerClient: Sendable {
+    /// The status of a client's connection, as its delegates and `status` report it. Each
+    /// case's raw value is the status string of the official API (e.g. `CONNECTED:WS-STREAMING`).
     public enum Status: String, CustomStringConvertible, Sendable, CaseIterable {
+        /// Opening a session.
         case CONNECTING = "CONNECTING"
+        /// Session created; checking whether streaming works on this network.
         case CONNECTED_STREAM_SENSING = "CONNECTED:STREAM-SENSING"
+        /// Connected, streaming over WebSocket.
         case CONNECTED_WS_STREAMING = "CONNECTED:WS-STREAMING"
+        /// Connected, streaming over HTTP.
         case CONNECTED_HTTP_STREAMING = "CONNECTED:HTTP-STREAMING"
+        /// Connected, polling over WebSocket.
         case CONNECTED_WS_POLLING = "CONNECTED:WS-POLLING"
+        /// Connected, polling over HTTP.
         case CONNECTED_HTTP_POLLING = "CONNECTED:HTTP-POLLING"
+        /// Connected, but nothing has come from the server for longer than expected.
         case STALLED = "STALLED"
+        /// Disconnected; the client will open a new session by itself.
         case DISCONNECTED_WILL_RETRY = "DISCONNECTED:WILL-RETRY"
+        /// Disconnected; the client is trying to recover the same session.
         case DISCONNECTED_TRYING_RECOVERY = "DISCONNECTED:TRYING-RECOVERY"
+        /// Disconnected, and not retrying: `connect()` was not called, `disconnect()` was, or the
+        /// server closed the session.
         case DISCONNECTED = "DISCONNECTED"
 
+        /// The status string (the raw value).
         public var description: String { rawValue }
 
         init(_ s: ClientStatus) { self = Status(rawValue: s.rawValue) ?? .DISCONNECTED }
     }
 
     /// Filter of MPN subscription lists (used by the MPN extension).
-    public enum MPNSubscriptionStatus: Sendable { case ALL, SUBSCRIBED, TRIGGERED }
+    public enum MPNSubscriptionStatus: Sendable {
+        /// Subscribed and triggered ones alike.
+        case ALL
+        /// Those in status `SUBSCRIBED` (not triggered).
+        case SUBSCRIBED
+        /// Those in status `TRIGGERED`.
+        case TRIGGERED
+    }
 
+    /// The library name the client sends to the server when it creates a session.
     public static let LIB_NAME = "swift_client"
+    /// The library version the client sends to the server with `LIB_NAME`.
     public static let LIB_VERSION = "6.4.0-alpha.1"
 
     let core: ClientCore
@@ -50,34 +73,47 @@ public final class LightstreamerClient: Sendable {
         details.core = core
     }
 
+    /// Sets where every client's log goes (see `LogManager`).
     public static func setLoggerProvider(_ loggerProvider: LSLoggerProvider) {
         LogManager.setProvider(loggerProvider)
     }
 
+    /// Adds cookies for `url` to the store shared by all clients (`HTTPCookieStorage.shared`);
+    /// they are sent with every request and WebSocket upgrade to that URL.
     public static func addCookies(_ cookies: [HTTPCookie], forURL url: URL) {
         CookieJar.add(cookies, for: url)
     }
 
+    /// The cookies the shared store holds for `url`; all of them when `url` is nil.
     public static func getCookiesForURL(_ url: URL?) -> [HTTPCookie]? {
         CookieJar.cookies(for: url)
     }
 
+    /// Where and as whom the client connects: server address, adapter set, user, password;
+    /// also what the server told about the current session.
     public var connectionDetails: ConnectionDetails { core.details }
+    /// How the client connects: transports, timeouts, retry delays, bandwidth, extra headers.
     public var connectionOptions: ConnectionOptions { core.options }
+    /// The current status of the connection.
     public var status: Status { Status(core.status) }
 
+    /// Adds a delegate, which receives status changes, property changes and server errors.
+    /// Adding one already present does nothing. The delegate is told with `clientDidAddDelegate`.
     public func addDelegate(_ delegate: ClientDelegate) {
         guard core.addDelegate(delegate) else { return }
         let box = UncheckedBox((delegate, self))
         CallbackQueue.queue.async { box.value.0.clientDidAddDelegate(box.value.1) }
     }
 
+    /// Removes a delegate; it is told with `clientDidRemoveDelegate`. Removing one not present
+    /// does nothing.
     public func removeDelegate(_ delegate: ClientDelegate) {
         guard core.removeDelegate(delegate) else { return }
         let box = UncheckedBox((delegate, self))
         CallbackQueue.queue.async { box.value.0.clientDidRemoveDelegate(box.value.1) }
     }
 
+    /// The delegates currently added.
     public var delegates: [ClientDelegate] { core.delegates }
 
     /// Opens a session. Precondition: a server address is configured. No-op when already

@@ -5,41 +5,66 @@ import NIOConcurrencyHelpers
 /// Logging (docs/protocol/CLIENT-API.md §15): the library logs through an `LSLoggerProvider`;
 /// without one, logs are discarded. `SwiftLogLoggerProvider` bridges to swift-log.
 public protocol LSLoggerProvider {
+    /// The logger for the lines of `category` (a name such as `lightstreamer.session`).
     func loggerWithCategory(_ category: String) -> LSLogger
 }
 
+/// A logger of one category, as an `LSLoggerProvider` gives it: one method per level, with and
+/// without an error, and whether each level is written.
 public protocol LSLogger {
+    /// Logs `line` at the error level.
     func error(_ line: String)
+    /// Logs `line` with an error at the error level.
     func error(_ line: String, withException exception: Error)
+    /// Logs `line` at the warning level.
     func warn(_ line: String)
+    /// Logs `line` with an error at the warning level.
     func warn(_ line: String, withException exception: Error)
+    /// Logs `line` at the information level.
     func info(_ line: String)
+    /// Logs `line` with an error at the information level.
     func info(_ line: String, withException exception: Error)
+    /// Logs `line` at the debug level.
     func debug(_ line: String)
+    /// Logs `line` with an error at the debug level.
     func debug(_ line: String, withException exception: Error)
+    /// Logs `line` at the trace level.
     func trace(_ line: String)
+    /// Logs `line` with an error at the trace level.
     func trace(_ line: String, withException exception: Error)
+    /// Logs `line` at the fatal level.
     func fatal(_ line: String)
+    /// Logs `line` with an error at the fatal level.
     func fatal(_ line: String, withException exception: Error)
+    /// Whether lines at the trace level are written.
     var isTraceEnabled: Bool { get }
+    /// Whether lines at the debug level are written.
     var isDebugEnabled: Bool { get }
+    /// Whether lines at the information level are written.
     var isInfoEnabled: Bool { get }
+    /// Whether lines at the warning level are written.
     var isWarnEnabled: Bool { get }
+    /// Whether lines at the error level are written.
     var isErrorEnabled: Bool { get }
+    /// Whether lines at the fatal level are written.
     var isFatalEnabled: Bool { get }
 }
 
 /// Console logs (stderr here; the official one uses os.log), at or above a level.
 public class ConsoleLoggerProvider: LSLoggerProvider {
     let level: ConsoleLogLevel
+    /// A provider whose loggers write lines at `level` and above.
     public init(level: ConsoleLogLevel) { self.level = level }
+    /// A `ConsoleLogger` for `category`, at the provider's level.
     public func loggerWithCategory(_ category: String) -> LSLogger { ConsoleLogger(level: level, category: category) }
 }
 
+/// A logger that writes `LEVEL category line` to standard error, for lines at or above its level.
 public class ConsoleLogger: LSLogger {
     let level: ConsoleLogLevel
     let category: String
 
+    /// A logger of `category` writing lines at `level` and above.
     public init(level: ConsoleLogLevel, category: String) {
         self.level = level
         self.category = category
@@ -52,23 +77,41 @@ public class ConsoleLogger: LSLogger {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
+    /// Logs `line` at the error level.
     public func error(_ line: String) { write(.error, "ERROR", line) }
+    /// Logs `line` with an error at the error level.
     public func error(_ line: String, withException exception: Error) { write(.error, "ERROR", line, exception) }
+    /// Logs `line` at the warning level.
     public func warn(_ line: String) { write(.warn, "WARN", line) }
+    /// Logs `line` with an error at the warning level.
     public func warn(_ line: String, withException exception: Error) { write(.warn, "WARN", line, exception) }
+    /// Logs `line` at the information level.
     public func info(_ line: String) { write(.info, "INFO", line) }
+    /// Logs `line` with an error at the information level.
     public func info(_ line: String, withException exception: Error) { write(.info, "INFO", line, exception) }
+    /// Logs `line` at the debug level.
     public func debug(_ line: String) { write(.debug, "DEBUG", line) }
+    /// Logs `line` with an error at the debug level.
     public func debug(_ line: String, withException exception: Error) { write(.debug, "DEBUG", line, exception) }
+    /// Logs `line` at the trace level.
     public func trace(_ line: String) { write(.trace, "TRACE", line) }
+    /// Logs `line` with an error at the trace level.
     public func trace(_ line: String, withException exception: Error) { write(.trace, "TRACE", line, exception) }
+    /// Logs `line` at the fatal level.
     public func fatal(_ line: String) { write(.fatal, "FATAL", line) }
+    /// Logs `line` with an error at the fatal level.
     public func fatal(_ line: String, withException exception: Error) { write(.fatal, "FATAL", line, exception) }
+    /// Whether lines at the trace level are written.
     public var isTraceEnabled: Bool { level.rawValue <= ConsoleLogLevel.trace.rawValue }
+    /// Whether lines at the debug level are written.
     public var isDebugEnabled: Bool { level.rawValue <= ConsoleLogLevel.debug.rawValue }
+    /// Whether lines at the information level are written.
     public var isInfoEnabled: Bool { level.rawValue <= ConsoleLogLevel.info.rawValue }
+    /// Whether lines at the warning level are written.
     public var isWarnEnabled: Bool { level.rawValue <= ConsoleLogLevel.warn.rawValue }
+    /// Whether lines at the error level are written.
     public var isErrorEnabled: Bool { level.rawValue <= ConsoleLogLevel.error.rawValue }
+    /// Whether lines at the fatal level are written.
     public var isFatalEnabled: Bool { level.rawValue <= ConsoleLogLevel.fatal.rawValue }
 }
 
@@ -81,6 +124,7 @@ public final class SwiftLogLoggerProvider: LSLoggerProvider, Sendable {
         factory = makeLogger
     }
 
+    /// A logger of `category` that writes through the swift-log logger made for it.
     public func loggerWithCategory(_ category: String) -> LSLogger { SwiftLogLogger(factory(category)) }
 }
 

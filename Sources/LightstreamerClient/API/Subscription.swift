@@ -6,8 +6,17 @@ import TLCP
 /// `requestedMaxFrequency` of an active subscription is changed on the server (reconf).
 /// `@unchecked Sendable`: every mutable property (`_items` … the stored values) is only touched under `lock`.
 public final class Subscription: CustomStringConvertible, @unchecked Sendable {
+    /// The subscription mode: how the server and the client treat the item's updates.
     public enum Mode: String, CustomStringConvertible, Sendable, CaseIterable {
-        case MERGE, DISTINCT, COMMAND, RAW
+        /// The item has one state; each update changes some of its fields.
+        case MERGE
+        /// Each update is an event of its own (news, chat lines); the snapshot is a list of past events.
+        case DISTINCT
+        /// The item is a table of rows keyed by `key`, changed by `ADD`, `UPDATE` and `DELETE`.
+        case COMMAND
+        /// Every update is delivered as it comes: no snapshot, no frequency limit, no merging.
+        case RAW
+        /// The mode's name.
         public var description: String { rawValue }
         var wire: SubscriptionMode {
             switch self {
@@ -19,9 +28,13 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// How many updates per item the server may keep for the subscription while it cannot send them.
     public enum RequestedBufferSize: Equatable, CustomStringConvertible, Sendable {
+        /// At most this many updates per item.
         case limited(Int)
+        /// No limit.
         case unlimited
+        /// `unlimited` or the number.
         public var description: String {
             switch self {
             case .limited(let n): return String(n)
@@ -30,10 +43,16 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// The most updates per second per item the subscription asks for: a number, `unlimited`,
+    /// or `unfiltered` (no update may be dropped or merged).
     public enum RequestedMaxFrequency: Equatable, CustomStringConvertible, Sendable {
+        /// At most this many updates per second per item.
         case limited(Double)
+        /// No limit, but the server may still merge or drop updates when it must.
         case unlimited
+        /// Every update, none merged or dropped.
         case unfiltered
+        /// `unlimited`, `unfiltered` or the number of updates per second.
         public var description: String {
             switch self {
             case .limited(let f): return "\(f) updates/sec"
@@ -50,10 +69,16 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// Whether the subscription asks for the items' snapshot: `yes`, `no`, or (DISTINCT) the
+    /// number of past events to receive.
     public enum RequestedSnapshot: Equatable, CustomStringConvertible, Sendable {
+        /// The snapshot is asked for.
         case yes
+        /// No snapshot.
         case no
+        /// The last events, at most this many (DISTINCT mode only).
         case length(Int)
+        /// `yes`, `no` or the length.
         public var description: String {
             switch self {
             case .yes: return "yes"
@@ -64,6 +89,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     }
 
     let lock = Lock()
+    /// The subscription mode, fixed at creation.
     public let mode: Mode
     private var _items: [String]?
     private var _itemGroup: String?
@@ -90,15 +116,19 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     private var itemValues: [[String?]?] = []
     private var commandRows: [Int: [String: [String?]]] = [:]
 
+    /// A subscription in `subscriptionMode` with no items or fields yet; the snapshot is
+    /// requested (`yes`) except in RAW mode.
     public init(subscriptionMode: Mode) {
         mode = subscriptionMode
         _snapshot = subscriptionMode == .RAW ? nil : .yes
     }
 
+    /// A subscription to one item with a list of fields.
     public convenience init(subscriptionMode: Mode, item: String, fields: [String]) {
         self.init(subscriptionMode: subscriptionMode, items: [item], fields: fields)
     }
 
+    /// A subscription to a list of items with a list of fields.
     public convenience init(subscriptionMode: Mode, items: [String], fields: [String]) {
         self.init(subscriptionMode: subscriptionMode)
         Self.checkItems(items)
@@ -140,6 +170,8 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
 
     // MARK: delegates
 
+    /// Adds a delegate, which receives the subscription's events; it is told with
+    /// `subscriptionDidAddDelegate`. Adding one already present does nothing.
     public func addDelegate(_ delegate: SubscriptionDelegate) {
         let added = lock.withLock { _delegates.add(delegate) }
         guard added else { return }
@@ -147,6 +179,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         CallbackQueue.queue.async { box.value.subscriptionDidAddDelegate(self) }
     }
 
+    /// Removes a delegate; it is told with `subscriptionDidRemoveDelegate`.
     public func removeDelegate(_ delegate: SubscriptionDelegate) {
         let removed = lock.withLock { _delegates.remove(delegate) }
         guard removed else { return }
@@ -154,13 +187,20 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         CallbackQueue.queue.async { box.value.subscriptionDidRemoveDelegate(self) }
     }
 
+    /// The delegates currently added.
     public var delegates: [SubscriptionDelegate] { lock.withLock { _delegates.all } }
 
     // MARK: properties
 
+    /// The 1-based position of the `command` field in a COMMAND subscription, known once the server
+    /// accepted it; nil before.
     public var commandPosition: Int? { lock.withLock { _commandPosition } }
+    /// The 1-based position of the `key` field in a COMMAND subscription, known once the server
+    /// accepted it; nil before.
     public var keyPosition: Int? { lock.withLock { _keyPosition } }
 
+    /// The data adapter of the second-level items of a COMMAND subscription (two-level push); nil
+    /// for the subscription's own. Settable while inactive, COMMAND mode only.
     public var commandSecondLevelDataAdapter: String? {
         get { lock.withLock { _secondAdapter } }
         set {
@@ -171,6 +211,8 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// The fields of the second-level items of a COMMAND subscription (two-level push). Settable
+    /// while inactive, COMMAND mode only; setting it clears `commandSecondLevelFieldSchema`.
     public var commandSecondLevelFields: [String]? {
         get { lock.withLock { _secondFields } }
         set {
@@ -184,6 +226,9 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// The field schema of the second-level items of a COMMAND subscription, resolved by the
+    /// server's Metadata Adapter. Settable while inactive, COMMAND mode only; setting it clears
+    /// `commandSecondLevelFields`.
     public var commandSecondLevelFieldSchema: String? {
         get { lock.withLock { _secondSchema } }
         set {
@@ -194,6 +239,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// The data adapter of the items; nil for the adapter set's `DEFAULT`. Settable while inactive.
     public var dataAdapter: String? {
         get { lock.withLock { _dataAdapter } }
         set {
@@ -203,6 +249,8 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// The field names. Settable while inactive; setting it clears `fieldSchema`. A COMMAND
+    /// subscription's list needs `key` and `command`.
     public var fields: [String]? {
         get { lock.withLock { _fields } }
         set {
@@ -212,6 +260,8 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// A field schema name, resolved by the server's Metadata Adapter, instead of a field list.
+    /// Settable while inactive; setting it clears `fields`.
     public var fieldSchema: String? {
         get { lock.withLock { _fieldSchema } }
         set {
@@ -221,6 +271,8 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// An item group name, resolved by the server's Metadata Adapter, instead of an item list.
+    /// Settable while inactive; setting it clears `items`.
     public var itemGroup: String? {
         get { lock.withLock { _itemGroup } }
         set {
@@ -230,6 +282,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// The item names. Settable while inactive; setting it clears `itemGroup`.
     public var items: [String]? {
         get { lock.withLock { _items } }
         set {
@@ -239,6 +292,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// The buffer size asked for; nil lets the server decide. Settable while inactive.
     public var requestedBufferSize: RequestedBufferSize? {
         get { lock.withLock { _bufferSize } }
         set {
@@ -265,6 +319,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// The snapshot asked for (nil in RAW mode). Settable while inactive; a length only in DISTINCT mode.
     public var requestedSnapshot: RequestedSnapshot? {
         get { lock.withLock { _snapshot } }
         set {
@@ -278,6 +333,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// A selector name, which the server's Metadata Adapter applies to the updates. Settable while inactive.
     public var selector: String? {
         get { lock.withLock { _selector } }
         set {
@@ -287,7 +343,9 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// Whether the subscription was handed to a client with `subscribe` and not unsubscribed yet.
     public var isActive: Bool { lock.withLock { active } }
+    /// Whether the server currently has the subscription (active and accepted in the current session).
     public var isSubscribed: Bool { lock.withLock { subscribed } }
 
     // MARK: values
@@ -307,6 +365,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// The last value of a field of an item, by positions (1-based); nil when unknown or null.
     public func valueWithItemPos(_ itemPos: Int, fieldPos: Int) -> String? {
         precondition(itemPos >= 1 && fieldPos >= 1, "Positions start from 1")
         return lock.withLock {
@@ -315,18 +374,22 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// The last value of a named field of an item given by position; nil when unknown or null.
     public func valueWithItemPos(_ itemPos: Int, fieldName: String) -> String? {
         valueWithItemPos(itemPos, fieldPos: fieldIndex(fieldName) + 1)
     }
 
+    /// The last value of a field given by position of a named item; nil when unknown or null.
     public func valueWithItemName(_ itemName: String, fieldPos: Int) -> String? {
         valueWithItemPos(itemIndex(itemName), fieldPos: fieldPos)
     }
 
+    /// The last value of a named field of a named item; nil when unknown or null.
     public func valueWithItemName(_ itemName: String, fieldName: String) -> String? {
         valueWithItemPos(itemIndex(itemName), fieldPos: fieldIndex(fieldName) + 1)
     }
 
+    /// The last value of a field of the row `key` of a COMMAND item, by positions; nil when unknown.
     public func commandValueWithItemPos(_ itemPos: Int, key: String, fieldPos: Int) -> String? {
         precondition(mode == .COMMAND, "This method can be used only on COMMAND Subscriptions")
         precondition(itemPos >= 1 && fieldPos >= 1, "Positions start from 1")
@@ -336,16 +399,19 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
+    /// The last value of a named field of the row `key` of a COMMAND item given by position.
     public func commandValueWithItemPos(_ itemPos: Int, key: String, fieldName: String) -> String? {
         precondition(mode == .COMMAND, "This method can be used only on COMMAND Subscriptions")
         return commandValueWithItemPos(itemPos, key: key, fieldPos: fieldIndex(fieldName) + 1)
     }
 
+    /// The last value of a field given by position of the row `key` of a named COMMAND item.
     public func commandValueWithItemName(_ itemName: String, key: String, fieldPos: Int) -> String? {
         precondition(mode == .COMMAND, "This method can be used only on COMMAND Subscriptions")
         return commandValueWithItemPos(itemIndex(itemName), key: key, fieldPos: fieldPos)
     }
 
+    /// The last value of a named field of the row `key` of a named COMMAND item.
     public func commandValueWithItemName(_ itemName: String, key: String, fieldName: String) -> String? {
         precondition(mode == .COMMAND, "This method can be used only on COMMAND Subscriptions")
         return commandValueWithItemPos(itemIndex(itemName), key: key, fieldPos: fieldIndex(fieldName) + 1)

@@ -22,6 +22,10 @@ extension LightstreamerClient {
         mpn.register(mpnDevice)
     }
 
+    /// Activates an MPN subscription for the registered device; sent as soon as a session exists.
+    /// With `coalescing` true, an activation that matches an existing subscription of the device
+    /// (same adapter set, data adapter, items, fields and trigger) modifies that one instead of
+    /// adding another. The outcome reaches the subscription's delegates.
     public func subscribeMPN(_ mpnSubscription: MPNSubscription, coalescing: Bool) {
         let m = requireDevice()
         precondition(!mpnSubscription.isActive, "Cannot subscribe to an active MPNSubscription")
@@ -32,6 +36,7 @@ extension LightstreamerClient {
         m.subscribe(mpnSubscription, coalescing: coalescing)
     }
 
+    /// Deactivates an MPN subscription. No-op when it is not active.
     public func unsubscribeMPN(_ mpnSubscription: MPNSubscription) {
         let m = requireDevice()
         guard mpnSubscription.isActive else { return }
@@ -45,6 +50,7 @@ extension LightstreamerClient {
         requireDevice().unsubscribeMultiple(filter ?? .ALL)
     }
 
+    /// The device's MPN subscriptions known to the client, subscribed and triggered ones alike.
     public var MPNSubscriptions: [MPNSubscription] { requireDevice().list(.ALL) }
 
     /// nil or `.ALL`: subscribed and triggered ones. One object per subscription id.
@@ -52,10 +58,13 @@ extension LightstreamerClient {
         requireDevice().list(filter ?? .ALL)
     }
 
+    /// The MPN subscription with this id among the device's, if the client knows it.
     public func findMPNSubscription(_ subscriptionId: String) -> MPNSubscription? {
         requireDevice().find(subscriptionId)
     }
 
+    /// Asks the server to reset the badge of the registered device (Apple); the device's
+    /// delegates learn the outcome.
     public func resetMPNBadge() {
         requireDevice().resetBadge()
     }

@@ -5,14 +5,24 @@ import Foundation
 /// the server gives it a permanent `deviceId`. Status and id are kept up to date by the client.
 /// `@unchecked Sendable`: the mutable state (`_status`, `_deviceId`, delegates) is only touched under `lock`.
 public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {
+    /// The status of a device: `UNKNOWN` until registered, `REGISTERED`, or `SUSPENDED` when
+    /// the server stopped sending to it (for instance its token was refused by the push service).
     public enum Status: String, CustomStringConvertible, Sendable {
-        case UNKNOWN, REGISTERED, SUSPENDED
+        /// Not registered (yet).
+        case UNKNOWN
+        /// Registered with the server.
+        case REGISTERED
+        /// Registered, but the server stopped sending notifications to it.
+        case SUSPENDED
+        /// The status's name.
         public var description: String { rawValue }
     }
 
     /// `Apple` or `Google`.
     public let platform: String
+    /// The application the notifications are for (bundle identifier or FCM package name).
     public let applicationId: String
+    /// The device token the push service gave the application.
     public let deviceToken: String
     /// The token stored by the previous `MPNDevice` of this application, if any.
     public let previousDeviceToken: String?
@@ -67,6 +77,7 @@ public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {
 
     // MARK: delegates
 
+    /// Adds a delegate, which receives the device's events; it is told with `mpnDeviceDidAddDelegate`.
     public func addDelegate(_ delegate: MPNDeviceDelegate) {
         let added = lock.withLock { _delegates.add(delegate) }
         guard added else { return }
@@ -74,6 +85,7 @@ public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {
         CallbackQueue.queue.async { box.value.0.mpnDeviceDidAddDelegate(box.value.1) }
     }
 
+    /// Removes a delegate; it is told with `mpnDeviceDidRemoveDelegate`.
     public func removeDelegate(_ delegate: MPNDeviceDelegate) {
         let removed = lock.withLock { _delegates.remove(delegate) }
         guard removed else { return }
@@ -81,12 +93,16 @@ public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {
         CallbackQueue.queue.async { box.value.0.mpnDeviceDidRemoveDelegate(box.value.1) }
     }
 
+    /// The delegates currently added.
     public var delegates: [MPNDeviceDelegate] { lock.withLock { _delegates.all } }
 
     // MARK: state
 
+    /// Whether the server registered the device (`REGISTERED`).
     public var isRegistered: Bool { lock.withLock { _status == .REGISTERED } }
+    /// Whether the server suspended the device (`SUSPENDED`).
     public var isSuspended: Bool { lock.withLock { _status == .SUSPENDED } }
+    /// The current status.
     public var status: Status { lock.withLock { _status } }
     /// Server time (ms) of the current status.
     public var statusTimestamp: Int64? { lock.withLock { _statusTimestamp } }

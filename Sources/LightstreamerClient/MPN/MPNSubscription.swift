@@ -12,15 +12,24 @@ import TLCP
 /// contain a space; lists and names must not be empty.
 /// `@unchecked Sendable`: every mutable property (`_mode` … `_delegates`) is only touched under `lock`.
 public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable {
+    /// The mode of an MPN subscription: MERGE or DISTINCT.
     public enum Mode: String, CustomStringConvertible, Sendable {
-        case MERGE, DISTINCT
+        /// One state per item, updated field by field.
+        case MERGE
+        /// Each update is an event of its own.
+        case DISTINCT
+        /// The mode's name.
         public var description: String { rawValue }
         var wire: SubscriptionMode { self == .MERGE ? .merge : .distinct }
     }
 
+    /// The buffer size an MPN subscription asks for: a number of updates or `unlimited`.
     public enum RequestedBufferSize: Equatable, CustomStringConvertible, Sendable {
+        /// At most this many updates.
         case limited(Int)
+        /// No limit.
         case unlimited
+        /// `unlimited` or the number.
         public var description: String {
             switch self {
             case .limited(let n): return String(n)
@@ -38,9 +47,13 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
         }
     }
 
+    /// The most notifications per second an MPN subscription asks for: a number or `unlimited`.
     public enum RequestedMaxFrequency: Equatable, CustomStringConvertible, Sendable {
+        /// At most this many notifications per second.
         case limited(Double)
+        /// No limit.
         case unlimited
+        /// `unlimited` or the number of updates per second.
         public var description: String {
             switch self {
             case .limited(let f): return "\(f) updates/sec"
@@ -58,8 +71,18 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
         }
     }
 
+    /// The status of an MPN subscription: `UNKNOWN` while not active, `ACTIVE` while the
+    /// activation is pending, `SUBSCRIBED` once the server has it, `TRIGGERED` once its trigger held.
     public enum Status: String, CustomStringConvertible, Sendable {
-        case UNKNOWN, ACTIVE, SUBSCRIBED, TRIGGERED
+        /// Not active.
+        case UNKNOWN
+        /// Activation sent, not yet confirmed by the server.
+        case ACTIVE
+        /// The server has the subscription.
+        case SUBSCRIBED
+        /// The trigger held and the notification was sent.
+        case TRIGGERED
+        /// The status's name.
         public var description: String { rawValue }
     }
 
@@ -84,14 +107,17 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
     weak var manager: MPNManager?
     var key: Int?
 
+    /// An MPN subscription in `subscriptionMode` with no items, fields or format yet.
     public init(subscriptionMode: Mode) {
         _mode = subscriptionMode
     }
 
+    /// An MPN subscription to one item with a list of fields.
     public convenience init(subscriptionMode: Mode, item: String, fields: [String]) {
         self.init(subscriptionMode: subscriptionMode, items: [item], fields: fields)
     }
 
+    /// An MPN subscription to a list of items with a list of fields.
     public convenience init(subscriptionMode: Mode, items: [String], fields: [String]) {
         self.init(subscriptionMode: subscriptionMode)
         self.items = items
@@ -146,6 +172,7 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
 
     // MARK: properties
 
+    /// The subscription mode.
     public var mode: Mode { lock.withLock { _mode } }
 
     private func checkInactive() {
@@ -170,6 +197,7 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
         }
     }
 
+    /// The trigger as the server last reported it; nil until known, or when there is none.
     public var actualTriggerExpression: String? { lock.withLock { _actualTrigger } }
 
     /// The notification format (JSON): while inactive the requested one, while active the one
@@ -185,8 +213,10 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
         }
     }
 
+    /// The notification format as the server last reported it; nil until known.
     public var actualNotificationFormat: String? { lock.withLock { _actualFormat } }
 
+    /// The data adapter of the items; nil for the adapter set's `DEFAULT`. Settable while inactive.
     public var dataAdapter: String? {
         get { lock.withLock { _dataAdapter } }
         set {
@@ -197,6 +227,7 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
         }
     }
 
+    /// The field names. Settable while inactive.
     public var fields: [String]? {
         get { lock.withLock { _fields } }
         set {
@@ -210,6 +241,8 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
         }
     }
 
+    /// A field schema name, resolved by the server's Metadata Adapter, instead of a field list.
+    /// Settable while inactive.
     public var fieldSchema: String? {
         get { lock.withLock { _fieldSchema } }
         set {
@@ -220,6 +253,8 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
         }
     }
 
+    /// An item group name, resolved by the server's Metadata Adapter, instead of an item list.
+    /// Settable while inactive.
     public var itemGroup: String? {
         get { lock.withLock { _itemGroup } }
         set {
@@ -230,6 +265,7 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
         }
     }
 
+    /// The item names. Settable while inactive.
     public var items: [String]? {
         get { lock.withLock { _items } }
         set {
@@ -244,6 +280,7 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
         }
     }
 
+    /// The buffer size asked for; nil lets the server decide. Settable while inactive.
     public var requestedBufferSize: RequestedBufferSize? {
         get { lock.withLock { _bufferSize } }
         set {
@@ -254,6 +291,7 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
         }
     }
 
+    /// The notification frequency asked for; nil lets the server decide. Settable while inactive.
     public var requestedMaxFrequency: RequestedMaxFrequency? {
         get { lock.withLock { _maxFrequency } }
         set {
@@ -264,15 +302,23 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
         }
     }
 
+    /// Whether the subscription is active (its status is not `UNKNOWN`).
     public var isActive: Bool { lock.withLock { _status != .UNKNOWN } }
+    /// Whether the server has the subscription (`SUBSCRIBED` or `TRIGGERED`).
     public var isSubscribed: Bool { lock.withLock { _status == .SUBSCRIBED || _status == .TRIGGERED } }
+    /// Whether the trigger held and the notification was sent (`TRIGGERED`).
     public var isTriggered: Bool { lock.withLock { _status == .TRIGGERED } }
+    /// The current status.
     public var status: Status { lock.withLock { _status } }
+    /// When the status last changed, in the server's milliseconds; 0 until known.
     public var statusTimestamp: Int64 { lock.withLock { _statusTimestamp } }
+    /// The server's permanent id of the subscription; nil until the server accepted it.
     public var subscriptionId: String? { lock.withLock { _subscriptionId } }
 
     // MARK: delegates
 
+    /// Adds a delegate, which receives the subscription's events; it is told with
+    /// `mpnSubscriptionDidAddDelegate`.
     public func addDelegate(_ delegate: MPNSubscriptionDelegate) {
         let added = lock.withLock { _delegates.add(delegate) }
         guard added else { return }
@@ -280,6 +326,7 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
         CallbackQueue.queue.async { box.value.0.mpnSubscriptionDidAddDelegate(box.value.1) }
     }
 
+    /// Removes a delegate; it is told with `mpnSubscriptionDidRemoveDelegate`.
     public func removeDelegate(_ delegate: MPNSubscriptionDelegate) {
         let removed = lock.withLock { _delegates.remove(delegate) }
         guard removed else { return }
@@ -287,6 +334,7 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
         CallbackQueue.queue.async { box.value.0.mpnSubscriptionDidRemoveDelegate(box.value.1) }
     }
 
+    /// The delegates currently added.
     public var delegates: [MPNSubscriptionDelegate] { lock.withLock { _delegates.all } }
 
     /// `[mode: …, items: …, fields: …, …, trigger: …, notificationFormat: …]`: the requested

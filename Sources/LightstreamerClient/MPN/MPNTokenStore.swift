@@ -4,6 +4,7 @@ import Foundation
 /// sent as `PN_newDeviceToken` (the role UserDefaults plays on Apple platforms). One small file
 /// per application id under `directory`.
 public struct MPNTokenStore: Sendable {
+    /// The folder holding the stored tokens.
     public let directory: URL
 
     /// A store under `directory`.
@@ -28,6 +29,7 @@ public struct MPNTokenStore: Sendable {
         #endif
     }
 
+    /// A store under `defaultDirectory`.
     public static var `default`: MPNTokenStore { MPNTokenStore(directory: defaultDirectory) }
 
     private func file(platform: String, applicationId: String) -> URL {

@@ -29,12 +29,14 @@ public final class SecKey: CustomStringConvertible, Sendable {
         try self.init(subjectPublicKeyInfoDER: try certificate.extractPublicKey().toSPKIBytes())
     }
 
+    /// `SecKey(<n> bytes SPKI)`: the size of the pinned key, not the key itself.
     public var description: String { "SecKey(\(subjectPublicKeyInfo.count) bytes SPKI)" }
 }
 #endif
 
 /// Errors of the portable `SecKey`.
 public enum CertificatePinError: Error, Sendable {
+    /// The bytes are not a DER SubjectPublicKeyInfo.
     case notASubjectPublicKeyInfo
 }
 

@@ -1,10 +1,14 @@
 /// A named Adapter Set (`LS_adapter_set`): one Metadata Adapter and one or more Data
 /// Adapters by name (`LS_data_adapter`, `DEFAULT` when absent).
 public struct AdapterSet: Sendable {
+    /// The Data Adapter used when a subscription names none.
     public static let defaultDataAdapterName = "DEFAULT"
 
+    /// The name clients send as `LS_adapter_set`.
     public var name: String
+    /// The set's Metadata Adapter.
     public var metadata: any MetadataAdapter
+    /// The set's Data Adapters by name (the `LS_data_adapter` clients send).
     public var dataAdapters: [String: any DataAdapter]
     /// Data adapters that belong to the server itself (the MPN Module's internal adapter):
     /// their groups and schemas are space-separated names and the Metadata Adapter's mode and
@@ -15,6 +19,7 @@ public struct AdapterSet: Sendable {
     /// How long the server's start waits for this set's remotes to connect.
     public var remoteWaitMillis: Int64 = 10_000
 
+    /// A set with its Metadata Adapter (the literal one by default) and its Data Adapters by name.
     public init(name: String, metadata: any MetadataAdapter = LiteralBasedMetadataAdapter(),
                 dataAdapters: [String: any DataAdapter]) {
         self.name = name

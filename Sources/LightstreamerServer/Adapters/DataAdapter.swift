@@ -30,6 +30,7 @@ public protocol ItemEventListener: Sendable {
     func failure(_ error: any Error)
 }
 
+/// A failure a Data Adapter reports, with what the client sees.
 public enum DataAdapterError: Error, Sendable, Equatable {
     /// The item cannot be subscribed (the client sees a subscription error).
     case subscription(String)

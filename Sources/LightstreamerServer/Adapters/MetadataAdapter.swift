@@ -48,17 +48,25 @@ public protocol MetadataAdapter: AnyObject, Sendable {
 
 /// One subscription ("table") as the Metadata Adapter sees it.
 public struct TableInfo: Sendable, Hashable {
+    /// The subscription mode.
     public var mode: SubscriptionMode
+    /// The item group as the client sent it (`LS_group`).
     public var group: String
+    /// The field schema as the client sent it (`LS_schema`).
     public var schema: String
+    /// The name of the Data Adapter the items come from.
     public var dataAdapter: String
+    /// The item names the group resolved to.
     public var items: [String]
+    /// The field names the schema resolved to.
     public var fields: [String]
+    /// The selector the client asked for, if any.
     public var selector: String?
     /// The client's id for the subscription (`LS_subId`) within its session; nil when the
     /// table is not a session's.
     public var subscriptionId: Int?
 
+    /// A table with all its properties.
     public init(mode: SubscriptionMode, group: String, schema: String, dataAdapter: String, items: [String],
                 fields: [String], selector: String?, subscriptionId: Int? = nil) {
         self.subscriptionId = subscriptionId
@@ -91,32 +99,48 @@ public enum MetadataError: Error, Sendable, Equatable {
 }
 
 extension MetadataAdapter {
+    /// Default: every user is accepted.
     public func notifyUser(user: String?, password: String?, headers: [String: String], clientIP: String?) async throws {}
+    /// Default: nothing to prepare.
     public func prepareItemChecks(user: String?, sessionId: String, items: [String]) async throws {}
+    /// Default: every mode is allowed.
     public func isModeAllowed(user: String?, item: String, mode: SubscriptionMode) async -> Bool { true }
+    /// Default: every mode may be allowed.
     public func modeMayBeAllowed(item: String, mode: SubscriptionMode) async -> Bool { true }
+    /// Default: unlimited (nil).
     public func allowedMaxFrequency(user: String?, item: String) async -> Double? { nil }
+    /// Default: unlimited (nil).
     public func allowedBufferSize(user: String?, item: String) async -> Int? { nil }
+    /// Default: unlimited (nil).
     public func allowedMaxBandwidth(user: String?) async -> Double? { nil }
+    /// Default: 100 events.
     public func distinctSnapshotLength(item: String) async -> Int { 100 }
+    /// Default: every subscription is accepted.
     public func notifyNewTable(user: String?, sessionId: String, table: TableInfo) async throws {}
+    /// Default: does nothing.
     public func notifyTableClosed(sessionId: String, table: TableInfo) {}
+    /// Default: every session is accepted.
     public func notifyNewSession(user: String?, sessionId: String, clientContext: [String: String]) async throws {}
+    /// Default: does nothing.
     public func notifySessionClose(sessionId: String) {}
+    /// Default: every message is accepted, with no response text.
     public func notifyUserMessage(user: String?, sessionId: String, message: String) async throws -> String? { nil }
 }
 
 /// The default Metadata Adapter: an item group is a space-separated list of item names and a
 /// field schema a space-separated list of field names; everything is allowed.
 public final class LiteralBasedMetadataAdapter: MetadataAdapter {
+    /// The literal adapter; it keeps no state.
     public init() {}
 
+    /// The group split at spaces; an empty group is refused (`MetadataError.itemsNotFound`).
     public func items(user: String?, sessionId: String, group: String, dataAdapter: String) async throws -> [String] {
         let names = group.split(separator: " ").map(String.init)
         guard !names.isEmpty else { throw MetadataError.itemsNotFound(message: "Empty item group") }
         return names
     }
 
+    /// The schema split at spaces; an empty schema is refused (`MetadataError.schemaNotFound`).
     public func fields(user: String?, sessionId: String, group: String, dataAdapter: String, schema: String) async throws -> [String] {
         let names = schema.split(separator: " ").map(String.init)
         guard !names.isEmpty else { throw MetadataError.schemaNotFound(message: "Empty field schema") }

@@ -13,20 +13,32 @@ import NIOConcurrencyHelpers
 /// persist across unsubscribe/subscribe; timers run only while an item is subscribed.
 /// Randomness is seeded, so a run repeats exactly under a `ManualEngineClock`.
 public final class SimulatedDataAdapter: DataAdapter {
+    /// What a simulated item does (see the type's description).
     public enum Behavior: Sendable, Hashable {
+        /// Fixed values: a snapshot, then no updates.
         case staticValues([String: String?])
+        /// Counter fields that go up at a fixed rate.
         case counter(Counter)
+        /// Numeric fields that move at random within bounds.
         case randomWalk(RandomWalk)
+        /// A COMMAND table of rows.
         case commandTable(CommandTable)
     }
 
+    /// A counter item's settings.
     public struct Counter: Sendable, Hashable {
+        /// Updates per second while the item is subscribed.
         public var updatesPerSecond: Double
+        /// The fields that count.
         public var counterFields: [String]
+        /// Fields in the snapshot that never change.
         public var constantFields: [String: String?]
+        /// The counter fields' first value.
         public var start: Int
+        /// What each update adds to the counter fields.
         public var step: Int
 
+        /// A counter with its settings.
         public init(updatesPerSecond: Double, counterFields: [String], constantFields: [String: String?] = [:],
                     start: Int = 0, step: Int = 1) {
             self.updatesPerSecond = updatesPerSecond
@@ -37,13 +49,20 @@ public final class SimulatedDataAdapter: DataAdapter {
         }
     }
 
+    /// One field of a random walk.
     public struct WalkField: Sendable, Hashable {
+        /// The first value.
         public var start: Double
+        /// The largest move of one update, either way.
         public var step: Double
+        /// The lowest value the field may take.
         public var min: Double
+        /// The highest value the field may take.
         public var max: Double
+        /// Digits after the decimal point in the field's text.
         public var decimals: Int
 
+        /// A walk field with its settings.
         public init(start: Double, step: Double, min: Double, max: Double, decimals: Int = 2) {
             self.start = start
             self.step = step
@@ -53,11 +72,16 @@ public final class SimulatedDataAdapter: DataAdapter {
         }
     }
 
+    /// A random-walk item's settings.
     public struct RandomWalk: Sendable, Hashable {
+        /// Updates per second while the item is subscribed.
         public var updatesPerSecond: Double
+        /// The fields that walk, by name.
         public var fields: [String: WalkField]
+        /// Fields in the snapshot that never change.
         public var constantFields: [String: String?]
 
+        /// A random walk with its settings.
         public init(updatesPerSecond: Double, fields: [String: WalkField], constantFields: [String: String?] = [:]) {
             self.updatesPerSecond = updatesPerSecond
             self.fields = fields
@@ -65,6 +89,7 @@ public final class SimulatedDataAdapter: DataAdapter {
         }
     }
 
+    /// A COMMAND item's settings: its rows and how they change.
     public struct CommandTable: Sendable, Hashable {
         /// Initial rows; each has a `key` (the `command` field is added by the adapter).
         public var rows: [[String: String?]]
@@ -75,6 +100,7 @@ public final class SimulatedDataAdapter: DataAdapter {
         /// Whether changes also delete rows and add them back.
         public var churn: Bool
 
+        /// A table with its settings.
         public init(rows: [[String: String?]], updatesPerSecond: Double = 0, updateFields: [String] = [], churn: Bool = false) {
             self.rows = rows
             self.updatesPerSecond = updatesPerSecond
@@ -89,7 +115,12 @@ public final class SimulatedDataAdapter: DataAdapter {
     private let listener = NIOLockedValueBox<(any ItemEventListener)?>(nil)
     private let states = NIOLockedValueBox<[String: SimulatedItemState]>([:])
 
-    /// - Parameter items: item name → behaviour.
+    /// An adapter serving the declared items.
+    ///
+    /// - Parameters:
+    ///   - items: item name → behaviour.
+    ///   - clock: the time source of the items' ticks.
+    ///   - seed: the random seed: the same seed gives the same values in the same order.
     public init(items: [String: Behavior], clock: any EngineClock = SystemEngineClock(), seed: UInt64 = 1) {
         self.behaviors = items
         self.seed = seed
@@ -99,14 +130,18 @@ public final class SimulatedDataAdapter: DataAdapter {
     /// The declared item names.
     public var itemNames: [String] { behaviors.keys.sorted() }
 
+    /// Keeps the listener the items' events go to.
     public func setListener(_ listener: any ItemEventListener) {
         self.listener.withLockedValue { $0 = listener }
     }
 
+    /// True for declared items: each sends its current state as its snapshot.
     public func isSnapshotAvailable(item: String) -> Bool {
         behaviors[item] != nil
     }
 
+    /// Sends the item's snapshot, then starts its timer (if it changes at all). An item not
+    /// declared is refused with `DataAdapterError.subscription`.
     public func subscribe(item: String) async throws {
         guard let behavior = behaviors[item] else {
             throw DataAdapterError.subscription("Item \(item) is not defined in this adapter")
@@ -128,6 +163,7 @@ public final class SimulatedDataAdapter: DataAdapter {
         }
     }
 
+    /// Stops the item's timer; its values are kept for the next subscription.
     public func unsubscribe(item: String) async {
         ticker.stop(item)
     }

@@ -4,6 +4,7 @@
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
+    /// A generator starting from `seed`.
     public init(seed: UInt64) {
         state = seed
     }
@@ -19,6 +20,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
         state = seed ^ h
     }
 
+    /// The next pseudo-random number.
     public mutating func next() -> UInt64 {
         state &+= 0x9e37_79b9_7f4a_7c15
         var z = state

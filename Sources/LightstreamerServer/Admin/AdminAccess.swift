@@ -2,9 +2,12 @@ import Foundation
 
 /// The administrator's credentials (`admin.user`, `admin.password` in docs/CONFIG.md).
 public struct AdminCredentials: Sendable, Equatable {
+    /// The administrator's user name (1 to 256 bytes, no `:` or line break).
     public var user: String
+    /// The administrator's password (8 to 256 characters).
     public var password: String
 
+    /// Credentials as given (the configuration file checks their lengths when it decodes them).
     public init(user: String, password: String) {
         self.user = user
         self.password = password

@@ -14,14 +14,20 @@ public protocol MPNAdminHook: Sendable {
 
 /// MPN figures for the dashboard.
 public struct MPNMonitorFigures: Sendable, Equatable {
+    /// The figures of one push application.
     public struct Application: Sendable, Equatable {
         /// `Apple` or `Google`.
         public var platform: String
+        /// The application id.
         public var appId: String
+        /// Notifications sent.
         public var sent: Int
+        /// Notifications that failed.
         public var failed: Int
+        /// Whether the application's deliveries are suspended by an administrator.
         public var suspended: Bool
 
+        /// Figures given in code.
         public init(platform: String, appId: String, sent: Int, failed: Int, suspended: Bool) {
             self.platform = platform
             self.appId = appId
@@ -31,11 +37,16 @@ public struct MPNMonitorFigures: Sendable, Equatable {
         }
     }
 
+    /// Registered devices.
     public var devices: Int
+    /// MPN subscriptions waiting for their trigger or sending on every update.
     public var activeSubscriptions: Int
+    /// MPN subscriptions whose trigger held.
     public var triggeredSubscriptions: Int
+    /// Per-application figures.
     public var applications: [Application]
 
+    /// Figures given in code (none by default).
     public init(devices: Int = 0, activeSubscriptions: Int = 0, triggeredSubscriptions: Int = 0, applications: [Application] = []) {
         self.devices = devices
         self.activeSubscriptions = activeSubscriptions

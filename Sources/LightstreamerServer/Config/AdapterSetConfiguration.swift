@@ -3,14 +3,18 @@ import Logging
 /// One adapter set of the configuration file: a name, metadata rules and simulated data
 /// adapters (see docs/CONFIG.md).
 public struct AdapterSetConfiguration: Sendable, Decodable {
+    /// The adapter set's name (`LS_adapter_set`); required, not empty.
     public var name: String
+    /// The set's metadata rules, or its remote Metadata Adapter.
     public var metadata: MetadataConfiguration
+    /// The set's Data Adapters; at least one.
     public var dataAdapters: [DataAdapterConfiguration]
     /// This adapter set's MPN settings (e.g. apps), raw JSON for the MPN Module.
     public var mpn: ConfigJSON?
     /// How long the server's start waits for this set's remote adapters to connect.
     public var remoteWaitMillis: Int64 = 10_000
 
+    /// A set built in code rather than decoded.
     public init(name: String, metadata: MetadataConfiguration = MetadataConfiguration(),
                 dataAdapters: [DataAdapterConfiguration], mpn: ConfigJSON? = nil) {
         self.name = name
@@ -19,6 +23,7 @@ public struct AdapterSetConfiguration: Sendable, Decodable {
         self.mpn = mpn
     }
 
+    /// Decodes one entry of `adapterSets`; unknown keys are errors.
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(["name", "metadata", "dataAdapters", "mpn", "remoteWaitMillis"])
         let c = try decoder.container(keyedBy: AnyCodingKey.self)
@@ -71,10 +76,12 @@ public struct AdapterSetConfiguration: Sendable, Decodable {
 
 /// Metadata rules: users, allowed modes and limits, per item pattern.
 public struct MetadataConfiguration: Sendable, Decodable {
+    /// The rules the `ConfiguredMetadataAdapter` applies.
     public var rules: ConfiguredMetadataAdapter.Rules
     /// A remote Metadata Adapter instead of the rules (then no rule key may be given).
     public var remote: RemoteAdapterConfiguration?
 
+    /// Rules given in code (the defaults: anyone may log in, nothing is limited).
     public init(rules: ConfiguredMetadataAdapter.Rules = .init()) {
         self.rules = rules
     }
@@ -82,6 +89,7 @@ public struct MetadataConfiguration: Sendable, Decodable {
     static let keys = ["users", "refusalCode", "allowedModes", "maxFrequency", "bufferSize", "maxBandwidth",
                        "distinctSnapshotLength", "messages", "items"]
 
+    /// Decodes a `metadata` object: either the rules or a `remote` object alone.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyCodingKey.self)
         func key(_ s: String) -> AnyCodingKey { AnyCodingKey(stringValue: s) }
@@ -154,12 +162,16 @@ struct ItemRuleConfiguration: Decodable {
 
 /// A simulated Data Adapter: its name in the set, a random seed and its items.
 public struct DataAdapterConfiguration: Sendable, Decodable {
+    /// The Data Adapter's name in the set (`LS_data_adapter`); `DEFAULT` when not given.
     public var name: String
+    /// The random seed of the simulated items.
     public var seed: UInt64
+    /// The simulated items by name (an entry with `count` declares several).
     public var items: [String: SimulatedDataAdapter.Behavior]
     /// A remote Data Adapter instead of simulated items.
     public var remote: RemoteAdapterConfiguration?
 
+    /// A Data Adapter given in code.
     public init(name: String = AdapterSet.defaultDataAdapterName, seed: UInt64 = 1,
                 items: [String: SimulatedDataAdapter.Behavior], remote: RemoteAdapterConfiguration? = nil) {
         self.name = name
@@ -168,6 +180,7 @@ public struct DataAdapterConfiguration: Sendable, Decodable {
         self.remote = remote
     }
 
+    /// Decodes one entry of `dataAdapters`: simulated items, or a `remote` object.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyCodingKey.self)
         name = try c.decodeIfPresent(String.self, forKey: .init(stringValue: "name")) ?? AdapterSet.defaultDataAdapterName
@@ -195,6 +208,7 @@ public struct DataAdapterConfiguration: Sendable, Decodable {
         self.items = items
     }
 
+    /// The simulated Data Adapter serving `items`.
     public func makeDataAdapter(clock: any EngineClock = SystemEngineClock()) -> SimulatedDataAdapter {
         SimulatedDataAdapter(items: items, clock: clock, seed: seed)
     }

@@ -5,16 +5,19 @@ import Foundation
 public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The key path in the file (empty for the whole file).
     public var path: String
+    /// What is wrong and what was expected.
     public var message: String
     /// The file, when loaded from one.
     public var file: String?
 
+    /// An error at `path` (empty for the whole file) of `file`.
     public init(path: String, message: String, file: String? = nil) {
         self.path = path
         self.message = message
         self.file = file
     }
 
+    /// `file: path: message`, leaving out what is unknown.
     public var description: String {
         let location = [file, path.isEmpty ? nil : path].compactMap { $0 }.joined(separator: ": ")
         return location.isEmpty ? message : "\(location): \(message)"
@@ -125,13 +128,20 @@ struct ConfigFieldValue: Decodable, Sendable, Hashable {
 
 /// Raw JSON kept for sections this module does not interpret (e.g. `mpn`).
 public indirect enum ConfigJSON: Sendable, Hashable, Codable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([ConfigJSON])
+    /// An object.
     case object([String: ConfigJSON])
 
+    /// Decodes any JSON value.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
         if c.decodeNil() {
@@ -149,6 +159,7 @@ public indirect enum ConfigJSON: Sendable, Hashable, Codable {
         }
     }
 
+    /// Encodes the value back as JSON.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         switch self {

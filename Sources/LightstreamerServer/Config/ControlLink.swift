@@ -15,9 +15,13 @@ public enum ControlLink {
     /// Longest accepted link, in bytes.
     public static let maxLength = 512
 
+    /// A link that cannot be used, and why.
     public struct Invalid: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The link as given.
         public var value: String
+        /// Why it was refused.
         public var reason: String
+        /// The link and the reason.
         public var description: String { "invalid control link \"\(value)\": \(reason)" }
     }
 

@@ -7,16 +7,24 @@ public struct LimitsConfiguration: Sendable, Hashable, Decodable {
     public var maxSessions: Int?
     /// Live sessions created from one client address (CONERR 8 beyond); 0: no limit.
     public var maxSessionsPerAddress: Int?
+    /// Subscriptions one session may hold (REQERR 30 beyond).
     public var maxSubscriptionsPerSession: Int?
+    /// Items one subscription may name once its group is expanded (REQERR 21 beyond).
     public var maxItemsPerSubscription: Int?
+    /// Messages of one session waiting for a missing progressive, all sequences together
+    /// (REQERR 65 beyond).
     public var maxQueuedMessages: Int?
+    /// Message sequences one session may use (REQERR 65 for one more).
     public var maxMessageSequences: Int?
+    /// MPN requests of one session waiting for the MPN Module (REQERR 41 beyond).
     public var maxQueuedMPNOperations: Int?
     /// Unsent bytes a session may hold for a client that does not read.
     public var maxBacklogBytes: Int?
     /// The largest request accepted (bytes), advertised in CONOK as the request limit.
     public var requestLimitBytes: Int?
+    /// The longest `LS_inactivity_millis` honoured; a larger one counts as this.
     public var maxInactivityMillis: Int?
+    /// The longest `LS_max_wait` honoured; a larger one counts as this.
     public var maxMessageWaitMillis: Int?
 
     static let zeroMeansUnlimited: Set<String> = ["maxSessions", "maxSessionsPerAddress"]
@@ -24,8 +32,10 @@ public struct LimitsConfiguration: Sendable, Hashable, Decodable {
                        "maxQueuedMessages", "maxMessageSequences", "maxQueuedMPNOperations", "maxBacklogBytes",
                        "requestLimitBytes", "maxInactivityMillis", "maxMessageWaitMillis"]
 
+    /// No key set: every limit keeps the default of `SessionSettings`.
     public init() {}
 
+    /// Decodes the `limits` object; unknown keys and out-of-range numbers are errors.
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(Self.keys)
         let c = try decoder.container(keyedBy: AnyCodingKey.self)

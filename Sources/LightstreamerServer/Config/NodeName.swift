@@ -4,15 +4,20 @@ import Foundation
 /// on `/metrics` (`lightstreamer_node_info`). 1 to 64 letters, digits, '.', '_' or '-', so it
 /// needs no escaping anywhere it goes.
 public enum NodeName {
+    /// The longest name, in bytes.
     public static let maxLength = 64
 
+    /// A name that cannot be used.
     public struct Invalid: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The name as given (cut to `maxLength`).
         public var value: String
+        /// The name and what a name may contain.
         public var description: String {
             "invalid node name \"\(value)\": expected 1 to \(NodeName.maxLength) letters, digits, '.', '_' or '-'"
         }
     }
 
+    /// `text` when it is a valid name; throws `Invalid` otherwise.
     public static func validated(_ text: String) throws(Invalid) -> String {
         guard !text.isEmpty, text.utf8.count <= maxLength, text.allSatisfy(isAllowed) else {
             throw Invalid(value: String(text.prefix(maxLength)))

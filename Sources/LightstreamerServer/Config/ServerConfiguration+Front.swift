@@ -4,25 +4,39 @@ extension ServerConfiguration {
     /// The `front` section: limits and timeouts of the connection layer (docs/CONFIG.md,
     /// "Limits and timeouts"). Every key is optional; absent keys keep `FrontOptions`' defaults.
     public struct Front: Sendable, Hashable, Decodable {
+        /// An address to listen on (the `adminListener` object).
         public struct Listener: Sendable, Hashable, Decodable {
+            /// The address.
             public var host: String
+            /// The port, 1 to 65535.
             public var port: Int
 
+            /// A listener given in code.
             public init(host: String, port: Int) {
                 self.host = host
                 self.port = port
             }
         }
 
+        /// From accept to the end of the TLS handshake (`FrontOptions.tlsHandshakeTimeoutMillis`).
         public var tlsHandshakeTimeoutMillis: Int?
+        /// Until a request's head is complete (`FrontOptions.requestHeadTimeoutMillis`).
         public var requestHeadTimeoutMillis: Int?
+        /// From a request's head to the end of its body (`FrontOptions.requestBodyTimeoutMillis`).
         public var requestBodyTimeoutMillis: Int?
+        /// How long a keep-alive connection may wait for its next request.
         public var idleConnectionTimeoutMillis: Int?
+        /// From a WebSocket upgrade until a session is created or bound on it.
         public var webSocketSessionTimeoutMillis: Int?
+        /// Open connections on a listener; more are closed at accept.
         public var maxConnections: Int?
+        /// Open connections from one client address; more are closed at accept.
         public var maxConnectionsPerAddress: Int?
+        /// The largest request head (request line and headers), in bytes.
         public var maxRequestHeadBytes: Int?
+        /// `Origin` values accepted; nil: all.
         public var allowedOrigins: [String]?
+        /// Where to serve `/metrics` instead of on the main listener.
         public var adminListener: Listener?
         /// `"1.2"` or `"1.3"`.
         public var tlsMinimumVersion: String?
@@ -32,8 +46,10 @@ extension ServerConfiguration {
                                    "maxConnectionsPerAddress", "maxRequestHeadBytes"]
         static let keys = positiveKeys + ["allowedOrigins", "adminListener", "tlsMinimumVersion"]
 
+        /// No key set: every value keeps the default of `FrontOptions`.
         public init() {}
 
+        /// Decodes the `front` object; unknown keys and out-of-range values are errors.
         public init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(Self.keys)
             let c = try decoder.container(keyedBy: AnyCodingKey.self)

@@ -4,20 +4,27 @@ import Foundation
 /// in docs/config-example.json. Every key is optional except inside the sections that are
 /// present; unknown keys are errors (a misspelt key is reported, never ignored).
 public struct ServerConfiguration: Sendable, Decodable {
+    /// The address listened on when neither the file nor the command line gives one.
     public static let defaultHost = "127.0.0.1"
+    /// The port listened on when neither the file nor the command line gives one.
     public static let defaultPort = 8080
+    /// The server name sent to clients when the file gives none.
     public static let defaultServerName = "Lightstreamer Swift Server"
 
     /// Certificate chain and private key (PEM files) to serve HTTPS/WSS.
     public struct TLS: Sendable, Hashable, Decodable {
+        /// The PEM file with the certificate chain.
         public var certificateChainPath: String
+        /// The PEM file with the private key.
         public var privateKeyPath: String
 
+        /// TLS files given in code.
         public init(certificateChainPath: String, privateKeyPath: String) {
             self.certificateChainPath = certificateChainPath
             self.privateKeyPath = privateKeyPath
         }
 
+        /// Decodes the `tls` object; both keys are required.
         public init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(["certificateChainPath", "privateKeyPath"])
             let c = try decoder.container(keyedBy: AnyCodingKey.self)
@@ -29,16 +36,21 @@ public struct ServerConfiguration: Sendable, Decodable {
     /// Keepalive bounds (ms): a client's `LS_keepalive_millis` is clamped to `min…max`;
     /// `default` applies when it asks for none.
     public struct Keepalive: Sendable, Hashable, Decodable {
+        /// The shortest keepalive granted, in milliseconds.
         public var min: Int
+        /// The longest keepalive granted, in milliseconds.
         public var max: Int
+        /// The keepalive granted when the client asks for none, in milliseconds.
         public var `default`: Int
 
+        /// Bounds given in code (the defaults: 1 s, 30 s, 5 s).
         public init(min: Int = 1_000, max: Int = 30_000, default: Int = 5_000) {
             self.min = min
             self.max = max
             self.default = `default`
         }
 
+        /// Decodes `keepaliveMillis`; `0 < min ≤ default ≤ max` is required.
         public init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(["min", "max", "default"])
             let c = try decoder.container(keyedBy: AnyCodingKey.self)
@@ -58,6 +70,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         public var sessionTimeoutMillis: Int
         /// How long a session keeps sent data notifications for `LS_recovery_from`.
         public var recoveryWindowMillis: Int
+        /// The keepalive bounds.
         public var keepaliveMillis: Keepalive
         /// Stream content length when the client sends none (or one too low).
         public var contentLengthDefault: Int
@@ -67,6 +80,7 @@ public struct ServerConfiguration: Sendable, Decodable {
 
         static let keys = ["sessionTimeoutMillis", "recoveryWindowMillis", "keepaliveMillis", "contentLengthDefault", "drainMillis"]
 
+        /// Timings given in code (the defaults of docs/CONFIG.md).
         public init(sessionTimeoutMillis: Int = 10_000, recoveryWindowMillis: Int = 30_000,
                     keepaliveMillis: Keepalive = Keepalive(), contentLengthDefault: Int = 50_000_000,
                     drainMillis: Int = ServerOptions.defaultDrainMillis) {
@@ -77,6 +91,7 @@ public struct ServerConfiguration: Sendable, Decodable {
             self.drainMillis = drainMillis
         }
 
+        /// Decodes the `timeouts` object.
         public init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(Self.keys)
             let c = try decoder.container(keyedBy: AnyCodingKey.self)
@@ -93,6 +108,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         }
     }
 
+    /// The name sent to clients in `SERVNAME`.
     public var servername: String
     /// This node's name (`NodeName`); nil: the command line's, or the host name.
     public var nodeName: String?
@@ -107,10 +123,13 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var port: Int?
     /// Path prefix before `/lightstreamer` (e.g. `/push`); nil or empty: none.
     public var urlPrefix: String?
+    /// TLS files; nil serves plain HTTP and WebSocket.
     public var tls: TLS?
+    /// Session timings.
     public var timeouts: Timeouts
     /// Also serve the built-in `DEMO` adapter set.
     public var demo: Bool
+    /// The configured adapter sets.
     public var adapterSets: [AdapterSetConfiguration]
     /// The MPN Module's section, kept as raw JSON for that module to decode.
     public var mpn: ConfigJSON?
@@ -124,6 +143,7 @@ public struct ServerConfiguration: Sendable, Decodable {
     static let keys = ["servername", "host", "port", "urlPrefix", "tls", "timeouts", "demo", "adapterSets", "mpn", "limits",
                        "front", "nodeName", "controlLink", "logFormat", "admin"]
 
+    /// A configuration built in code rather than decoded.
     public init(servername: String = defaultServerName, host: String? = nil, port: Int? = nil, urlPrefix: String? = nil,
                 tls: TLS? = nil, timeouts: Timeouts = Timeouts(), demo: Bool = true,
                 adapterSets: [AdapterSetConfiguration] = [], mpn: ConfigJSON? = nil,
@@ -140,6 +160,8 @@ public struct ServerConfiguration: Sendable, Decodable {
         self.mpn = mpn
     }
 
+    /// Decodes the whole file; see `decode(_:file:)` and `load(path:)`, which turn decoding
+    /// errors into a `ConfigurationError`.
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(Self.keys)
         let c = try decoder.container(keyedBy: AnyCodingKey.self)

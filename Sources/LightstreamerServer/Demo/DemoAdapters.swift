@@ -10,24 +10,31 @@ import Foundation
 /// All in the `DEFAULT` data adapter; the metadata adapter is literal-based (space-separated
 /// names). A login as user `refused` is refused with code -2 (for tests of CONERR).
 public enum DemoAdapters {
+    /// The adapter set's name.
     public static let adapterSetName = "DEMO"
+    /// Stock items `item1`…`item30`.
     public static let stockItemCount = 30
+    /// The code a refused login gets (`CONERR`).
     public static let refusedLoginCode = -2
 
+    /// Rates, sizes and hooks of the demo data.
     public struct Options: Sendable {
         /// Average updates per second of each stock (each interval varies ±50%).
         public var stockUpdatesPerSecond: Double
+        /// Updates per second of the `counter` item.
         public var counterUpdatesPerSecond: Double
         /// Buys/sells per second in `portfolio1` (0: the portfolio never changes).
         public var portfolioChangesPerSecond: Double
         /// Chat messages kept for the `chat_room` snapshot.
         public var chatHistoryLength: Int
+        /// The random seed of the stock quotes and the portfolio.
         public var seed: UInt64
         /// Wall-clock seconds since 1970, for the `time`/`timestamp` fields (UTC `HH:mm:ss`).
         public var secondsSinceEpoch: @Sendable () -> Int
         /// The user name whose login is refused (nil: everybody may log in).
         public var refusedUser: String?
 
+        /// Options with the defaults of the demo server.
         public init(stockUpdatesPerSecond: Double = 2, counterUpdatesPerSecond: Double = 10,
                     portfolioChangesPerSecond: Double = 0.5, chatHistoryLength: Int = 20, seed: UInt64 = 7,
                     secondsSinceEpoch: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) },

@@ -47,14 +47,17 @@ public final class DemoDataAdapter: DataAdapter {
         if endOfSnapshot { l.endOfSnapshot(item: item) }
     }
 
+    /// Keeps the listener the items' events go to.
     public func setListener(_ listener: any ItemEventListener) {
         self.listener.withLockedValue { $0 = listener }
     }
 
+    /// Whether the adapter sends the item's snapshot itself.
     public func isSnapshotAvailable(item: String) -> Bool {
         Self.stockIndex(item) != nil || [Self.portfolioItem, Self.chatItem, Self.counterItem].contains(item)
     }
 
+    /// Starts the item (sends its snapshot, then its updates); an unknown item is refused.
     public func subscribe(item: String) async throws {
         let time = now
         if let i = Self.stockIndex(item) {
@@ -85,6 +88,7 @@ public final class DemoDataAdapter: DataAdapter {
         }
     }
 
+    /// Stops the item's updates.
     public func unsubscribe(item: String) async {
         ticker.stop(item)
         if item == Self.chatItem { state.withLockedValue { $0.chatSubscribed = false } }

@@ -16,6 +16,7 @@ public protocol EngineClock: Sendable {
 
 /// A scheduled action that can be cancelled (cancelling a timer that fired does nothing).
 public protocol EngineTimer: Sendable {
+    /// Cancels the timer, if it has not fired yet.
     func cancel()
 }
 
@@ -42,14 +43,17 @@ func nanosecondsPerEvent(_ perSecond: Double) -> UInt64 {
 public struct SystemEngineClock: EngineClock {
     private let eventLoop: any EventLoop
 
+    /// A clock whose timers run on `eventLoop`.
     public init(eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
         self.eventLoop = eventLoop
     }
 
+    /// The event loop's monotonic uptime, in nanoseconds.
     public func now() -> UInt64 {
         NIODeadline.now().uptimeNanoseconds
     }
 
+    /// Schedules `action` on the event loop at `deadline`.
     @discardableResult
     public func schedule(at deadline: UInt64, _ action: @escaping @Sendable () -> Void) -> any EngineTimer {
         let scheduled = eventLoop.scheduleTask(deadline: .uptimeNanoseconds(deadline)) { action() }
@@ -82,10 +86,12 @@ public final class ManualEngineClock: EngineClock {
 
     private let state: NIOLockedValueBox<State>
 
+    /// A clock reading `start` nanoseconds, with no timers.
     public init(startingAt start: UInt64 = 1_000_000_000) {
         state = NIOLockedValueBox(State(now: start))
     }
 
+    /// The current manual time, in nanoseconds.
     public func now() -> UInt64 {
         state.withLockedValue { $0.now }
     }
@@ -95,6 +101,7 @@ public final class ManualEngineClock: EngineClock {
         state.withLockedValue { $0.pending.count }
     }
 
+    /// Keeps `action` until `advance` passes `deadline`.
     @discardableResult
     public func schedule(at deadline: UInt64, _ action: @escaping @Sendable () -> Void) -> any EngineTimer {
         let id = state.withLockedValue { s -> UInt64 in
@@ -116,6 +123,7 @@ public final class ManualEngineClock: EngineClock {
         advance(byNanoseconds: ns)
     }
 
+    /// Moves time forward by `ns` nanoseconds, firing due timers in order.
     public func advance(byNanoseconds ns: UInt64) {
         let target = state.withLockedValue { $0.now &+ ns }
         while true {

@@ -31,7 +31,12 @@ public final class ItemEngine: Sendable {
     /// Safety cap on waiting updates per item per subscription.
     let queueCap: Int
 
+    /// An engine serving `adapterSets`.
+    ///
     /// - Parameters:
+    ///   - adapterSets: the adapter sets to serve, by name (of two sets with one name, the first
+    ///     is kept). Each Data Adapter is given its listener here.
+    ///   - logger: where the engine logs.
     ///   - clock: time source for frequency limits (inject `ManualEngineClock` in tests).
     ///   - maxQueuedUpdatesPerItem: safety cap on the updates one item of one subscription may
     ///     hold while a frequency limit delays them, whatever the requested buffer.

@@ -3,11 +3,15 @@
 public struct TableHandle: Sendable, Hashable, CustomStringConvertible {
     /// Unique within one engine.
     public let id: UInt64
+    /// The subscription mode.
     public let mode: SubscriptionMode
+    /// How many items the subscription has.
     public let itemCount: Int
+    /// How many fields the subscription has.
     public let fieldCount: Int
     /// 1-based positions of the `key` and `command` fields (COMMAND mode only).
     public let keyPosition: Int?
+    /// The 1-based position of the `command` field (COMMAND mode only).
     public let commandPosition: Int?
     /// `unfiltered` was requested (CONF's third argument).
     public let isUnfiltered: Bool
@@ -23,22 +27,29 @@ public struct TableHandle: Sendable, Hashable, CustomStringConvertible {
         self.isUnfiltered = isUnfiltered
     }
 
+    /// Whether both handles name the same subscription.
     public static func == (a: TableHandle, b: TableHandle) -> Bool { a.id == b.id }
+    /// Hashes the subscription's id.
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+    /// `table#<id>`.
     public var description: String { "table#\(id)" }
 }
 
 /// A refused engine request, with the TLCP code (Appendix B, docs/protocol/TLCP.md §4.2) the client
 /// should see.
 public struct ItemEngineError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The TLCP error code.
     public var code: Int
+    /// The error message.
     public var message: String
 
+    /// An error with its code and message.
     public init(code: Int, message: String) {
         self.code = code
         self.message = message
     }
 
+    /// `<code>: <message>`.
     public var description: String { "\(code): \(message)" }
 
     static func badDataAdapter(_ name: String) -> Self { .init(code: 17, message: "Data Adapter \(name) not found") }

@@ -9,12 +9,19 @@
 
 /// What a session subscribes to.
 public struct TableSpec: Sendable, Hashable {
+    /// The adapter set's name.
     public var adapterSet: String
+    /// The Data Adapter's name within the set.
     public var dataAdapter: String
+    /// The subscription mode.
     public var mode: SubscriptionMode
+    /// The item names, resolved by the Metadata Adapter.
     public var items: [String]
+    /// The field names, resolved by the Metadata Adapter.
     public var fields: [String]
+    /// The selector the client asked for, if any.
     public var selector: String?
+    /// The snapshot the client asked for.
     public var snapshot: SnapshotRequest
     /// Already clamped by the Metadata Adapter's limit.
     public var maxFrequency: RequestedFrequency
@@ -22,8 +29,10 @@ public struct TableSpec: Sendable, Hashable {
     public var bufferSize: RequestedBufferSize?
     /// 1-based positions of `key` and `command` in `fields` (COMMAND mode).
     public var keyPosition: Int?
+    /// The 1-based position of `command` in `fields` (COMMAND mode).
     public var commandPosition: Int?
 
+    /// A subscription request with its properties.
     public init(adapterSet: String, dataAdapter: String, mode: SubscriptionMode, items: [String], fields: [String],
                 selector: String? = nil, snapshot: SnapshotRequest = .no, maxFrequency: RequestedFrequency = .unlimited,
                 bufferSize: RequestedBufferSize? = nil, keyPosition: Int? = nil, commandPosition: Int? = nil) {
@@ -45,13 +54,17 @@ public struct TableSpec: Sendable, Hashable {
 public enum TableEvent: Sendable, Hashable {
     /// A full row in schema order (nil = null).
     case update(item: Int, values: [String?], isSnapshot: Bool)
+    /// The item's snapshot is complete.
     case endOfSnapshot(item: Int)
+    /// The item's state was cleared.
     case clearSnapshot(item: Int)
+    /// `lost` updates of the item were dropped (the client sees `OV`).
     case overflow(item: Int, lost: Int)
 }
 
 /// Receives a subscription's events. Called serially for one subscription.
 public protocol TableSink: AnyObject, Sendable {
+    /// One event of the subscription, in order.
     func deliver(_ event: TableEvent)
     /// Called once per subscription, on the same serial path as `deliver`, after the engine
     /// accepted the subscription and before its first event (possibly before `subscribe`
@@ -61,5 +74,6 @@ public protocol TableSink: AnyObject, Sendable {
 }
 
 extension TableSink {
+    /// Does nothing.
     public func started(_ handle: TableHandle) {}
 }

@@ -27,6 +27,7 @@ public struct FrontOptions: Sendable {
     /// The oldest TLS version accepted.
     public var tlsMinimumVersion: TLSVersion = .tlsv12
 
+    /// The defaults, which suit a public server.
     public init() {}
 
     var phaseLimits: ConnectionPhases.Limits {

@@ -9,6 +9,7 @@ import TLCP
 
 /// How the server listens and behaves (the network part of the configuration file).
 public struct ServerOptions: Sendable {
+    /// The address to listen on.
     public var host: String = "127.0.0.1"
     /// 0 picks a free port (see `LightstreamerServer.port`).
     public var port: Int = 8080
@@ -16,7 +17,9 @@ public struct ServerOptions: Sendable {
     public var urlPrefix: String = ""
     /// PEM files for TLS; nil serves plain HTTP/WS.
     public var tlsCertificateChainFile: String?
+    /// The PEM file of the private key (with `tlsCertificateChainFile`).
     public var tlsPrivateKeyFile: String?
+    /// Session timings and limits.
     public var sessions = SessionSettings()
     /// Other names under which an adapter set is served (`["DEFAULT": "DEMO"]`).
     public var adapterSetAliases: [String: String] = [:]
@@ -38,6 +41,7 @@ public struct ServerOptions: Sendable {
     /// server (`StaticSite.defaultDirectory`).
     public var webRoot: String?
 
+    /// Options listening on `host`:`port`, every other value at its default.
     public init(host: String = "127.0.0.1", port: Int = 8080) {
         self.host = host
         self.port = port
@@ -54,7 +58,9 @@ public struct ServerOptions: Sendable {
 /// The embeddable TLCP server: `start()` binds, `shutdown()` ends every session and stops;
 /// `run()` does both around a graceful-shutdown wait, as a swift-service-lifecycle `Service`.
 public final class LightstreamerServer: Service, Sendable {
+    /// The options the server was made with.
     public let options: ServerOptions
+    /// The server's counters and gauges (`/metrics`).
     public let metrics: ServerMetrics
     /// Liveness and readiness (`/health/live`, `/health/ready`).
     public let health: ServerHealth

@@ -6,7 +6,9 @@ import NIOConcurrencyHelpers
 ///   draining, and every condition reported by a component (the MPN Module reports
 ///   `mpnStore`) is met.
 public final class ServerHealth: Sendable {
+    /// The answer of `/health/ready`.
     public struct Readiness: Sendable, Hashable {
+        /// Whether the node should be given new sessions.
         public var ready: Bool
         /// Why not ready, in a stable order (`starting`, `draining`, then failed conditions as
         /// `name: reason`).
@@ -22,6 +24,7 @@ public final class ServerHealth: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
+    /// Health of a node that has not started yet.
     public init() {}
 
     /// Records that a component's condition is met (`failure` nil) or why it is not.
@@ -29,8 +32,10 @@ public final class ServerHealth: Sendable {
         state.withLockedValue { $0.failures[name] = failure }
     }
 
+    /// Whether the node is draining (new sessions refused).
     public var isDraining: Bool { state.withLockedValue { $0.draining } }
 
+    /// Whether the node is ready now, and why not.
     public var readiness: Readiness {
         state.withLockedValue { s in
             var reasons: [String] = []

@@ -6,7 +6,9 @@ import TLCP
 /// Where a session writes: a WS, an HTTP stream response, or an HTTP control response. Calls
 /// never block; they may come from any thread, and are carried out in call order.
 public protocol OutboundConnection: AnyObject, Sendable {
+    /// The connection's id.
     var connectionID: ConnectionID { get }
+    /// The connection's transport.
     var transport: TransportKind { get }
     /// Appends text (whole lines) to the connection.
     func send(_ text: String)
@@ -20,6 +22,7 @@ public protocol OutboundConnection: AnyObject, Sendable {
 }
 
 extension OutboundConnection {
+    /// Default: `send(_:)`, then `endStream(closeSocket:)`.
     public func send(_ text: String, thenEndStream closeSocket: Bool) {
         send(text)
         endStream(closeSocket: closeSocket)

@@ -5,6 +5,7 @@ import TLCP
 public struct MPNDispatch: Sendable, Hashable {
     /// Identifies the operation in `SessionStateMachine.mpnHandled`.
     public var id: Int
+    /// The operation as the client sent it.
     public var operation: ControlOperation
 }
 

@@ -13,7 +13,9 @@ public struct SessionSettings: Sendable, Hashable {
     public var controlLink: String = "*"
     /// Keepalive granted when the client asks none, and its bounds.
     public var defaultKeepaliveMillis: Int = 5_000
+    /// The shortest keepalive granted: a smaller `LS_keepalive_millis` is raised to it.
     public var minKeepaliveMillis: Int = 1_000
+    /// The longest keepalive granted: a larger `LS_keepalive_millis` is lowered to it.
     public var maxKeepaliveMillis: Int = 30_000
     /// Longest `LS_idle_millis` a poll may wait.
     public var maxIdleMillis: Int = 30_000
@@ -21,6 +23,7 @@ public struct SessionSettings: Sendable, Hashable {
     public var maxPollingMillis: Int = 15_000
     /// Byte budget of an HTTP stream when the client gives none (or a too low one).
     public var defaultContentLength: Int = 4_000_000
+    /// The smallest `LS_content_length` honoured; a smaller one gets `defaultContentLength` instead.
     public var minContentLength: Int = 1_000
     /// How long a session stays alive unbound after a clean LOOP (plus the polling gap).
     public var sessionTimeoutMillis: Int = 10_000
@@ -28,6 +31,7 @@ public struct SessionSettings: Sendable, Hashable {
     public var sessionRecoveryMillis: Int = 30_000
     /// How long sent data notifications stay available for `LS_recovery_from`, and how many at most.
     public var recoveryWindowMillis: Int = 30_000
+    /// The most sent data notifications kept for `LS_recovery_from`, whatever their age.
     public var recoveryMaxNotifications: Int = 20_000
     /// Data notifications held undelivered before the session is closed (a client that never comes back).
     public var maxPendingNotifications: Int = 200_000
@@ -75,6 +79,7 @@ public struct SessionSettings: Sendable, Hashable {
     /// false they are refused with 40.
     public var mpnEnabled: Bool = false
 
+    /// The defaults, which suit a public server.
     public init() {}
 
     /// The `SERVNAME` argument: `serverName`, then the node name in parentheses.

@@ -156,6 +156,7 @@ extension SessionStateMachine {
 
     // MARK: - Engine answers
 
+    /// The engine and Metadata Adapter accepted subscription `id` with `grant`; returns what to do.
     public mutating func subscribeSucceeded(_ id: Int, grant: SubscriptionGrant, now: Int64) -> [SessionAction] {
         guard !isClosed else {
             output.actions.append(.unsubscribe(subscriptionId: id))
@@ -189,6 +190,7 @@ extension SessionStateMachine {
         return output.take()
     }
 
+    /// Subscription `id` was refused with `refusal`; returns what to do.
     public mutating func subscribeFailed(_ id: Int, _ refusal: SessionRefusal, now: Int64) -> [SessionAction] {
         guard let t = tables[id], case .subscribing = t.state else { return output.take() }
         tables[id] = nil
@@ -211,6 +213,7 @@ extension SessionStateMachine {
         return output.take()
     }
 
+    /// The outcome of a frequency change of subscription `id`; returns what to do.
     public mutating func reconfigured(_ id: Int, _ result: Result<GrantedFrequency, SessionRefusal>, now: Int64) -> [SessionAction] {
         guard var t = tables[id], let pending = t.pendingReconf else { return output.take() }
         t.pendingReconf = nil

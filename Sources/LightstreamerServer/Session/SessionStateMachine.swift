@@ -45,7 +45,9 @@ public struct SessionStateMachine: Sendable {
         var connectionClosed = false
     }
 
+    /// The session's id, as sent in `CONOK`.
     public let sessionId: String
+    /// The TLCP version the client asked for.
     public let version: TLCPVersion
     /// Shared by the sessions of one manager: one copy of the ~300 bytes for all of them.
     let sharedSettings: SharedSessionSettings
@@ -147,11 +149,15 @@ public struct SessionStateMachine: Sendable {
 
     var comboOperations: [ControlOperation]
 
+    /// Whether the session has ended.
     public var isClosed: Bool { if case .closed = phase { return true } else { return false } }
+    /// Whether a stream (or poll) is currently bound to the session.
     public var isBound: Bool { binding != nil }
+    /// The connection of the bound stream, if any.
     public var boundConnection: ConnectionID? { binding?.connection }
     /// Data notifications produced so far.
     public var dataNotificationCount: Int { log.lastProgressive }
+    /// Subscriptions the engine has accepted and that are not closed.
     public var activeSubscriptionCount: Int { tables.values.filter { if case .active = $0.state { true } else { false } }.count }
 
     // MARK: - Create
@@ -407,6 +413,7 @@ public struct SessionStateMachine: Sendable {
 
     // MARK: - Timers and connections
 
+    /// A timer the session armed fired; returns what to do.
     public mutating func timerFired(_ timer: SessionTimer, now: Int64) -> [SessionAction] {
         switch timer {
         case .keepalive:

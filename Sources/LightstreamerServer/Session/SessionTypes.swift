@@ -3,14 +3,19 @@ import TLCP
 /// Identifies one network connection (a WS, or one HTTP request/response) for the session
 /// state machine. The I/O layer maps ids to real channels.
 public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
+    /// The number the I/O layer gave the connection.
     public var raw: UInt64
+    /// An id from its number.
     public init(_ raw: UInt64) { self.raw = raw }
+    /// `conn#<raw>`.
     public var description: String { "conn#\(raw)" }
 }
 
 /// The transport a request or stream travels on.
 public enum TransportKind: Sendable, Hashable {
+    /// WebSocket.
     case webSocket
+    /// HTTP.
     case http
 }
 
@@ -47,15 +52,20 @@ public enum SessionTimer: Sendable, Hashable {
 
 /// What the Metadata Adapter and item engine granted for one `add`.
 public struct SubscriptionGrant: Sendable, Hashable {
+    /// How many items the subscription has.
     public var itemCount: Int
+    /// How many fields the subscription has.
     public var fieldCount: Int
     /// 1-based; COMMAND mode only.
     public var keyPosition: Int?
+    /// 1-based position of the `command` field; COMMAND mode only.
     public var commandPosition: Int?
+    /// The frequency limit granted (sent to the client in `CONF`).
     public var maxFrequency: GrantedFrequency
     /// False for `unfiltered` subscriptions (and RAW).
     public var filtered: Bool
 
+    /// A grant with its properties.
     public init(itemCount: Int, fieldCount: Int, keyPosition: Int? = nil, commandPosition: Int? = nil,
                 maxFrequency: GrantedFrequency = .unlimited, filtered: Bool = true) {
         self.itemCount = itemCount
@@ -69,8 +79,11 @@ public struct SubscriptionGrant: Sendable, Hashable {
 
 /// A refusal with a protocol code (REQERR/MSGFAIL/CONERR).
 public struct SessionRefusal: Error, Sendable, Hashable {
+    /// The protocol code the client sees.
     public var code: Int
+    /// The message the client sees.
     public var message: String
+    /// A refusal with its code and message.
     public init(code: Int, message: String) {
         self.code = code
         self.message = message
@@ -83,16 +96,23 @@ public struct MessageDispatch: Sendable, Hashable {
     public var id: Int
     /// nil for messages outside any sequence.
     public var sequence: String?
+    /// The message's progressive within its sequence (`LS_msg_prog`), if any.
     public var progressive: Int?
+    /// The message text.
     public var text: String
 }
 
 /// Why a session ended.
 public enum SessionCloseReason: Sendable, Hashable {
+    /// Destroyed (by the client's request or an administrator), with the cause the client sees.
     case destroyed(code: Int, message: String)
+    /// Unbound for longer than the session timeout.
     case timedOut
+    /// The server is shutting down.
     case serverShutdown
+    /// The control part of a create+control request failed.
     case comboFailed
+    /// Closed because of an error, with its code and message.
     case error(code: Int, message: String)
     /// More undelivered data than `SessionSettings.maxBacklogBytes` (a client that does not read
     /// or does not come back).
@@ -110,7 +130,9 @@ public enum SessionAction: Sendable, Hashable {
     case endStream(ConnectionID, closeSocket: Bool)
     /// The reply to line `index` of an HTTP request (nil: this line has no reply line).
     case httpReply(ConnectionID, index: Int, line: String?)
+    /// Arm `timer` to fire at `atMillis` (replacing it if armed), then call `timerFired`.
     case armTimer(SessionTimer, atMillis: Int64)
+    /// Cancel `timer` if it is armed.
     case cancelTimer(SessionTimer)
     /// Resolve the add with the Metadata Adapter and subscribe it in the item engine; answer with
     /// `subscribeSucceeded` or `subscribeFailed`.
