@@ -42,9 +42,20 @@ final class ServerSession: Sendable {
     let adapterSet: AdapterSet
     let eventLoop: any EventLoop
     let manager: SessionManager
+    /// The transport of the create (log metadata).
+    let createTransport: TransportKind?
     /// The server's logger with this session's metadata (`session`, `user`, `transport` of
-    /// the create, `adapterSet`) on every line, so one session's story can be grepped.
-    let logger: Logger
+    /// the create, `adapterSet`) on every line, so one session's story can be grepped. Made
+    /// when a line is logged (a few times per session) rather than kept: its metadata
+    /// dictionary would cost every idle session a few hundred bytes.
+    var logger: Logger {
+        var logger = manager.logger
+        logger[metadataKey: "session"] = "\(id)"
+        if let user { logger[metadataKey: "user"] = "\(user.logEscaped())" }
+        if let createTransport { logger[metadataKey: "transport"] = "\(createTransport)" }
+        logger[metadataKey: "adapterSet"] = "\(adapterSet.name)"
+        return logger
+    }
 
     private struct Inner {
         var machine: SessionStateMachine
@@ -67,12 +78,7 @@ final class ServerSession: Sendable {
 
     init(id: String, user: String?, clientAddress: String? = nil, adapterSet: AdapterSet, eventLoop: any EventLoop,
          manager: SessionManager, machine: SessionStateMachine, transport: TransportKind? = nil) {
-        var logger = manager.logger
-        logger[metadataKey: "session"] = "\(id)"
-        if let user { logger[metadataKey: "user"] = "\(user.logEscaped())" }
-        if let transport { logger[metadataKey: "transport"] = "\(transport)" }
-        logger[metadataKey: "adapterSet"] = "\(adapterSet.name)"
-        self.logger = logger
+        self.createTransport = transport
         self.id = id
         self.user = user
         self.clientAddress = clientAddress
