@@ -23,30 +23,17 @@ import Testing
                    "python3 with venv and pip is not available: interop with the Remote Adapter SDK skipped"),
           .timeLimit(.minutes(5)))
     func pythonRemoteAdaptersServeTheOfficialClient() async throws {
-        let python = try #require(InteropTests.python, "CI=true and no python3 with venv and pip")
-        let venvPython = try await withCheckedThrowingContinuation { c in
-            Thread { c.resume(with: Result { try InteropTests.prepareVenv(python: python) }) }.start()
-        }
+        let venvPython = try await Self.venvPython()
         let config = try JSONDecoder().decode(AdapterSetConfiguration.self, from: Data(Self.configJSON.utf8))
         let set = config.makeAdapterSet()
         let server = LightstreamerServer(options: ServerOptions(host: "127.0.0.1", port: 0), adapterSets: [set])
         // The start waits for the remotes, which need the remote ports first.
         let starting = Task { try await server.start() }
-        var ports: [String: Int] = [:]
-        for _ in 0..<500 {
-            ports = Dictionary(uniqueKeysWithValues: set.remoteEndpoints.compactMap { e in e.boundPort.map { (e.role, $0) } })
-            if ports.count == 2 { break }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        let metadataPort = try #require(ports["metadata"])
+        let ports = try await Self.remotePorts(of: set)
         let dataPort = try #require(ports["data:DEFAULT"])
         let script = InteropTests.interopDir.appendingPathComponent("remote_adapters.py").path
-        var remotes: [Process] = []
+        var remotes = try Self.spawnRemotes(venvPython, ports: ports, runFor: 240)
         defer { for p in remotes where p.isRunning { p.terminate() } }
-        for (role, port) in [("metadata", metadataPort), ("data", dataPort)] {
-            remotes.append(try Self.spawn(venvPython, [script, "--role", role, "--port", String(port),
-                                                       "--user", "remote1", "--password", "change-me", "--run-for", "240"]))
-        }
         try await starting.value
         defer { Task { await server.shutdown() } }
         let connected = set.remoteEndpoints.allSatisfy { $0.isConnected }

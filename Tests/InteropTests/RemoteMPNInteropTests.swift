@@ -31,12 +31,8 @@ extension RemoteAdaptersInteropTests {
                    "python3 with venv and pip is not available: interop with the Remote Adapter SDK skipped"),
           .timeLimit(.minutes(2)))
     func pythonRemoteMetadataVetoesAnMPNDevice() async throws {
-        let python = try #require(InteropTests.python, "CI=true and no python3 with venv and pip")
-        let venvPython = try await withCheckedThrowingContinuation { c in
-            Thread { c.resume(with: Result { try InteropTests.prepareVenv(python: python) }) }.start()
-        }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ls-remote-mpn-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let venvPython = try await Self.venvPython()
+        let dir = try Self.temporaryDirectory("ls-remote-mpn")
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = try JSONDecoder().decode(AdapterSetConfiguration.self, from: Data(Self.configJSON.utf8))
         let set = config.makeAdapterSet()
@@ -47,20 +43,9 @@ extension RemoteAdaptersInteropTests {
         let server = try await LightstreamerMPNServer.make(options: ServerOptions(host: "127.0.0.1", port: 0),
                                                           adapterSets: [set], mpn: mpn)
         let starting = Task { try await server.start() }
-        var ports: [String: Int] = [:]
-        for _ in 0..<500 {
-            ports = Dictionary(uniqueKeysWithValues: set.remoteEndpoints.compactMap { e in e.boundPort.map { (e.role, $0) } })
-            if ports.count == 2 { break }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        let script = InteropTests.interopDir.appendingPathComponent("remote_adapters.py").path
-        var remotes: [Process] = []
+        let ports = try await Self.remotePorts(of: set)
+        let remotes = try Self.spawnRemotes(venvPython, ports: ports, runFor: 60)
         defer { for p in remotes where p.isRunning { p.terminate() } }
-        for role in ["metadata", "data"] {
-            let port = try #require(ports[role == "data" ? "data:DEFAULT" : role])
-            remotes.append(try Self.spawn(venvPython, [script, "--role", role, "--port", String(port),
-                                                       "--user", "remote1", "--password", "change-me", "--run-for", "60"]))
-        }
         try await starting.value
         defer { Task { await server.shutdown() } }
         let port = try #require(server.port)

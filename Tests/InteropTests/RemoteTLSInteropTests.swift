@@ -12,12 +12,8 @@ extension RemoteAdaptersInteropTests {
                    "python3 with venv and pip is not available: interop with the Remote Adapter SDK skipped"),
           .timeLimit(.minutes(3)))
     func pythonRemoteAdaptersOverTLS() async throws {
-        let python = try #require(InteropTests.python, "CI=true and no python3 with venv and pip")
-        let venvPython = try await withCheckedThrowingContinuation { c in
-            Thread { c.resume(with: Result { try InteropTests.prepareVenv(python: python) }) }.start()
-        }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ls-remote-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let venvPython = try await Self.venvPython()
+        let dir = try Self.temporaryDirectory("ls-remote-tls")
         defer { try? FileManager.default.removeItem(at: dir) }
         let ca = try TestCertificateAuthority(name: "Remote adapters interop CA")
         let leaf = try ca.issueServerCertificate(host: "localhost")
@@ -40,21 +36,10 @@ extension RemoteAdaptersInteropTests {
         let set = config.makeAdapterSet()
         let server = LightstreamerServer(options: ServerOptions(host: "127.0.0.1", port: 0), adapterSets: [set])
         let starting = Task { try await server.start() }
-        var ports: [String: Int] = [:]
-        for _ in 0..<500 {
-            ports = Dictionary(uniqueKeysWithValues: set.remoteEndpoints.compactMap { e in e.boundPort.map { (e.role, $0) } })
-            if ports.count == 2 { break }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        let script = InteropTests.interopDir.appendingPathComponent("remote_adapters.py").path
-        var remotes: [Process] = []
+        let ports = try await Self.remotePorts(of: set)
+        let remotes = try Self.spawnRemotes(venvPython, ports: ports, runFor: 150,
+                                            extra: ["--host", "localhost", "--tls-ca", caFile])
         defer { for p in remotes where p.isRunning { p.terminate() } }
-        for (role, key) in [("metadata", "metadata"), ("data", "data:DEFAULT")] {
-            let port = try #require(ports[key])
-            remotes.append(try Self.spawn(venvPython, [script, "--role", role, "--host", "localhost", "--port", String(port),
-                                                       "--tls-ca", caFile, "--user", "remote1", "--password", "change-me",
-                                                       "--run-for", "150"]))
-        }
         try await starting.value
         defer { Task { await server.shutdown() } }
         #expect(set.remoteEndpoints.allSatisfy { $0.isConnected }, "the remotes did not connect over TLS")
