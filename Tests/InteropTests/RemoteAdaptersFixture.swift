@@ -1,5 +1,6 @@
 import Foundation
 import LightstreamerServer
+import MPNModule
 import Testing
 
 /// What the remote-adapter interop tests share: the venv with the official SDKs, the wait for
@@ -44,5 +45,28 @@ extension RemoteAdaptersInteropTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir
+    }
+
+    /// An MPN-enabled server (SQLite store and a log provider under `dir`) with the adapter set of
+    /// `configJSON`, started once the SDK's two adapters (spawned here, run for 60 s) connected.
+    static func startMPNServer(configJSON: String, dir: URL, venvPython: String) async throws
+        -> (server: LightstreamerMPNServer, remotes: [Process]) {
+        let config = try JSONDecoder().decode(AdapterSetConfiguration.self, from: Data(configJSON.utf8))
+        let set = config.makeAdapterSet()
+        var mpn = MPNConfiguration.demoDefault(sqlitePath: dir.appendingPathComponent("mpn.sqlite").path)
+        var app = MPNConfiguration.Application(id: "*")
+        app.logFile = dir.appendingPathComponent("notifications.jsonl").path
+        mpn.apple = [app]
+        let server = try await LightstreamerMPNServer.make(options: ServerOptions(host: "127.0.0.1", port: 0),
+                                                          adapterSets: [set], mpn: mpn)
+        let starting = Task { try await server.start() }
+        let remotes = try spawnRemotes(venvPython, ports: try await remotePorts(of: set), runFor: 60)
+        do {
+            try await starting.value
+        } catch {
+            for p in remotes where p.isRunning { p.terminate() }
+            throw error
+        }
+        return (server, remotes)
     }
 }

@@ -34,19 +34,8 @@ extension RemoteAdaptersInteropTests {
         let venvPython = try await Self.venvPython()
         let dir = try Self.temporaryDirectory("ls-remote-mpn")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let config = try JSONDecoder().decode(AdapterSetConfiguration.self, from: Data(Self.configJSON.utf8))
-        let set = config.makeAdapterSet()
-        var mpn = MPNConfiguration.demoDefault(sqlitePath: dir.appendingPathComponent("mpn.sqlite").path)
-        var app = MPNConfiguration.Application(id: "*")
-        app.logFile = dir.appendingPathComponent("notifications.jsonl").path
-        mpn.apple = [app]
-        let server = try await LightstreamerMPNServer.make(options: ServerOptions(host: "127.0.0.1", port: 0),
-                                                          adapterSets: [set], mpn: mpn)
-        let starting = Task { try await server.start() }
-        let ports = try await Self.remotePorts(of: set)
-        let remotes = try Self.spawnRemotes(venvPython, ports: ports, runFor: 60)
+        let (server, remotes) = try await Self.startMPNServer(configJSON: Self.configJSON, dir: dir, venvPython: venvPython)
         defer { for p in remotes where p.isRunning { p.terminate() } }
-        try await starting.value
         defer { Task { await server.shutdown() } }
         let port = try #require(server.port)
 
