@@ -4,6 +4,7 @@ extension AdminCredentials: Decodable {
     static let minPasswordLength = 8
     static let maxLength = 256
 
+    /// Reads the `admin` object of the configuration file; unknown keys are errors.
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(["user", "password"])
         let c = try decoder.container(keyedBy: AnyCodingKey.self)

@@ -4,11 +4,15 @@ import Logging
 /// `remote` in an adapter set's `metadata` or in one of its `dataAdapters`: the adapter is a
 /// separate process that connects to `host:port` over ARI (docs/ARI.md, docs/CONFIG.md).
 public struct RemoteAdapterConfiguration: Sendable, Decodable, Hashable {
+    /// The address to listen on for the remote (default 127.0.0.1).
     public var host: String
+    /// The port the remote connects to (0: any free port, for tests).
     public var port: Int
     /// The `RAC` user and password the remote must present; nil accepts any remote.
     public var credentials: RemoteCredentials?
+    /// How long a request to the remote waits for its reply (default 10,000 ms).
     public var requestTimeoutMillis: Int64
+    /// How long the remote may take to present its credentials and answer the init (default 10,000 ms).
     public var handshakeTimeoutMillis: Int64
     /// `keepalive_hint.millis` sent in the init; nil sends none.
     public var keepaliveHintMillis: Int?
@@ -20,6 +24,7 @@ public struct RemoteAdapterConfiguration: Sendable, Decodable, Hashable {
     /// listens for plain TCP. The same object as the client port's `tls` (docs/CONFIG.md).
     public var tls: ServerConfiguration.TLS?
 
+    /// A remote endpoint; the defaults are those of the configuration file.
     public init(host: String = "127.0.0.1", port: Int, credentials: RemoteCredentials? = nil, requestTimeoutMillis: Int64 = 10_000,
                 handshakeTimeoutMillis: Int64 = 10_000, keepaliveHintMillis: Int? = nil, inactivityTimeoutMillis: Int64? = nil,
                 parameters: [String: String] = [:], tls: ServerConfiguration.TLS? = nil) {
@@ -37,6 +42,7 @@ public struct RemoteAdapterConfiguration: Sendable, Decodable, Hashable {
     static let keys = ["host", "port", "user", "password", "requestTimeoutMillis", "handshakeTimeoutMillis",
                        "keepaliveHintMillis", "inactivityTimeoutMillis", "parameters", "tls"]
 
+    /// Reads the `remote` object of the configuration file; unknown keys and out-of-range values are errors.
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(Self.keys)
         let c = try decoder.container(keyedBy: AnyCodingKey.self)

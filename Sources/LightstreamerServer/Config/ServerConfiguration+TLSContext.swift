@@ -4,6 +4,7 @@ import NIOSSL
 /// Why the PEM files of a `tls` object (the client port's, or a remote adapter port's) cannot
 /// serve TLS. Raised at start-up, before the port is bound.
 public struct TLSFilesError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong with the file.
     public enum Reason: Sendable, Hashable {
         /// The file does not exist or cannot be read.
         case unreadable
@@ -20,9 +21,12 @@ public struct TLSFilesError: Error, Sendable, Hashable, CustomStringConvertible 
 
     /// `certificateChainPath` or `privateKeyPath`.
     public var key: String
+    /// The file named by `key`.
     public var path: String
+    /// What is wrong with it.
     public var reason: Reason
 
+    /// A line for the log: the configuration key, the file and what is wrong.
     public var description: String {
         switch reason {
         case .unreadable: "tls.\(key): cannot read \(path) (missing file or no permission)"

@@ -116,6 +116,7 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var controlLink: String?
     /// `text` or `json` (one JSON object per line, `JSONLogHandler`); nil: the command line's, or text.
     public var logFormat: String?
+    /// The values `logFormat` accepts.
     public static let logFormats = ["text", "json"]
     /// nil: `defaultHost` (or the command line).
     public var host: String?

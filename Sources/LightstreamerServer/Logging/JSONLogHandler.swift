@@ -21,12 +21,17 @@ public struct JSONLogHandler: LogHandler {
     /// Where the lines go: each call gets one complete line, newline included.
     public typealias Sink = @Sendable (String) -> Void
 
+    /// Lines below this level are dropped (default info).
     public var logLevel: Logger.Level = .info
+    /// Metadata on every line of this handler.
     public var metadata: Logger.Metadata = [:]
+    /// Metadata computed for each line (task-local context, for example).
     public var metadataProvider: Logger.MetadataProvider?
+    /// The logger's label, written as `label`.
     public let label: String
     private let sink: Sink
 
+    /// A handler that hands each line to `sink`.
     public init(label: String, metadataProvider: Logger.MetadataProvider? = nil, sink: @escaping Sink) {
         self.label = label
         self.metadataProvider = metadataProvider
@@ -38,11 +43,13 @@ public struct JSONLogHandler: LogHandler {
         JSONLogHandler(label: label, metadataProvider: metadataProvider) { StandardErrorLines.shared.emit($0) }
     }
 
+    /// One metadata value of this handler.
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
+    /// Writes one line: timestamp, level, label, message, the merged metadata and the source.
     public func log(event: LogEvent) {
         var all = metadata
         if let provided = metadataProvider?.get() { all.merge(provided) { _, new in new } }

@@ -17,6 +17,7 @@ public struct MetricsBackend: Sendable {
     /// The registry `/metrics` renders, if any.
     public let registry: PrometheusCollectorRegistry?
 
+    /// Instruments made by `factory`; `/metrics` renders `registry` when there is one.
     public init(factory: any MetricsFactory, registry: PrometheusCollectorRegistry?) {
         self.factory = factory
         self.registry = registry

@@ -6,14 +6,23 @@ import Prometheus
 /// reported as swift-metrics counters, gauges and timers made by `backend` (docs/METRICS.md),
 /// which `/metrics` exports in the Prometheus text format.
 public final class ServerMetrics: Sendable {
+    /// The exact counts at one moment (the dashboard's source).
     public struct Snapshot: Sendable, Hashable {
+        /// Sessions open now.
         public var sessionsActive = 0
+        /// Sessions created since start.
         public var sessionsCreated = 0
+        /// Subscriptions open now, over all sessions.
         public var subscriptionsActive = 0
+        /// U lines written to clients since start.
         public var updatesSent = 0
+        /// Bytes of session output written since start.
         public var bytesSent = 0
+        /// Client connections open now.
         public var connectionsOpen = 0
+        /// TLCP requests handled since start.
         public var requests = 0
+        /// Requests answered with an error since start.
         public var requestErrors = 0
         /// Connections closed because their client did not read (unsent bytes past `maxBacklogBytes`).
         public var slowClientsClosed = 0
@@ -53,6 +62,8 @@ public final class ServerMetrics: Sendable {
     private let timers = NIOLockedValueBox<[String: CoreMetrics.Timer]>([:])
     static let maxTimers = 64
 
+    /// Figures for one server: its node name and readiness for `/metrics`, its remote adapters, and
+    /// where the swift-metrics instruments are made.
     public init(nodeName: String? = nil, health: ServerHealth? = nil, remoteEndpoints: [RemoteAdapterEndpoint] = [],
                 backend: MetricsBackend = .prometheus()) {
         self.nodeName = nodeName
@@ -64,6 +75,7 @@ public final class ServerMetrics: Sendable {
         state = NIOLockedValueBox(State(remoteReported: remoteEndpoints.map { _ in RemoteConnectionCounters() }))
     }
 
+    /// The counts now.
     public var snapshot: Snapshot { state.withLockedValue { $0.counters } }
 
     func update(_ body: (inout Snapshot) -> Void) {

@@ -8,10 +8,13 @@ import NIOSSL
 /// server started. `LightstreamerServer.start()` binds every endpoint of its adapter sets and
 /// waits for their remotes; `shutdown()` says `CLOSE` and stops listening.
 public final class RemoteAdapterEndpoint: Sendable {
+    /// The adapter set the remote adapter belongs to.
     public let adapterSet: String
     /// The Data Adapter's name; nil for the Metadata Adapter.
     public let dataAdapter: String?
+    /// The configured listening address.
     public let host: String
+    /// The configured port (0: any free port).
     public let port: Int
     /// PEM files when the remote connects with TLS.
     public let tls: ServerConfiguration.TLS?
@@ -36,6 +39,7 @@ public final class RemoteAdapterEndpoint: Sendable {
     /// The bound port (differs from `port` when that is 0), once started.
     public var boundPort: Int? { listener.withLockedValue { $0?.port } }
 
+    /// Whether a remote is connected and past its handshake.
     public var isConnected: Bool { connection.isReady }
 
     var counters: RemoteConnectionCounters { connection.counters }

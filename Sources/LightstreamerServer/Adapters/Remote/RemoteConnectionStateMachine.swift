@@ -7,6 +7,7 @@ import TLCP
 /// and socket events, runs the actions it returns in order, and re-arms one timer for
 /// `nextWakeup` after each call.
 public struct RemoteConnectionStateMachine<Context: Sendable>: Sendable {
+    /// What the driver must do after an event.
     public typealias Action = RemoteConnectionAction<Context>
 
     enum State: Sendable, Hashable {
@@ -22,6 +23,7 @@ public struct RemoteConnectionStateMachine<Context: Sendable>: Sendable {
         case caller(Context)
     }
 
+    /// The adapter this connection serves and its limits.
     public let configuration: RemoteConnectionConfiguration
     private(set) var state: State = .idle
     private var correlator: ARIRequestCorrelator<Waiter>
@@ -30,17 +32,20 @@ public struct RemoteConnectionStateMachine<Context: Sendable>: Sendable {
     private var remoteAllowsClose = false
     private var sdk: String?
 
+    /// A connection waiting for its remote.
     public init(configuration: RemoteConnectionConfiguration) {
         self.configuration = configuration
         correlator = ARIRequestCorrelator(timeoutMillis: configuration.requestTimeoutMillis,
                                           maxPending: configuration.maxPendingRequests)
     }
 
+    /// Whether the handshake is over and requests may be sent.
     public var isReady: Bool {
         if case .ready = state { return true }
         return false
     }
 
+    /// Whether the connection is over (closed by either side or after a failure).
     public var isClosed: Bool { state == .closed }
 
     /// The dialect settled on in the handshake.

@@ -2,12 +2,17 @@ import ARI
 
 /// Which adapter a remote connection serves, and how the server checks and greets it.
 public struct RemoteConnectionConfiguration: Sendable, Hashable {
+    /// The adapter a remote connection serves.
     public enum Role: Sendable, Hashable {
+        /// The adapter set's Metadata Adapter.
         case metadata
+        /// The Data Adapter of that name.
         case data(name: String)
     }
 
+    /// The adapter this connection serves.
     public var role: Role
+    /// The adapter set, sent in the init.
     public var adapterSet: String
     /// The `RAC` credentials the remote must present; nil accepts any remote (and then the
     /// init goes out at once, so remotes that never send `RAC` work too).
@@ -16,6 +21,7 @@ public struct RemoteConnectionConfiguration: Sendable, Hashable {
     public var keepaliveHintMillis: Int?
     /// Parameters for the remote adapter's `initialize`, sent with the init.
     public var parameters: [ARIPair]
+    /// An identifier of this server instance sent in the init, if any.
     public var serverInstanceId: String?
     /// How long a request waits for its reply.
     public var requestTimeoutMillis: Int64
@@ -26,6 +32,7 @@ public struct RemoteConnectionConfiguration: Sendable, Hashable {
     /// Requests waiting for their reply at once.
     public var maxPendingRequests: Int
 
+    /// A configuration with the defaults of the configuration file.
     public init(role: Role, adapterSet: String, credentials: RemoteCredentials? = nil, keepaliveHintMillis: Int? = nil,
                 parameters: [ARIPair] = [], serverInstanceId: String? = nil, requestTimeoutMillis: Int64 = 10_000,
                 handshakeTimeoutMillis: Int64 = 10_000, inactivityTimeoutMillis: Int64? = nil, maxPendingRequests: Int = 10_000) {
@@ -52,8 +59,11 @@ public struct RemoteConnectionConfiguration: Sendable, Hashable {
 
 /// A user and password pair a remote must present in `RAC`.
 public struct RemoteCredentials: Sendable, Hashable {
+    /// The user the remote presents.
     public var user: String
+    /// The password the remote presents.
     public var password: String
+    /// A pair of credentials.
     public init(user: String, password: String) {
         self.user = user
         self.password = password
@@ -94,6 +104,12 @@ public enum RemoteConnectionAction<Context: Sendable>: Sendable {
 
 extension RemoteConnectionAction: Equatable where Context: Equatable {}
 
+/// The level of a line the connection asks its driver to log.
 public enum RemoteLogLevel: Sendable, Hashable {
-    case info, warning, error
+    /// Normal events (a remote connected, closed).
+    case info
+    /// Something the remote did wrong that the connection survives.
+    case warning
+    /// A failure that ends the connection.
+    case error
 }

@@ -235,12 +235,16 @@ public final class RemoteMetadataAdapter: MetadataAdapter, RemoteConnectionEvent
 
     // MARK: MPN (the MPN Module's hooks call these)
 
+    /// Asks the remote (`MDA`) whether the user may register the device; a refusal throws
+    /// the remote's error.
     public func mpnDeviceAccess(user: String?, sessionId: String, platform: MPNPlatform, applicationId: String,
                                 deviceToken: String) async throws {
         let device = ARIMPNDevice(platform: platform, applicationId: applicationId, deviceToken: deviceToken)
         _ = try await call(.mpnDeviceAccess(user: user, sessionId: sessionId, device: device))
     }
 
+    /// Asks the remote (`MSA`) whether the user may activate an MPN subscription with this
+    /// trigger and notification format on the device; a refusal throws the remote's error.
     public func mpnSubscriptionActivation(user: String?, sessionId: String, table: TableInfo, platform: MPNPlatform,
                                           applicationId: String, deviceToken: String, trigger: String?,
                                           notificationFormat: String) async throws {
@@ -249,6 +253,8 @@ public final class RemoteMetadataAdapter: MetadataAdapter, RemoteConnectionEvent
                                                       device: device, trigger: trigger, notificationFormat: notificationFormat))
     }
 
+    /// Asks the remote (`MDC`) whether the device's token may change to `newDeviceToken`; a
+    /// refusal throws the remote's error.
     public func mpnDeviceTokenChange(user: String?, sessionId: String, platform: MPNPlatform, applicationId: String,
                                      deviceToken: String, newDeviceToken: String) async throws {
         let device = ARIMPNDevice(platform: platform, applicationId: applicationId, deviceToken: deviceToken)

@@ -12,8 +12,11 @@ extension RemoteAdapterConnection: RemoteRequester {}
 /// A remote Metadata Adapter's failure that is not one of `MetadataError`'s refusals: the
 /// server answers it with its generic code (CONERR 66, MSGFAIL 35).
 public struct RemoteMetadataFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The request that failed.
     public var method: ARIMethod
+    /// What went wrong (a timeout, a lost connection, an unexpected reply).
     public var reason: String
+    /// A line for the log.
     public var description: String { "remote Metadata Adapter, \(method.rawValue): \(reason)" }
 }
 
