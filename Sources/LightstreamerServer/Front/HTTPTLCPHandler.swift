@@ -324,21 +324,9 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func respondWeb(_ reply: WebReply, keepAlive: Bool, context: ChannelHandlerContext) {
-        switch reply {
-        case .now(let r):
-            WebResponse.write(r, keepAlive: keepAlive, context: context, wrap: wrapOutboundOut) {
-                if keepAlive { armUpgrade?(context) }
-            }
-        case .later(let work):
-            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            let eventLoop = context.eventLoop
-            Task {
-                let r = await work()
-                eventLoop.execute {
-                    let (handler, context) = loopBound.value
-                    guard context.channel.isActive else { return }
-                    handler.respondWeb(.now(r), keepAlive: keepAlive, context: context)
-                }
+        reply.deliver(context: context) { r, context in
+            WebResponse.write(r, keepAlive: keepAlive, context: context, wrap: self.wrapOutboundOut) {
+                if keepAlive { self.armUpgrade?(context) }
             }
         }
     }

@@ -34,6 +34,26 @@ struct WebResponse: Equatable {
 enum WebReply {
     case now(WebResponse)
     case later(@Sendable () async -> WebResponse)
+
+    /// Calls `respond` on the channel's event loop with the response: at once, or when the
+    /// work is done (and not at all if the channel closed meanwhile).
+    func deliver(context: ChannelHandlerContext, _ respond: @escaping (WebResponse, ChannelHandlerContext) -> Void) {
+        switch self {
+        case .now(let r):
+            respond(r, context)
+        case .later(let work):
+            let bound = NIOLoopBound((respond, context), eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            Task {
+                let r = await work()
+                eventLoop.execute {
+                    let (respond, context) = bound.value
+                    guard context.channel.isActive else { return }
+                    respond(r, context)
+                }
+            }
+        }
+    }
 }
 
 extension WebResponse {
