@@ -160,15 +160,30 @@ public struct UpdateNotification: Sendable, Hashable {
     public var fieldCount: Int { values.reduce(0) { $0 + $1.width } }
 
     public func encoded() -> String {
+        Self.line(subscriptionId: subscriptionId, item: item, encodedValues: Self.encodedValues(values))
+    }
+
+    /// The part of a `U` line after `U,<subId>,<item>,`: the tokens, escaped and joined by `|`.
+    /// It depends only on the tokens, so sessions that send the same tokens for an item can
+    /// share it and add their own head (`line(subscriptionId:item:encodedValues:)`).
+    public static func encodedValues(_ values: [FieldDelta]) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(16 + values.count * 8)
+        out.reserveCapacity(values.count * 8)
+        FieldDelta.append(values, to: &out)
+        return out
+    }
+
+    /// `U,<subscriptionId>,<item>,` followed by `encodedValues`.
+    public static func line(subscriptionId: Int, item: Int, encodedValues: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(16 + encodedValues.count)
         out.append(UInt8(ascii: "U"))
         out.append(UInt8(ascii: ","))
         appendDecimal(subscriptionId, to: &out)
         out.append(UInt8(ascii: ","))
         appendDecimal(item, to: &out)
         out.append(UInt8(ascii: ","))
-        FieldDelta.append(values, to: &out)
+        out.append(contentsOf: encodedValues)
         return String(decoding: out, as: UTF8.self)
     }
 }

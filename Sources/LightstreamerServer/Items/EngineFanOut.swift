@@ -34,7 +34,7 @@ extension EngineState {
         }
         let change = rec.state.apply(fields)
         let state = rec.state
-        var cache = ProjectionCache()
+        var cache = ProjectionCache(record: rec)
         for subscriber in rec.subscribers.values {
             let table = subscriber.table
             for pos in subscriber.positions {
@@ -57,7 +57,7 @@ extension EngineState {
         guard let rec = items[key] else { return }
         rec.state.clear()
         let state = rec.state
-        var cache = ProjectionCache()
+        var cache = ProjectionCache(record: rec)
         for subscriber in rec.subscribers.values {
             for pos in subscriber.positions where subscriber.table.clear(pos: pos, state: state, cache: &cache, ctx: ctx) {
                 effects.drain.append(subscriber.table)
@@ -93,22 +93,22 @@ extension TableRecord {
         guard !closed, pos < items.count, !items[pos].waitingForSnapshot else { return false }
         switch mode {
         case .raw:
-            let values = cache.eventRow(eventFields, schemaId: schemaId, fields: fields)
+            let (values, shared) = cache.eventShared(eventFields, schemaId: schemaId, fields: fields)
             guard selector?.matches(values) ?? true else { return false }
-            return send(.update(item: pos + 1, values: values, isSnapshot: false))
+            return send(.update(item: pos + 1, values: values, isSnapshot: false), shared: shared)
         case .merge:
-            let values = cache.mergedRow(state, schemaId: schemaId, fields: fields)
+            let (values, shared) = cache.mergedShared(state, schemaId: schemaId, fields: fields)
             guard selector?.matches(values) ?? true else { return false }
             if items[pos].firstIsSnapshot {
                 items[pos].firstIsSnapshot = false
                 items[pos].gate.lastDelivery = ctx.now
-                return send(.update(item: pos + 1, values: values, isSnapshot: true))
+                return send(.update(item: pos + 1, values: values, isSnapshot: true), shared: shared)
             }
-            return offer(pos: pos, Pending(values: values), ctx: ctx)
+            return offer(pos: pos, Pending(values: values), shared: shared, ctx: ctx)
         case .distinct:
-            let values = cache.eventRow(eventFields, schemaId: schemaId, fields: fields)
+            let (values, shared) = cache.eventShared(eventFields, schemaId: schemaId, fields: fields)
             guard selector?.matches(values) ?? true else { return false }
-            return offer(pos: pos, Pending(values: values), ctx: ctx)
+            return offer(pos: pos, Pending(values: values), shared: shared, ctx: ctx)
         case .command:
             guard let change else { return false }
             let values = cache.commandRow(change.row, schemaId: schemaId, fields: fields)
@@ -217,12 +217,13 @@ extension TableRecord {
 
     // MARK: helpers
 
-    private func offer(pos: Int, _ update: Pending, ctx: DispatchContext) -> Bool {
+    private func offer(pos: Int, _ update: Pending, shared: SharedUpdateEncoding? = nil, ctx: DispatchContext) -> Bool {
         let outcome = items[pos].gate.offer(update, mode: mode, now: ctx.now, cap: ctx.cap)
         ctx.tally.filtered &+= items[pos].gate.takeFiltered()
         switch outcome {
         case .deliver(let p):
-            return send(.update(item: pos + 1, values: p.values, isSnapshot: false))
+            // `shared` checks that it was made for `p.values` before a session uses it.
+            return send(.update(item: pos + 1, values: p.values, isSnapshot: false), shared: shared)
         case .queued(let deadline):
             armTimer(pos: pos, at: deadline, ctx: ctx)
             return false

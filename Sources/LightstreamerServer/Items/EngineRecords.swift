@@ -35,6 +35,9 @@ final class ItemRecord: @unchecked Sendable {
     var reservations = 0
     /// Running subscriptions by table id, with the 0-based positions of this item in each.
     var subscribers: [UInt64: Subscriber] = [:]
+    /// The last row projected per field schema and kind (MERGE or event rows), which the next
+    /// update's `SharedUpdateEncoding` is relative to.
+    var sharedRows: [Int: [String?]] = [:]
 
     struct Subscriber {
         let table: TableRecord
@@ -56,7 +59,7 @@ final class ItemRecord: @unchecked Sendable {
 /// What a table delivers, in order, through its sink.
 enum Outgoing: Sendable {
     case started(TableHandle)
-    case event(TableEvent)
+    case event(TableEvent, SharedUpdateEncoding?)
 }
 
 /// One item of one subscription: delivery state only.
@@ -79,6 +82,9 @@ struct SubscribedItem: Sendable {
 final class TableRecord: @unchecked Sendable {
     let handle: TableHandle
     let sink: any TableSink
+    /// `sink` when it can take shared encodings (the server's sessions), found once here
+    /// rather than by a cast per event.
+    let sharingSink: (any SharedEncodingTableSink)?
     let mode: SubscriptionMode
     let fields: [String]
     let schemaId: Int
@@ -99,6 +105,7 @@ final class TableRecord: @unchecked Sendable {
     init(handle: TableHandle, sink: any TableSink, plan: TablePlan, schemaId: Int) {
         self.handle = handle
         self.sink = sink
+        self.sharingSink = sink as? any SharedEncodingTableSink
         self.mode = plan.mode
         self.fields = plan.fields
         self.schemaId = schemaId
@@ -110,9 +117,9 @@ final class TableRecord: @unchecked Sendable {
     }
 
     /// Queues an event; returns true when the caller must drain this table (nobody else is).
-    func send(_ event: TableEvent) -> Bool {
+    func send(_ event: TableEvent, shared: SharedUpdateEncoding? = nil) -> Bool {
         guard !closed else { return false }
-        outbox.append(.event(event))
+        outbox.append(.event(event, shared))
         return claimDrain()
     }
 
@@ -212,20 +219,36 @@ struct Effects: Sendable {
 
 /// Rows projected once per schema for one event (shared by every subscription with that schema).
 struct ProjectionCache {
-    private var merged: [Int: [String?]] = [:]
-    private var event: [Int: [String?]] = [:]
+    /// The item whose event is being projected: it keeps the previous shared row per schema.
+    let record: ItemRecord
+    private var merged: [Int: ([String?], SharedUpdateEncoding)] = [:]
+    private var event: [Int: ([String?], SharedUpdateEncoding)] = [:]
     private var command: [Int: [String?]] = [:]
 
+    init(record: ItemRecord) {
+        self.record = record
+    }
+
     mutating func mergedRow(_ state: ItemState, schemaId: Int, fields: [String]) -> [String?] {
+        mergedShared(state, schemaId: schemaId, fields: fields).0
+    }
+
+    /// The MERGE row with the encoding sessions may share (`SharedUpdateEncoding`).
+    mutating func mergedShared(_ state: ItemState, schemaId: Int, fields: [String]) -> ([String?], SharedUpdateEncoding) {
         if let r = merged[schemaId] { return r }
-        let r = project(state.row, onto: fields)
+        let r = shared(project(state.row, onto: fields), key: schemaId << 1)
         merged[schemaId] = r
         return r
     }
 
     mutating func eventRow(_ values: [String: String?], schemaId: Int, fields: [String]) -> [String?] {
+        eventShared(values, schemaId: schemaId, fields: fields).0
+    }
+
+    /// The DISTINCT/RAW row with the encoding sessions may share.
+    mutating func eventShared(_ values: [String: String?], schemaId: Int, fields: [String]) -> ([String?], SharedUpdateEncoding) {
         if let r = event[schemaId] { return r }
-        let r = project(values, onto: fields)
+        let r = shared(project(values, onto: fields), key: schemaId << 1 | 1)
         event[schemaId] = r
         return r
     }
@@ -235,5 +258,11 @@ struct ProjectionCache {
         let r = project(values, onto: fields)
         command[schemaId] = r
         return r
+    }
+
+    private func shared(_ row: [String?], key: Int) -> ([String?], SharedUpdateEncoding) {
+        let encoding = SharedUpdateEncoding(previous: record.sharedRows[key], values: row)
+        record.sharedRows[key] = row
+        return (row, encoding)
     }
 }

@@ -267,10 +267,13 @@ public final class ItemEngine: Sendable {
             for i in delivered.indices {
                 let (table, _) = delivered[i]
                 let sink = table.sink
+                let sharingSink = table.sharingSink
                 for item in delivered[i].1 {
                     switch item {
-                    case .started(let handle): sink.started(handle)
-                    case .event(let event): sink.deliver(event)
+                    case .started(let handle):
+                        sink.started(handle)
+                    case .event(let event, let shared):
+                        if let sharingSink { sharingSink.deliver(event, shared: shared) } else { sink.deliver(event) }
                     }
                 }
                 delivered[i].1.removeAll(keepingCapacity: true)

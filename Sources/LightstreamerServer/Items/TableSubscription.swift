@@ -77,3 +77,9 @@ extension TableSink {
     /// Does nothing.
     public func started(_ handle: TableHandle) {}
 }
+
+/// A sink that can take the encoding an update shares with other subscriptions of the same
+/// item and fields (`SharedUpdateEncoding`); the engine hands it over with each update.
+protocol SharedEncodingTableSink: TableSink {
+    func deliver(_ event: TableEvent, shared: SharedUpdateEncoding?)
+}

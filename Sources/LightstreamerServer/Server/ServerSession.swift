@@ -202,11 +202,11 @@ final class ServerSession: Sendable {
     /// stays bounded and the producer slows down instead of queues growing. Before that, MERGE
     /// updates of one item fold into one (`SessionInbox`), so a loop that is behind sends the
     /// latest values and the limit is met only by events that must all be delivered.
-    func enqueueTableEvent(_ id: Int, _ event: TableEvent, mergeable: Bool) {
+    func enqueueTableEvent(_ id: Int, _ event: TableEvent, mergeable: Bool, shared: SharedUpdateEncoding? = nil) {
         if case .overflow(_, let lost) = event { manager.metrics.update { $0.updatesLost += lost } }
         enum Next { case none, schedule, handleHere }
         let next = inbox.withLockedValue { box -> Next in
-            box.append(id, event, mergeable: mergeable)
+            box.append(id, event, mergeable: mergeable, shared: shared)
             if box.count >= Self.inboxLimit { return .handleHere }
             if box.drainScheduled { return .none }
             box.drainScheduled = true
@@ -362,7 +362,7 @@ final class ServerSession: Sendable {
 }
 
 /// Delivers one subscription's engine events to its session.
-final class SessionTableSink: TableSink {
+final class SessionTableSink: SharedEncodingTableSink {
     let session: ServerSession
     let subscriptionId: Int
     /// MERGE and not `unfiltered`: updates waiting in the inbox may be conflated.
@@ -376,5 +376,9 @@ final class SessionTableSink: TableSink {
 
     func deliver(_ event: TableEvent) {
         session.enqueueTableEvent(subscriptionId, event, mergeable: mergeable)
+    }
+
+    func deliver(_ event: TableEvent, shared: SharedUpdateEncoding?) {
+        session.enqueueTableEvent(subscriptionId, event, mergeable: mergeable, shared: shared)
     }
 }

@@ -11,7 +11,8 @@
 /// caller marks so), snapshot updates, and anything across another event of the same item
 /// (an EOS, CS or OV keeps its place between the updates around it).
 struct SessionInbox {
-    typealias Entry = (subscriptionId: Int, event: TableEvent)
+    /// An event, with the encoding its update may share with other sessions.
+    typealias Entry = (subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)
 
     private struct ItemKey: Hashable {
         var subscriptionId: Int
@@ -31,30 +32,32 @@ struct SessionInbox {
     static let conflateAfter = 16
 
     /// Appends `event`, or folds it into the waiting update of the same item when `mergeable`.
-    mutating func append(_ subscriptionId: Int, _ event: TableEvent, mergeable: Bool) {
+    mutating func append(_ subscriptionId: Int, _ event: TableEvent, mergeable: Bool, shared: SharedUpdateEncoding? = nil) {
         switch event {
         case .update(let item, let values, let isSnapshot):
             // A loop that keeps up never lets this many wait: no hashing on the fast path.
             guard events.count >= Self.conflateAfter || !replaceable.isEmpty else {
-                events.append((subscriptionId, event))
+                events.append((subscriptionId, event, shared))
                 return
             }
             let key = ItemKey(subscriptionId: subscriptionId, item: item)
             guard mergeable, !isSnapshot else {
                 replaceable[key] = nil
-                events.append((subscriptionId, event))
+                events.append((subscriptionId, event, shared))
                 return
             }
             if let i = replaceable[key], i < events.count {
-                events[i] = (subscriptionId, .update(item: item, values: values, isSnapshot: false))
+                // The shared encoding still applies if the session's previous row matches it
+                // (it checks): keep the newer update's.
+                events[i] = (subscriptionId, .update(item: item, values: values, isSnapshot: false), shared)
                 conflated += 1
             } else {
                 replaceable[key] = events.count
-                events.append((subscriptionId, event))
+                events.append((subscriptionId, event, shared))
             }
         case .endOfSnapshot(let item), .clearSnapshot(let item), .overflow(let item, _):
             if !replaceable.isEmpty { replaceable[ItemKey(subscriptionId: subscriptionId, item: item)] = nil }
-            events.append((subscriptionId, event))
+            events.append((subscriptionId, event, nil))
         }
     }
 

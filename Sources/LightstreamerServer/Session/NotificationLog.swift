@@ -4,30 +4,58 @@ import TLCP
 /// The data notifications of one session, numbered from 1 as docs/protocol/TLCP.md §5.5 counts
 /// them, kept while they are undelivered and, once delivered, for the recovery window.
 ///
-/// The entries are a ring buffer: each pruned entry is freed as it leaves, so there is no
-/// periodic compaction (which, done for every session at the same count, made latency jump
-/// in step across all of them).
+/// Lines are stored back to back in pages (strings of up to `pageBytes`), and each
+/// notification is a slot that points into its page. Appending copies the line into the
+/// current page and pruning only moves past slots and frees whole pages: there is no
+/// allocation or release per notification, and no periodic compaction (which, done for every
+/// session at the same count, would make latency jump in step across all of them).
 struct NotificationLog: Sendable {
     struct Entry: Sendable {
-        var line: String
+        var line: Substring
         var isUpdate: Bool
         var atMillis: Int64
     }
 
-    /// Entries, the first one having progressive `firstProgressive`.
-    private var entries = CircularBuffer<Entry>(initialCapacity: 1)
-    /// The progressive of `entries.first`.
+    /// Where one notification is: its page (by number, counting every page ever started),
+    /// its UTF-8 range in the page, and what the log needs to know about it.
+    private struct Slot: Sendable {
+        var page: Int
+        var start: Int
+        var length: Int
+        var isUpdate: Bool
+        var atMillis: Int64
+    }
+
+    /// A page is closed and a new one started when a line would take it past this size.
+    static let pageBytes = 4096
+
+    private var slots = CircularBuffer<Slot>(initialCapacity: 1)
+    /// Closed pages still holding some slot's line; `pages.first` is page `firstPage`.
+    private var pages = CircularBuffer<String>(initialCapacity: 1)
+    private var firstPage = 0
+    /// The page being filled: page number `firstPage + pages.count`.
+    private var current = ""
+
+    /// The progressive of `slots.first`.
     private(set) var firstProgressive = 1
     /// The progressive of the last data notification produced (0 before any).
     private(set) var lastProgressive = 0
 
-    var count: Int { entries.count }
+    var count: Int { slots.count }
     /// Bytes of the lines held (delivered ones kept for recovery and undelivered ones).
     private(set) var heldBytes = 0
 
     mutating func append(_ line: String, isUpdate: Bool, now: Int64) -> Int {
-        heldBytes += line.utf8.count
-        entries.append(Entry(line: line, isUpdate: isUpdate, atMillis: now))
+        let length = line.utf8.count
+        if !current.isEmpty && current.utf8.count + length > Self.pageBytes {
+            pages.append(current)
+            current = ""
+        }
+        if current.isEmpty { current.reserveCapacity(min(Self.pageBytes, max(256, length))) }
+        let start = current.utf8.count
+        current += line
+        slots.append(Slot(page: firstPage + pages.count, start: start, length: length, isUpdate: isUpdate, atMillis: now))
+        heldBytes += length
         lastProgressive += 1
         return lastProgressive
     }
@@ -39,20 +67,42 @@ struct NotificationLog: Sendable {
 
     func entry(_ progressive: Int) -> Entry? {
         let offset = progressive - firstProgressive
-        guard offset >= 0, offset < entries.count else { return nil }
-        return entries[entries.index(entries.startIndex, offsetBy: offset)]
+        guard offset >= 0, offset < slots.count else { return nil }
+        let slot = slots[slots.index(slots.startIndex, offsetBy: offset)]
+        let pageIndex = slot.page - firstPage
+        let page = pageIndex < pages.count ? pages[pages.index(pages.startIndex, offsetBy: pageIndex)] : current
+        let utf8 = page.utf8
+        let from = utf8.index(utf8.startIndex, offsetBy: slot.start)
+        let to = utf8.index(from, offsetBy: slot.length)
+        return Entry(line: Substring(utf8[from..<to]), isUpdate: slot.isUpdate, atMillis: slot.atMillis)
     }
 
     /// Drops delivered entries (progressive ≤ `delivered`) older than the window or beyond the
     /// count limit.
     mutating func prune(delivered: Int, now: Int64, windowMillis: Int, maxCount: Int) {
-        while let first = entries.first, firstProgressive <= delivered {
-            let tooMany = entries.count > maxCount
+        var dropped = false
+        while let first = slots.first, firstProgressive <= delivered {
+            let tooMany = slots.count > maxCount
             let tooOld = Saturating.subtract(now, first.atMillis) > Int64(windowMillis)
             guard tooMany || tooOld else { break }
-            heldBytes -= first.line.utf8.count
-            entries.removeFirst()
+            heldBytes -= first.length
+            slots.removeFirst()
             firstProgressive += 1
+            dropped = true
+        }
+        guard dropped else { return }
+        // Free the closed pages no slot points into any more.
+        let keepFrom = slots.first?.page ?? (firstPage + pages.count)
+        while firstPage < keepFrom, !pages.isEmpty {
+            pages.removeFirst()
+            firstPage += 1
+        }
+        if slots.isEmpty {
+            // Nothing held: the current page starts over (an idle session keeps no page).
+            current = ""
+            // The next slot's page number must follow the closed ones.
+            firstPage += pages.count
+            pages.removeAll()
         }
     }
 

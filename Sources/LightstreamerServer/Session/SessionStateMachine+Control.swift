@@ -241,18 +241,32 @@ extension SessionStateMachine {
     }
 
     /// `tableEvent` without taking the output (a batch takes it once).
-    mutating func handleTableEvent(_ id: Int, _ event: TableEvent, now: Int64) {
+    mutating func handleTableEvent(_ id: Int, _ event: TableEvent, shared: SharedUpdateEncoding? = nil, now: Int64) {
         guard !isClosed else { return }
         let early = withTable(id) { t -> Bool in
             guard case .subscribing = t.state else { return false }
             t.early.append(event)
             return true
         }
-        if early == false { deliver(id, event, now: now) }
+        if early == false { deliver(id, event, shared: shared, now: now) }
     }
 
-    mutating func deliver(_ id: Int, _ event: TableEvent, now: Int64) {
+    mutating func deliver(_ id: Int, _ event: TableEvent, shared: SharedUpdateEncoding? = nil, now: Int64) {
         let diffs = self.diffs
+        if case .update(let item, let values, _) = event, let shared {
+            // The common case: the bytes other sessions already encoded for this update.
+            let line = withTable(id) { t -> String? in
+                guard let grant = t.grant, item >= 1, item <= grant.itemCount, values.count == grant.fieldCount,
+                      let encoded = shared.encodedValues(previous: t.rows[item - 1], values: values, diffs: diffs)
+                else { return nil }
+                t.rows[item - 1] = values
+                return UpdateNotification.line(subscriptionId: id, item: item, encodedValues: encoded)
+            }
+            if let line = line ?? nil {
+                emitLine(line, isUpdate: true, now: now)
+                return
+            }
+        }
         let notification: TLCPNotification?? = withTable(id) { t -> TLCPNotification? in
             guard let grant = t.grant else { return nil }
             switch event {

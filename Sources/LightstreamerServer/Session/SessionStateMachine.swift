@@ -96,6 +96,11 @@ public struct SessionStateMachine: Sendable {
             append(to: conn, updates: updates) { $0 += line; $0 += "\r\n" }
         }
 
+        /// `writeLine` for a line held by the `NotificationLog`.
+        mutating func writeLine(_ line: Substring, to conn: ConnectionID, updates: Int) {
+            append(to: conn, updates: updates) { $0.append(contentsOf: line); $0 += "\r\n" }
+        }
+
         /// Extends the last write when it goes to `conn`, else starts a new one.
         private mutating func append(to conn: ConnectionID, updates: Int, _ body: (inout String) -> Void) {
             if case .write(let c, var t, let u)? = actions.last, c == conn {
@@ -343,11 +348,21 @@ public struct SessionStateMachine: Sendable {
     /// Writes a line on a connection; on the bound stream it counts toward content length and
     /// keepalive.
     mutating func write(_ line: String, to conn: ConnectionID, isUpdate: Bool = false, now: Int64) {
+        noteWrite(bytes: line.utf8.count + 2, to: conn, now: now)
+        output.writeLine(line, to: conn, updates: isUpdate ? 1 : 0)
+    }
+
+    /// `write` for a line held by the `NotificationLog`.
+    mutating func write(_ line: Substring, to conn: ConnectionID, isUpdate: Bool, now: Int64) {
+        noteWrite(bytes: line.utf8.count + 2, to: conn, now: now)
+        output.writeLine(line, to: conn, updates: isUpdate ? 1 : 0)
+    }
+
+    private mutating func noteWrite(bytes: Int, to conn: ConnectionID, now: Int64) {
         if binding?.connection == conn {
-            binding?.bytesWritten += line.utf8.count + 2
+            binding?.bytesWritten += bytes
             binding?.lastWriteAt = now
         }
-        output.writeLine(line, to: conn, updates: isUpdate ? 1 : 0)
     }
 
     /// Writes a non-data line on the bound stream, if any.
@@ -360,7 +375,12 @@ public struct SessionStateMachine: Sendable {
     mutating func emitData(_ n: TLCPNotification, now: Int64) {
         var isUpdate = false
         if case .update = n { isUpdate = true }
-        _ = log.append(n.encoded(version: version), isUpdate: isUpdate, now: now)
+        emitLine(n.encoded(version: version), isUpdate: isUpdate, now: now)
+    }
+
+    /// `emitData` for a line already encoded.
+    mutating func emitLine(_ line: String, isUpdate: Bool, now: Int64) {
+        _ = log.append(line, isUpdate: isUpdate, now: now)
         if log.heldBytes > settings.maxBacklogBytes {
             // Recovery gives way first; past that the client cannot keep up.
             log.dropDelivered(delivered)

@@ -1,0 +1,63 @@
+import NIOConcurrencyHelpers
+import TLCP
+
+/// The encoding of one update of one item for one field schema, shared by every session
+/// that receives it on top of the same previous row.
+///
+/// A `U` line's values are a pure function of three things: the row the session last sent
+/// for the item (`previous`), the row it sends now (`values`) and the diff formats the
+/// session accepts. The engine projects an update once per field schema, so the sessions
+/// subscribed to an item with the same fields usually receive the same `values` on top of
+/// the same `previous`: the first of them encodes the values, the others reuse the bytes and
+/// only write their own `U,<subId>,<item>,` head.
+///
+/// A session uses the shared bytes only when its own previous row and the row it sends are
+/// equal to the ones they were computed for (`encodedValues(previous:values:diffs:)` checks
+/// both); any session whose history diverged (frequency limits, conflation, a snapshot, a
+/// late start, a selector) falls back to its own encoding, so sharing never changes what a
+/// session receives.
+final class SharedUpdateEncoding: Sendable {
+    /// The row of the previous update of this item and schema (nil: there was none).
+    let previous: [String?]?
+    /// The row of this update.
+    let values: [String?]
+
+    /// The first encoding made, with the diff formats it was made for (sessions almost
+    /// always accept the same formats; others encode by themselves).
+    private let cache = NIOLockedValueBox<(diffs: UInt8, bytes: [UInt8])?>(nil)
+
+    init(previous: [String?]?, values: [String?]) {
+        self.previous = previous
+        self.values = values
+    }
+
+    /// The encoded values for a session that last sent `previous` and now sends `values`
+    /// with `diffs`, or nil when this encoding does not apply to it.
+    func encodedValues(previous sessionPrevious: [String?]?, values sessionValues: [String?],
+                       diffs: Set<DiffFormat>) -> [UInt8]? {
+        // Array equality compares storage identity first: sessions that received the
+        // engine's rows hold these very buffers, so the check is two pointer comparisons.
+        guard sessionValues == values, sessionPrevious == previous else { return nil }
+        let mask = Self.mask(diffs)
+        return cache.withLockedValue { cached -> [UInt8]? in
+            if let cached {
+                return cached.diffs == mask ? cached.bytes : nil
+            }
+            let bytes = UpdateNotification.encodedValues(UpdateCodec.encode(previous: previous, current: values, diffs: diffs))
+            cached = (mask, bytes)
+            return bytes
+        }
+    }
+
+    /// The formats as bits: comparing two sets costs hashing, which this path cannot afford.
+    private static func mask(_ diffs: Set<DiffFormat>) -> UInt8 {
+        var mask: UInt8 = 0
+        for format in diffs {
+            switch format {
+            case .jsonPatch: mask |= 1
+            case .tlcpDiff: mask |= 2
+            }
+        }
+        return mask
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+import TLCP
+@testable import LightstreamerServer
+
+/// Sessions that share an update's encoding (`SharedUpdateEncoding`) must write exactly the
+/// bytes a session encoding every update by itself writes. Many sessions with mixed shapes
+/// (field lists, modes, frequency limits, diff formats, late starts) receive the same engine
+/// events; each one's lines are compared with a reference machine fed the same events without
+/// the shared encodings.
+@Suite struct SharedEncodingTests {
+    /// Records what the engine delivers, with the shared encoding of each update.
+    final class SharingSink: SharedEncodingTableSink, @unchecked Sendable {
+        private let lock = NSLock()
+        private var entries: [(TableEvent, SharedUpdateEncoding?)] = []
+
+        func deliver(_ event: TableEvent) { lock.withLock { entries.append((event, nil)) } }
+        func deliver(_ event: TableEvent, shared: SharedUpdateEncoding?) { lock.withLock { entries.append((event, shared)) } }
+
+        func take() -> [(TableEvent, SharedUpdateEncoding?)] {
+            lock.withLock {
+                defer { entries.removeAll() }
+                return entries
+            }
+        }
+    }
+
+    /// One client: a machine that uses shared encodings and a reference one that does not.
+    struct Client {
+        let name: String
+        let sink = SharingSink()
+        var sharing: SessionScript
+        var reference: SessionScript
+        let fieldCount: Int
+        let itemCount: Int
+
+        init(name: String, diffs: [DiffFormat]?, itemCount: Int, fieldCount: Int, mode: SubscriptionMode) {
+            self.name = name
+            self.itemCount = itemCount
+            self.fieldCount = fieldCount
+            let create = CreateSessionRequest(supportedDiffs: diffs)
+            sharing = SessionScript(create: create)
+            reference = SessionScript(create: create)
+            for script in [\Client.sharing, \Client.reference] {
+                self[keyPath: script].subscribe(1, mode: mode, items: itemCount, fields: fieldCount)
+                _ = self[keyPath: script].take()
+            }
+        }
+
+        /// Feeds what the engine delivered; returns (updates that could use the shared
+        /// encoding, updates that carried one).
+        mutating func feed() -> (hits: Int, offered: Int) {
+            var hits = 0
+            var offered = 0
+            for (event, shared) in sink.take() {
+                if case .update(let item, let values, _) = event, let shared {
+                    offered += 1
+                    let previous = sharing.machine.tables[1]?.rows[item - 1] ?? nil
+                    if shared.encodedValues(previous: previous, values: values, diffs: sharing.machine.diffs) != nil { hits += 1 }
+                }
+                sharing.record(sharing.machine.tableEvents([(subscriptionId: 1, event: event, shared: shared)], now: sharing.now))
+                reference.record(reference.machine.tableEvents([(subscriptionId: 1, event: event)], now: reference.now))
+            }
+            return (hits, offered)
+        }
+    }
+
+    @Test func sharedEncodingsNeverChangeWhatASessionReceives() async throws {
+        let adapter = ScriptedDataAdapter(snapshotItems: ["a", "b"])
+        let clock = ManualEngineClock()
+        let engine = makeEngine(adapter, clock: clock)
+
+        struct Shape {
+            var mode: SubscriptionMode
+            var items: [String]
+            var fields: [String]
+            var frequency: RequestedFrequency = .unlimited
+            var snapshot: SnapshotRequest = .no
+        }
+        let shapes = [
+            Shape(mode: .merge, items: ["a", "b"], fields: ["x", "y"], snapshot: .yes),
+            Shape(mode: .merge, items: ["a", "b"], fields: ["x", "y"]),
+            Shape(mode: .merge, items: ["a"], fields: ["y", "x", "z"]),
+            Shape(mode: .merge, items: ["a", "b"], fields: ["x", "y"], frequency: .limited(2)),
+            Shape(mode: .distinct, items: ["a"], fields: ["x", "y"]),
+            Shape(mode: .raw, items: ["b", "a"], fields: ["x"]),
+        ]
+        var clients: [Client] = []
+        func join(_ index: Int) async throws {
+            let shape = shapes[index % shapes.count]
+            // Every third client accepts no diff format: its encodings differ from the others'.
+            let diffs: [DiffFormat]? = index % 3 == 2 ? [] : nil
+            let client = Client(name: "client \(index) (\(shape.mode), \(shape.fields), \(shape.frequency))", diffs: diffs,
+                                itemCount: shape.items.count, fieldCount: shape.fields.count, mode: shape.mode)
+            _ = try await engine.subscribe(spec(shape.mode, shape.items, shape.fields, snapshot: shape.snapshot,
+                                                frequency: shape.frequency), sink: client.sink)
+            clients.append(client)
+        }
+        for i in 0..<18 { try await join(i) }
+        adapter.push("a", ["x": "snap-x", "y": "snap-y", "z": "z0"], snapshot: true)
+        adapter.endOfSnapshot("a")
+        adapter.endOfSnapshot("b")
+
+        var hits = 0
+        var offered = 0
+        // Values with long common parts (diff formats pay off), repeats, nulls and empties.
+        let prefix = String(repeating: "quote-", count: 8)
+        for step in 1...60 {
+            var fields: [String: String?] = ["x": "\(prefix)\(step % 7)"]
+            if step % 4 == 0 { fields["y"] = nil as String? } else if step % 5 == 0 { fields["y"] = "" } else { fields["y"] = "y\(step / 3)" }
+            if step % 6 == 0 { fields["z"] = "z\(step)" }
+            adapter.push(step % 3 == 0 ? "b" : "a", fields)
+            if step % 10 == 0 { clock.advance(by: .ms(300)) }
+            // Late joiners start from whatever the items hold by then.
+            if step == 20 || step == 40 { for i in clients.count..<(clients.count + 6) { try await join(i) } }
+            for i in clients.indices {
+                let (h, o) = clients[i].feed()
+                hits += h
+                offered += o
+            }
+        }
+        clock.advance(by: .ms(2_000))
+        for i in clients.indices { _ = clients[i].feed() }
+
+        for i in clients.indices {
+            let got = clients[i].sharing.take()
+            let expected = clients[i].reference.take()
+            #expect(!expected.isEmpty, "\(clients[i].name) received nothing")
+            #expect(got == expected, "\(clients[i].name)")
+        }
+        // Both paths ran: most updates reused another session's bytes, and the sessions whose
+        // history or diff formats differ encoded by themselves.
+        #expect(hits > offered / 2, "\(hits) of \(offered)")
+        #expect(hits < offered, "\(hits) of \(offered)")
+    }
+
+    @Test func anEncodingAppliesOnlyToTheRowsItWasMadeFor() {
+        let encoding = SharedUpdateEncoding(previous: ["1", "a"], values: ["2", "a"])
+        let previous: [String?] = ["1", "a"]
+        let values: [String?] = ["2", "a"]
+        let expected = UpdateNotification.encodedValues(UpdateCodec.encode(previous: previous, current: values))
+        #expect(encoding.encodedValues(previous: previous, values: values, diffs: []) == expected)
+        // Another previous row, other values, or other diff formats: not this encoding.
+        #expect(encoding.encodedValues(previous: ["0", "a"], values: values, diffs: []) == nil)
+        #expect(encoding.encodedValues(previous: nil, values: values, diffs: []) == nil)
+        #expect(encoding.encodedValues(previous: previous, values: ["2", "b"], diffs: []) == nil)
+        #expect(encoding.encodedValues(previous: previous, values: values, diffs: [.tlcpDiff]) == nil)
+        #expect(encoding.encodedValues(previous: previous, values: values, diffs: []) == expected)
+    }
+}
