@@ -64,7 +64,8 @@ final class ServerSession: Sendable {
         var pendingReplies: [ConnectionID: Int] = [:]
         var handles: [Int: any Sendable] = [:]
         var infos: [Int: TableInfo] = [:]
-        var timers: [SessionTimer: (generation: UInt64, task: Scheduled<Void>)] = [:]
+        /// Armed timers; `task` is nil for the keepalive timers the loop's `KeepaliveWheel` fires.
+        var timers: [SessionTimer: (generation: UInt64, task: Scheduled<Void>?)] = [:]
         var timerGeneration: UInt64 = 0
     }
 
@@ -73,6 +74,7 @@ final class ServerSession: Sendable {
 
     private let inbox = NIOLockedValueBox(SessionInbox())
     private let pump: DeliveryPump
+    private let keepaliveWheel: KeepaliveWheel
     /// When the session was created (monotonic ms), for its age on the dashboard.
     let createdAtMillis = monotonicMillis()
 
@@ -87,6 +89,7 @@ final class ServerSession: Sendable {
         self.manager = manager
         self.inner = NIOLockedValueBox(Inner(machine: machine))
         self.pump = manager.pump(for: eventLoop)
+        self.keepaliveWheel = manager.keepaliveWheel(for: eventLoop)
     }
 
     var resolver: SubscriptionResolver { SubscriptionResolver(adapterSet: adapterSet, user: user, sessionId: id,
@@ -135,22 +138,27 @@ final class ServerSession: Sendable {
                         }
                     }
                 case .armTimer(let timer, let at):
-                    s.timers[timer]?.task.cancel()
+                    s.timers[timer]?.task?.cancel()
                     s.timerGeneration += 1
                     let generation = s.timerGeneration
+                    if timer == .keepalive,
+                       keepaliveWheel.arm(self, timer, generation: generation, atMillis: at, now: monotonicMillis()) {
+                        s.timers[timer] = (generation, nil)
+                        continue
+                    }
                     let deadline = NIODeadline.uptimeNanoseconds(Saturating.uptimeNanoseconds(millis: at))
                     let task = eventLoop.scheduleTask(deadline: deadline) { [self] in
                         self.timerFired(timer, generation: generation)
                     }
                     s.timers[timer] = (generation, task)
                 case .cancelTimer(let timer):
-                    s.timers.removeValue(forKey: timer)?.task.cancel()
+                    s.timers.removeValue(forKey: timer)?.task?.cancel()
                 case .unsubscribe(let id):
                     let handle = s.handles.removeValue(forKey: id)
                     let info = s.infos.removeValue(forKey: id)
                     if let handle { startUnsubscribe(id, handle: handle, info: info) }
                 case .sessionClosed:
-                    for (_, t) in s.timers { t.task.cancel() }
+                    for (_, t) in s.timers { t.task?.cancel() }
                     s.timers = [:]
                     deferred.append(action)
                 default:
@@ -165,6 +173,12 @@ final class ServerSession: Sendable {
     func connectionClosed(_ conn: ConnectionID) {
         run { m, now in m.connectionClosed(conn, now: now) }
         inner.withLockedValue { _ = $0.connections.removeValue(forKey: conn) }
+    }
+
+    /// A timer armed on the loop's `KeepaliveWheel` is due (it may have been re-armed or
+    /// cancelled since: the generation tells).
+    func wheelTimerFired(_ timer: SessionTimer, generation: UInt64) {
+        timerFired(timer, generation: generation)
     }
 
     private func timerFired(_ timer: SessionTimer, generation: UInt64) {

@@ -26,6 +26,25 @@ public final class SessionManager: Sendable {
             return new
         }
     }
+    private let wheels = NIOLockedValueBox<[ObjectIdentifier: KeepaliveWheel]>([:])
+
+    /// The wheel that fires the keepalive timers of the sessions on `loop`: slots of a
+    /// twentieth of the shortest keepalive (50 ms by default), timers up to the longest
+    /// keepalive ahead.
+    func keepaliveWheel(for loop: any EventLoop) -> KeepaliveWheel {
+        wheels.withLockedValue { w in
+            let key = ObjectIdentifier(loop)
+            if let existing = w[key] { return existing }
+            let granularity = Int64(min(100, max(5, settings.minKeepaliveMillis / 20)))
+            let new = KeepaliveWheel(eventLoop: loop, granularityMillis: granularity,
+                                     maxAheadMillis: Int64(max(settings.maxKeepaliveMillis, settings.defaultKeepaliveMillis)))
+            w[key] = new
+            return new
+        }
+    }
+
+    /// Timers waiting on the keepalive wheels of all loops (stale ones included).
+    var keepaliveTimersPending: Int { wheels.withLockedValue { $0.values.reduce(0) { $0 + $1.pendingCount } } }
     private let sessions = NIOLockedValueBox<[String: ServerSession]>([:])
     /// Sessions and creates in progress, in all and per client address (`maxSessions`,
     /// `maxSessionsPerAddress`): a create takes its place before it waits for the Metadata

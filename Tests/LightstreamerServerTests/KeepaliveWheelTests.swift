@@ -1,0 +1,39 @@
+@testable import LightstreamerServer
+import NIOCore
+import NIOPosix
+import Testing
+
+/// Keepalive timers fire from one wheel per event loop (`KeepaliveWheel`): idle streams still
+/// get their PROBEs, never before the keepalive has passed, and cancelled or re-armed timers
+/// leave no growing backlog in the wheel.
+@Suite(.timeLimit(.minutes(1))) struct KeepaliveWheelTests {
+    @Test func idleStreamsGetTheirProbesFromTheWheelNeverEarly() async throws {
+        try await FrontIntegrationTests.withServer { server, group in
+            let port = try #require(server.port)
+            var streams: [(RawTestConnection, ContinuousClock.Instant)] = []
+            for _ in 0..<20 {
+                let ws = try await RawTestConnection.webSocket(port: port, group: group)
+                try await ws.wsText("create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false&LS_keepalive_millis=1000")
+                #expect(await ws.waitFor("CONOK,", seconds: 20))
+                streams.append((ws, ContinuousClock.now))
+            }
+            // Every stream's timer is on the wheel, not an event-loop task of its own.
+            #expect(server.manager.keepaliveTimersPending >= 20, "\(server.manager.keepaliveTimersPending) timers on the wheels")
+            try await Task.sleep(for: .milliseconds(900))
+            for (ws, conok) in streams {
+                // CONOK was read after it was written: no PROBE may have come before a keepalive.
+                #expect(!ws.text.contains("PROBE") || ContinuousClock.now - conok >= .milliseconds(1_000),
+                        "a PROBE before the keepalive: \(ws.text.debugDescription)")
+            }
+            try await Task.sleep(for: .milliseconds(4_100))
+            for (ws, _) in streams {
+                let probes = ws.text.components(separatedBy: "PROBE").count - 1
+                #expect(probes >= 2 && probes <= 5, "\(probes) PROBEs in 5 s at a 1 s keepalive: \(ws.text.debugDescription)")
+            }
+            // One live timer per stream: re-arming does not pile entries up.
+            let pending = server.manager.keepaliveTimersPending
+            #expect(pending >= streams.count && pending <= 2 * streams.count, "\(pending) timers on the wheels")
+            for (ws, _) in streams { await ws.close() }
+        }
+    }
+}
