@@ -12,7 +12,8 @@ server=$!
 trap 'kill $server 2>/dev/null || true; rm -f "$log" "$drv"' EXIT
 sleep 2
 before=$(awk '/VmRSS/ {print $2}' "/proc/$server/status")
-"$bin" --connect-port "$port" --sessions 0 --idle-sessions "$n" > "$drv" 2>&1 &
+# Line-buffered: the driver's "holding" line must show while the sessions are open.
+stdbuf -oL "$bin" --connect-port "$port" --sessions 0 --idle-sessions "$n" > "$drv" 2>&1 &
 driver=$!
 for _ in $(seq 300); do grep -q "holding" "$drv" && break; sleep 0.2; done
 sleep 3

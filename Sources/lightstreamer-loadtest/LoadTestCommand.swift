@@ -23,6 +23,7 @@ struct LoadTestCommand: AsyncParsableCommand {
     @Option(help: "Server event-loop threads.") var serverThreads = 1
     @Option(help: "Client event-loop threads.") var clientThreads = 1
     @Option(help: "Also measure memory per idle session with this many sessions (0: skip).") var idleSessions = 0
+    @Option(help: "Seconds the idle sessions of --connect-port are held open.") var idleHoldSeconds = 8.0
     @Flag(help: "Only run the server (LOAD adapter set) and print its port; drive it with --connect-port from another process.")
     var serve = false
     @Option(help: "Port of a server started with --serve (default: start one in this process).") var connectPort: Int?
@@ -68,11 +69,11 @@ struct LoadTestCommand: AsyncParsableCommand {
         if let connectPort {
             let clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: clientThreads)
             if idleSessions > 0 {
-                // Idle sessions held open for 8 s: read the server's RSS meanwhile.
+                // Idle sessions held open (8 s by default): read the server's RSS and CPU meanwhile.
                 let stats = LoadStats()
                 let channels = try await open(idleSessions, port: connectPort, group: clientGroup, stats: stats, subscribe: false)
-                print("idle: \(stats.state.withLockedValue { $0.subscribed }) idle WS sessions open; holding 8 s")
-                try await Task.sleep(for: .seconds(8))
+                print("idle: \(stats.state.withLockedValue { $0.subscribed }) idle WS sessions open; holding \(idleHoldSeconds) s")
+                try await Task.sleep(for: .milliseconds(Int(min(idleHoldSeconds, 3_600) * 1000)))
                 for c in channels { try? await c.close() }
             }
             if sessions > 0 { try await measureLoad(port: connectPort, group: clientGroup) }
