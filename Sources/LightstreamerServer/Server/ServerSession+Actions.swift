@@ -16,9 +16,9 @@ extension ServerSession {
         /// Resolve an add with the Metadata Adapter and subscribe it in the engine.
         case subscribe(subscriptionId: Int, SubscribeParameters)
         /// Unsubscribe a table the engine holds.
-        case unsubscribe(subscriptionId: Int, handle: any Sendable, info: TableInfo?)
+        case unsubscribe(subscriptionId: Int, handle: TableHandle, info: TableInfo?)
         /// Change the frequency of a table (no handle: the engine holds none for it).
-        case reconfigure(subscriptionId: Int, RequestedFrequency, handle: (any Sendable)?, info: TableInfo?)
+        case reconfigure(subscriptionId: Int, RequestedFrequency, handle: TableHandle?, info: TableInfo?)
         /// Hand a message to the Metadata Adapter.
         case handleMessage(MessageDispatch)
         /// Hand an MPN operation to the MPN Module.
@@ -181,9 +181,9 @@ extension ServerSession {
             }
             let sink = SessionTableSink(session: self, subscriptionId: id,
                                         mergeable: resolved.spec.mode == .merge && resolved.spec.maxFrequency != .unfiltered)
-            do throws(SessionRefusal) {
-                let handle = try await engine.subscribeTable(resolved.spec, sink: sink)
-                let granted = engine.grantedTableFrequency(handle)
+            do throws(ItemEngineError) {
+                let handle = try await engine.subscribe(resolved.spec, sink: sink)
+                let granted = engine.grantedFrequency(of: handle)
                 self.inner.withLockedValue {
                     $0.handles[id] = handle
                     $0.infos[id] = resolved.info
@@ -200,32 +200,34 @@ extension ServerSession {
             } catch {
                 self.logger.debug("subscription refused by the engine", metadata: ["subscription": "\(id)", "code": "\(error.code)"])
                 self.notifyTableClosed(resolved.info)
-                self.run { m, now in m.subscribeFailed(id, error, now: now) }
+                let refusal = SessionRefusal(error)
+                self.run { m, now in m.subscribeFailed(id, refusal, now: now) }
             }
         }
     }
 
     /// Clamps the requested frequency to what the items allow, then changes it in the engine.
-    private func reconfigure(_ id: Int, _ frequency: RequestedFrequency, handle: any Sendable, info: TableInfo?) {
+    private func reconfigure(_ id: Int, _ frequency: RequestedFrequency, handle: TableHandle, info: TableInfo?) {
         let resolver = self.resolver
         let engine = manager.engine
         Task {
             let clamped = await resolver.clamp(frequency, items: info?.items ?? [])
             let result: Result<GrantedFrequency, SessionRefusal>
-            do throws(SessionRefusal) {
-                result = .success(try await engine.setTableFrequency(handle, clamped))
+            do throws(ItemEngineError) {
+                try await engine.setMaxFrequency(handle, clamped)
+                result = .success(engine.grantedFrequency(of: handle))
             } catch {
-                result = .failure(error)
+                result = .failure(SessionRefusal(error))
             }
             self.run { m, now in m.reconfigured(id, result, now: now) }
         }
     }
 
-    private func startUnsubscribe(_ id: Int, handle: any Sendable, info: TableInfo?) {
+    private func startUnsubscribe(_ id: Int, handle: TableHandle, info: TableInfo?) {
         let engine = manager.engine
         manager.metrics.update { $0.subscriptionsActive -= 1 }
         Task {
-            await engine.unsubscribeTable(handle)
+            await engine.unsubscribe(handle)
             if let info { self.notifyTableClosed(info) }
             // The engine sends nothing more for this table: what it sent before goes first, so
             // that no stale event outlives the table (a later add may reuse the id).
@@ -237,5 +239,12 @@ extension ServerSession {
     /// never sees tables of server-owned data adapters).
     private func notifyTableClosed(_ info: TableInfo) {
         adapterSet.metadata(forDataAdapter: info.dataAdapter).notifyTableClosed(sessionId: id, table: info)
+    }
+}
+
+extension SessionRefusal {
+    /// The engine's refusal, with its code and message, as the session reports it.
+    init(_ error: ItemEngineError) {
+        self.init(code: error.code, message: error.message)
     }
 }

@@ -63,7 +63,7 @@ final class ServerSession: Sendable {
         var connections: [ConnectionID: any OutboundConnection] = [:]
         /// Replies this session still owes to HTTP batch responses (dropped from `connections` at 0).
         var pendingReplies: [ConnectionID: Int] = [:]
-        var handles: [Int: any Sendable] = [:]
+        var handles: [Int: TableHandle] = [:]
         var infos: [Int: TableInfo] = [:]
         var timers: [SessionStateMachine.Timer: (generation: UInt64, task: Scheduled<Void>)] = [:]
         var timerGeneration: UInt64 = 0
