@@ -4,10 +4,10 @@ import NIOConcurrencyHelpers
 /// API and, through it, the dashboard; public so that an embedding application can call them.
 public final class AdminActions: Sendable {
     let manager: SessionManager
-    let engine: any TableEngine
+    let engine: ItemEngine
     private let mpnHook = NIOLockedValueBox<(any MPNAdminHook)?>(nil)
 
-    init(manager: SessionManager, engine: any TableEngine) {
+    init(manager: SessionManager, engine: ItemEngine) {
         self.manager = manager
         self.engine = engine
     }
@@ -40,8 +40,7 @@ public final class AdminActions: Sendable {
     /// COMMAND, nulls for MERGE), as if its Data Adapter had cleared it. False when the item is
     /// not subscribed from that adapter right now (the server holds nothing for it then).
     public func clearSnapshot(adapterSet: String, dataAdapter: String = AdapterSet.defaultDataAdapterName, item: String) -> Bool {
-        guard let items = engine as? ItemEngine else { return false }
-        return items.adminClearSnapshot(ItemKey(adapterSet: adapterSet, dataAdapter: dataAdapter, item: item))
+        engine.adminClearSnapshot(ItemKey(adapterSet: adapterSet, dataAdapter: dataAdapter, item: item))
     }
 }
 

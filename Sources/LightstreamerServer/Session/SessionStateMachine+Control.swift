@@ -3,9 +3,9 @@ import TLCP
 /// Control requests (docs/protocol/TLCP.md §2.3) and the subscription events they lead to.
 extension SessionStateMachine {
     /// A `control` request for this session.
-    public mutating func control(_ request: ControlRequest, origin: RequestOrigin, now: Int64) -> [SessionAction] {
+    public mutating func control(_ request: ControlRequest, origin: RequestOrigin, now: Int64) -> [Action] {
         lastClientActivity = now
-        guard case .active = phase else {
+        guard isActive else {
             replyError(origin, request.requestId, SessionRefusal(code: 20, message: "Session not found"), now: now)
             return output.take()
         }
@@ -148,8 +148,8 @@ extension SessionStateMachine {
         case .http(let conn, let index):
             output.actions.append(.httpReply(conn, index: index, line: line))
         case .combo:
-            if pendingCreate != nil, pendingCreate?.failure == nil {
-                pendingCreate?.failure = refusal
+            modifyPendingCreate { pending in
+                if pending.failure == nil { pending.failure = refusal }
             }
         }
     }
@@ -157,7 +157,7 @@ extension SessionStateMachine {
     // MARK: - Engine answers
 
     /// The engine and Metadata Adapter accepted subscription `id` with `grant`; returns what to do.
-    public mutating func subscribeSucceeded(_ id: Int, grant: SubscriptionGrant, now: Int64) -> [SessionAction] {
+    public mutating func subscribeSucceeded(_ id: Int, grant: SubscriptionGrant, now: Int64) -> [Action] {
         guard !isClosed else {
             output.actions.append(.unsubscribe(subscriptionId: id))
             if let t = tables.removeValue(forKey: id), case .subscribing = t.state {
@@ -191,7 +191,7 @@ extension SessionStateMachine {
     }
 
     /// Subscription `id` was refused with `refusal`; returns what to do.
-    public mutating func subscribeFailed(_ id: Int, _ refusal: SessionRefusal, now: Int64) -> [SessionAction] {
+    public mutating func subscribeFailed(_ id: Int, _ refusal: SessionRefusal, now: Int64) -> [Action] {
         guard let t = tables[id], case .subscribing = t.state else { return output.take() }
         tables[id] = nil
         replyError(t.origin, t.requestId, refusal, now: now)
@@ -201,12 +201,12 @@ extension SessionStateMachine {
 
     mutating func comboPartDone(now: Int64) {
         guard pendingCreate != nil else { return }
-        pendingCreate?.outstanding -= 1
+        modifyPendingCreate { $0.outstanding -= 1 }
         completeCreateIfReady(now: now)
     }
 
     /// The engine confirmed a delete: no more events will come.
-    public mutating func unsubscribed(_ id: Int, now: Int64) -> [SessionAction] {
+    public mutating func unsubscribed(_ id: Int, now: Int64) -> [Action] {
         guard !isClosed, tables[id] != nil else { return output.take() }
         tables[id] = nil
         emitData(.unsub(subscriptionId: id), now: now)
@@ -214,7 +214,7 @@ extension SessionStateMachine {
     }
 
     /// The outcome of a frequency change of subscription `id`; returns what to do.
-    public mutating func reconfigured(_ id: Int, _ result: Result<GrantedFrequency, SessionRefusal>, now: Int64) -> [SessionAction] {
+    public mutating func reconfigured(_ id: Int, _ result: Result<GrantedFrequency, SessionRefusal>, now: Int64) -> [Action] {
         guard var t = tables[id], let pending = t.pendingReconf else { return output.take() }
         t.pendingReconf = nil
         tables[id] = t
@@ -235,7 +235,7 @@ extension SessionStateMachine {
     }
 
     /// An event of subscription `id` from the item engine.
-    public mutating func tableEvent(_ id: Int, _ event: TableEvent, now: Int64) -> [SessionAction] {
+    public mutating func tableEvent(_ id: Int, _ event: TableEvent, now: Int64) -> [Action] {
         handleTableEvent(id, event, now: now)
         return output.take()
     }

@@ -31,7 +31,7 @@ extension SessionStateMachine {
     }
 
     /// The MPN Module finished an operation (committed on success).
-    public mutating func mpnHandled(_ id: Int, _ result: Result<MPNOutcome, SessionRefusal>, now: Int64) -> [SessionAction] {
+    public mutating func mpnHandled(_ id: Int, _ result: Result<MPNOutcome, SessionRefusal>, now: Int64) -> [Action] {
         guard let pending = mpn.inFlight, pending.id == id else { return output.take() }
         mpn.inFlight = nil
         if !isClosed {

@@ -4,9 +4,9 @@ import TLCP
 /// (§2.5).
 extension SessionStateMachine {
     /// A `msg` request for this session.
-    public mutating func message(_ request: MessageRequest, origin: RequestOrigin, now: Int64) -> [SessionAction] {
+    public mutating func message(_ request: MessageRequest, origin: RequestOrigin, now: Int64) -> [Action] {
         lastClientActivity = now
-        guard case .active = phase else {
+        guard isActive else {
             replyError(origin, request.requestId, SessionRefusal(code: 20, message: "Session not found"), now: now)
             return output.take()
         }
@@ -106,7 +106,7 @@ extension SessionStateMachine {
     }
 
     /// The Metadata Adapter finished with a message: the response text, or a refusal.
-    public mutating func messageHandled(_ id: Int, _ result: Result<String?, SessionRefusal>, now: Int64) -> [SessionAction] {
+    public mutating func messageHandled(_ id: Int, _ result: Result<String?, SessionRefusal>, now: Int64) -> [Action] {
         guard let pending = pendingMessages.removeValue(forKey: id), !isClosed else { return output.take() }
         if pending.wantsOutcome, let prog = pending.progressive {
             switch result {
@@ -126,7 +126,7 @@ extension SessionStateMachine {
     }
 
     /// A `heartbeat` (any control also counts as one). Over HTTP it is answered by a bare REQOK.
-    public mutating func heartbeat(origin: RequestOrigin, now: Int64) -> [SessionAction] {
+    public mutating func heartbeat(origin: RequestOrigin, now: Int64) -> [Action] {
         lastClientActivity = now
         if case .http(let conn, let index) = origin {
             output.actions.append(.httpReply(conn, index: index, line: TLCPNotification.reqok(requestId: nil).encoded(version: version)))

@@ -8,42 +8,17 @@ import TLCP
 /// content length and the bandwidth limit allow. Controls, messages and heartbeats may come on
 /// any connection; their replies go back where they came from (`RequestOrigin`).
 public struct SessionStateMachine: Sendable {
-    /// The stream connection the session is bound to.
-    struct Binding: Sendable {
-        var connection: ConnectionID
-        var transport: TransportKind
-        var polling: Bool
-        /// Byte budget (nil: none).
-        var contentLength: Int?
-        var bytesWritten = 0
-        var keepaliveMillis: Int
-        var idleMillis: Int
-        var pollingMillis: Int
-        var sendSync: Bool
-        var inactivityMillis: Int?
-        var boundAt: Int64
-        var lastWriteAt: Int64
-        /// A poll that has sent nothing yet and waits for data.
-        var pollWaiting = false
-    }
-
-    enum Phase: Sendable {
+    /// Where the session is in its life, with what only that stage has: a create still running
+    /// its combo controls, an open session with or without a stream, or an ended one.
+    private enum State: Sendable {
         /// Waiting for the control parts of a create+control combo.
-        case creating
-        case active
+        case creating(PendingCreate)
+        /// Open; `binding` is the stream (or poll) the session writes on, if there is one.
+        case active(binding: Binding?)
         case closed
     }
 
-    /// What a create needs to finish once its combo parts are done.
-    struct PendingCreate: Sendable {
-        var connection: ConnectionID
-        var transport: TransportKind
-        var stream: StreamParameters
-        var clientIP: String?
-        var outstanding = 0
-        var failure: SessionRefusal?
-        var connectionClosed = false
-    }
+    // MARK: - Fixed at creation
 
     /// The session's id, as sent in `CONOK`.
     public let sessionId: String
@@ -51,23 +26,33 @@ public struct SessionStateMachine: Sendable {
     public let version: TLCPVersion
     /// Shared by the sessions of one manager: one copy of the ~300 bytes for all of them.
     let sharedSettings: SharedSessionSettings
-    var settings: SessionSettings { sharedSettings.value }
     let diffs: Set<DiffFormat>
     /// `LS_reduce_head` on create: no CONS for the whole session.
     let reduceHeadSession: Bool
     /// The Metadata Adapter's bandwidth limit for the user (kbps).
     let allowedMaxBandwidth: Double?
 
-    var phase: Phase = .creating
-    var pendingCreate: PendingCreate?
-    var binding: Binding?
+    // MARK: - Lifecycle and streams
+
+    private var state: State
+    /// Data notifications were written since the latest bind.
+    var wroteDataSinceBind = false
+    /// The connection of the latest stream or poll.
+    var lastStreamConnection: ConnectionID?
     var clientIP: String?
+    var lastClientActivity: Int64
+
+    // MARK: - Data and bandwidth
+
     var requestedBandwidth: RequestedBandwidth?
     var limiter = BandwidthLimiter()
     var log = NotificationLog()
     /// The last progressive written on a stream.
     var delivered = 0
     var tables: [Int: SessionTable] = [:]
+
+    // MARK: - Messages and MPN
+
     var sequences: [String: MessageSequenceState] = [:]
     var pendingMessages: [Int: PendingMessage] = [:]
     var nextMessageId = 1
@@ -76,50 +61,10 @@ public struct SessionStateMachine: Sendable {
     /// Boxed (nil until the first MPN request): most sessions never use MPN, and its state
     /// is ~240 bytes inline.
     private var mpnBox: SessionMPNStateBox?
-    var mpn: SessionMPNState {
-        get { mpnBox?.value ?? SessionMPNState() }
-        set { mpnBox = SessionMPNStateBox(newValue) }
-    }
-    var lastClientActivity: Int64
+
+    // MARK: - Output of the event being handled
+
     var output = Output()
-
-    /// Actions gathered while one event is handled; consecutive writes to one connection merge.
-    struct Output: Sendable {
-        var actions: [SessionAction] = []
-
-        mutating func write(_ text: String, to conn: ConnectionID, updates: Int) {
-            append(to: conn, updates: updates) { $0 += text }
-        }
-
-        /// `write(line + "\r\n")` without building that string first.
-        mutating func writeLine(_ line: String, to conn: ConnectionID, updates: Int) {
-            append(to: conn, updates: updates) { $0 += line; $0 += "\r\n" }
-        }
-
-        /// `writeLine` for a line held by the `NotificationLog`.
-        mutating func writeLine(_ line: Substring, to conn: ConnectionID, updates: Int) {
-            append(to: conn, updates: updates) { $0.append(contentsOf: line); $0 += "\r\n" }
-        }
-
-        /// Extends the last write when it goes to `conn`, else starts a new one.
-        private mutating func append(to conn: ConnectionID, updates: Int, _ body: (inout String) -> Void) {
-            if case .write(let c, var t, let u)? = actions.last, c == conn {
-                // Drop the array's copy first so that `t` is unique and grows in place.
-                actions.removeLast()
-                body(&t)
-                actions.append(.write(c, t, updates: u + updates))
-            } else {
-                var t = ""
-                body(&t)
-                actions.append(.write(conn, t, updates: updates))
-            }
-        }
-
-        mutating func take() -> [SessionAction] {
-            defer { actions = [] }
-            return actions
-        }
-    }
 
     /// A session just accepted by the Metadata Adapter. Call `start(now:)` next.
     public init(sessionId: String, version: TLCPVersion, create: CreateSessionRequest, connection: ConnectionID,
@@ -147,15 +92,21 @@ public struct SessionStateMachine: Sendable {
         self.requestedBandwidth = create.requestedMaxBandwidth
         self.clientIP = clientIP
         self.lastClientActivity = now
-        self.pendingCreate = PendingCreate(connection: connection, transport: transport, stream: create.stream,
-                                           clientIP: clientIP)
-        self.comboOperations = create.comboOperations
+        self.state = .creating(PendingCreate(connection: connection, transport: transport, stream: create.stream,
+                                             clientIP: clientIP, comboOperations: create.comboOperations))
     }
 
-    var comboOperations: [ControlOperation]
+    var settings: SessionSettings { sharedSettings.value }
+
+    var mpn: SessionMPNState {
+        get { mpnBox?.value ?? SessionMPNState() }
+        set { mpnBox = SessionMPNStateBox(newValue) }
+    }
+
+    // MARK: - Public views
 
     /// Whether the session has ended.
-    public var isClosed: Bool { if case .closed = phase { return true } else { return false } }
+    public var isClosed: Bool { if case .closed = state { true } else { false } }
     /// Whether a stream (or poll) is currently bound to the session.
     public var isBound: Bool { binding != nil }
     /// The connection of the bound stream, if any.
@@ -165,171 +116,51 @@ public struct SessionStateMachine: Sendable {
     /// Subscriptions the engine has accepted and that are not closed.
     public var activeSubscriptionCount: Int { tables.values.filter { if case .active = $0.state { true } else { false } }.count }
 
-    // MARK: - Create
+    // MARK: - Reading and changing the lifecycle state
 
-    /// Runs the combo controls of the create, or binds the first stream at once.
-    public mutating func start(now: Int64) -> [SessionAction] {
-        limiter.setLimit(kbps: grantedBandwidthKbps, now: now)
-        let ops = comboOperations
-        comboOperations = []
-        for op in ops {
-            switch op {
-            case .add(let p):
-                guard tables[p.subscriptionId] == nil else {
-                    pendingCreate?.failure = SessionRefusal(code: 64, message: "Duplicate subscription id")
-                    continue
-                }
-                guard tables.count < settings.maxSubscriptionsPerSession else {
-                    pendingCreate?.failure = SessionRefusal(code: 64, message: "Too many subscriptions")
-                    continue
-                }
-                tables[p.subscriptionId] = SessionTable(parameters: p, origin: .combo, requestId: nil, ack: false)
-                pendingCreate?.outstanding += 1
-                output.actions.append(.subscribe(subscriptionId: p.subscriptionId, p))
-            case .constrain(let bw):
-                requestedBandwidth = bw
-                limiter.setLimit(kbps: grantedBandwidthKbps, now: now)
-            default:
-                pendingCreate?.failure = SessionRefusal(code: 64, message: "Operation \(op.opName) not allowed with create")
-            }
-        }
-        completeCreateIfReady(now: now)
-        return output.take()
+    /// Open: the create has finished and the session has not ended.
+    var isActive: Bool { if case .active = state { true } else { false } }
+
+    /// The create still running its combo controls, if any.
+    var pendingCreate: PendingCreate? { if case .creating(let pending) = state { pending } else { nil } }
+
+    /// The bound stream, if any (only an open session has one).
+    var binding: Binding? { if case .active(let binding) = state { binding } else { nil } }
+
+    /// Changes the pending create in place; nothing happens once the create has finished.
+    mutating func modifyPendingCreate(_ body: (inout PendingCreate) -> Void) {
+        guard case .creating(var pending) = state else { return }
+        body(&pending)
+        state = .creating(pending)
     }
 
-    mutating func completeCreateIfReady(now: Int64) {
-        guard case .creating = phase, let pending = pendingCreate, pending.outstanding == 0 else { return }
-        pendingCreate = nil
-        if let failure = pending.failure {
-            let line = TLCPNotification.conerr(code: 64, message: failure.message).encodedLine(version: version)
-            output.write(line, to: pending.connection, updates: 0)
-            output.actions.append(.endStream(pending.connection, closeSocket: false))
-            phase = .active
-            close(reason: .comboFailed, now: now)
+    /// Changes the bound stream in place; nothing happens when there is none.
+    mutating func modifyBinding(_ body: (inout Binding) -> Void) {
+        guard case .active(var binding?) = state else { return }
+        body(&binding)
+        state = .active(binding: binding)
+    }
+
+    /// The create is over: the session is open, without a stream yet. Returns what the create
+    /// was waiting on (nil if it was not creating).
+    mutating func finishCreate() -> PendingCreate? {
+        guard case .creating(let pending) = state else { return nil }
+        state = .active(binding: nil)
+        return pending
+    }
+
+    /// Binds a stream, or unbinds with nil. Only an open session takes a stream.
+    mutating func setBinding(_ binding: Binding?) {
+        guard case .active = state else {
+            assert(binding == nil, "a stream bound to a session that is not open")
             return
         }
-        phase = .active
-        if pending.connectionClosed {
-            unbind(clean: false, now: now)
-            return
-        }
-        bindStream(connection: pending.connection, transport: pending.transport, stream: pending.stream,
-                   recoveryFrom: nil, sendConok: true, sendHead: !(pending.stream.reduceHead == true && version.supports(.reduceHead)),
-                   now: now)
+        state = .active(binding: binding)
     }
 
-    // MARK: - Bind
-
-    /// `bind_session` on `connection`. `version` is the one the request declared.
-    public mutating func bind(_ request: BindSessionRequest, connection: ConnectionID, transport: TransportKind,
-                              version requestVersion: TLCPVersion, clientIP: String?, now: Int64) -> [SessionAction] {
-        lastClientActivity = now
-        func refuse(_ code: Int, _ message: String) -> [SessionAction] {
-            output.write(TLCPNotification.conerr(code: code, message: message).encodedLine(version: version), to: connection, updates: 0)
-            output.actions.append(.endStream(connection, closeSocket: false))
-            return output.take()
-        }
-        guard case .active = phase else { return refuse(20, "Session not found") }
-        guard requestVersion.major == version.major, requestVersion.minor == version.minor else {
-            return refuse(3, "Session created with \(version.protocolName)")
-        }
-        if let from = request.recoveryFrom, !log.holdsEverything(after: from) {
-            return refuse(4, "Recovery not possible from \(from)")
-        }
-        if let old = binding {
-            // Another connection takes the session over: the old stream ends silently.
-            unbind(clean: true, now: now, armTimeout: false)
-            output.actions.append(.endStream(old.connection, closeSocket: true))
-        }
-        if let clientIP { self.clientIP = clientIP }
-        let reduce = request.stream.reduceHead == true && version.supports(.reduceHead)
-        bindStream(connection: connection, transport: transport, stream: request.stream, recoveryFrom: request.recoveryFrom,
-                   sendConok: !reduce, sendHead: !reduce, now: now)
-        return output.take()
-    }
-
-    mutating func bindStream(connection: ConnectionID, transport: TransportKind, stream: StreamParameters,
-                             recoveryFrom: Int?, sendConok: Bool, sendHead: Bool, now: Int64) {
-        output.actions.append(.cancelTimer(.unboundTimeout))
-        wroteDataSinceBind = false
-        let polling = stream.polling
-        let keepalive = min(max(stream.keepaliveMillis ?? settings.defaultKeepaliveMillis, settings.minKeepaliveMillis),
-                            settings.maxKeepaliveMillis)
-        let idle = min(stream.idleMillis ?? 0, settings.maxIdleMillis)
-        var contentLength: Int?
-        if let requested = stream.contentLength, requested >= settings.minContentLength {
-            contentLength = min(requested, settings.maxContentLength)
-        } else if transport == .http && !polling {
-            contentLength = settings.defaultContentLength
-        }
-        lastStreamConnection = connection
-        binding = Binding(connection: connection, transport: transport, polling: polling, contentLength: contentLength,
-                          keepaliveMillis: keepalive, idleMillis: idle,
-                          pollingMillis: min(stream.pollingMillis ?? 0, settings.maxPollingMillis),
-                          sendSync: !polling && stream.sendSync != false,
-                          inactivityMillis: polling ? nil : stream.inactivityMillis.flatMap { $0 > 0 ? min($0, settings.maxInactivityMillis) : nil },
-                          boundAt: now, lastWriteAt: now)
-        if sendConok {
-            writeStream(.conok(sessionId: sessionId, requestLimit: settings.requestLimit,
-                               keepaliveMillis: polling ? idle : keepalive, controlLink: settings.controlLink), now: now)
-        }
-        if sendHead {
-            writeStream(.servname(settings.announcedServerName), now: now)
-            if let clientIP { writeStream(.clientip(clientIP), now: now) }
-        }
-        if !reduceHeadSession {
-            writeStream(.cons(grantedBandwidth), now: now)
-        }
-        if let from = recoveryFrom {
-            delivered = from
-            writeStream(.prog(from), now: now)
-        }
-        flushData(now: now)
-        guard let b = binding else { return }
-        if b.polling {
-            if delivered < log.lastProgressive || b.idleMillis == 0 || wroteDataSinceBind {
-                endPoll(now: now)
-            } else {
-                binding?.pollWaiting = true
-                output.actions.append(.armTimer(.pollIdle, atMillis: Saturating.deadline(now, plus: b.idleMillis)))
-            }
-        } else {
-            output.actions.append(.armTimer(.keepalive, atMillis: Saturating.deadline(now, plus: b.keepaliveMillis)))
-            if b.sendSync {
-                output.actions.append(.armTimer(.sync, atMillis: Saturating.deadline(now, plus: settings.syncIntervalMillis)))
-            }
-            if let inactivity = b.inactivityMillis {
-                output.actions.append(.armTimer(.inactivity, atMillis: Saturating.deadline(now, plus: inactivityLimit(inactivity))))
-            }
-        }
-        wroteDataSinceBind = false
-    }
-
-    var wroteDataSinceBind = false
-    /// The connection of the latest stream or poll.
-    var lastStreamConnection: ConnectionID?
-
-    func inactivityLimit(_ millis: Int) -> Int { Saturating.add(millis, max(millis, 2_000)) }
-
-    /// The stream ends. `clean`: after LOOP (the client got everything and will rebind);
-    /// otherwise the connection dropped and the client may come back with recovery.
-    mutating func unbind(clean: Bool, now: Int64, armTimeout: Bool = true) {
-        let polling = binding?.pollingMillis ?? 0
-        binding = nil
-        for t in [SessionTimer.keepalive, .sync, .pollIdle, .pollFlush, .bandwidth, .inactivity] {
-            output.actions.append(.cancelTimer(t))
-        }
-        guard armTimeout else { return }
-        let wait = clean ? settings.sessionTimeoutMillis + polling : max(settings.sessionRecoveryMillis, settings.sessionTimeoutMillis)
-        output.actions.append(.armTimer(.unboundTimeout, atMillis: Saturating.deadline(now, plus: wait)))
-    }
-
-    /// Ends a poll (or a stream whose content length ran out) with LOOP.
-    mutating func endPoll(now: Int64) {
-        guard let b = binding else { return }
-        writeStream(.loop(delayMillis: b.polling ? b.pollingMillis : 0), now: now)
-        output.actions.append(.endStream(b.connection, closeSocket: false))
-        unbind(clean: true, now: now)
+    /// The session has ended; whatever stage it was in is gone.
+    mutating func enterClosed() {
+        state = .closed
     }
 
     // MARK: - Writing
@@ -360,8 +191,10 @@ public struct SessionStateMachine: Sendable {
 
     private mutating func noteWrite(bytes: Int, to conn: ConnectionID, now: Int64) {
         if binding?.connection == conn {
-            binding?.bytesWritten += bytes
-            binding?.lastWriteAt = now
+            modifyBinding { b in
+                b.bytesWritten += bytes
+                b.lastWriteAt = now
+            }
         }
     }
 
@@ -434,7 +267,7 @@ public struct SessionStateMachine: Sendable {
     // MARK: - Timers and connections
 
     /// A timer the session armed fired; returns what to do.
-    public mutating func timerFired(_ timer: SessionTimer, now: Int64) -> [SessionAction] {
+    public mutating func timerFired(_ timer: Timer, now: Int64) -> [Action] {
         switch timer {
         case .keepalive:
             if let b = binding, !b.polling {
@@ -456,7 +289,7 @@ public struct SessionStateMachine: Sendable {
                 endPoll(now: now)
             }
         case .unboundTimeout:
-            if binding == nil, case .active = phase {
+            if binding == nil, isActive {
                 close(reason: .timedOut, now: now)
             }
         case .bandwidth:
@@ -478,13 +311,13 @@ public struct SessionStateMachine: Sendable {
     }
 
     /// A connection went away (the client closed it, or it failed).
-    public mutating func connectionClosed(_ conn: ConnectionID, now: Int64) -> [SessionAction] {
+    public mutating func connectionClosed(_ conn: ConnectionID, now: Int64) -> [Action] {
         if pendingCreate?.connection == conn {
-            pendingCreate?.connectionClosed = true
+            modifyPendingCreate { $0.connectionClosed = true }
         }
         if binding?.connection == conn {
             unbind(clean: false, now: now)
-        } else if binding == nil, lastStreamConnection == conn, case .active = phase {
+        } else if binding == nil, lastStreamConnection == conn, isActive {
             // The socket of the last poll dropped between polls: the client may come back with
             // recovery, so the session waits as long as after an unexpected drop.
             let wait = max(settings.sessionRecoveryMillis, settings.sessionTimeoutMillis)
@@ -494,7 +327,7 @@ public struct SessionStateMachine: Sendable {
     }
 
     /// Closes the session from the server side (shutdown, administrator): `END` on the stream.
-    public mutating func serverClose(code: Int, message: String, now: Int64) -> [SessionAction] {
+    public mutating func serverClose(code: Int, message: String, now: Int64) -> [Action] {
         guard !isClosed else { return [] }
         if let b = binding {
             writeStream(.end(code: code, message: message), now: now)
@@ -517,10 +350,10 @@ public struct SessionStateMachine: Sendable {
         close(reason: .backlogExceeded, now: now)
     }
 
-    mutating func close(reason: SessionCloseReason, now: Int64) {
+    mutating func close(reason: CloseReason, now: Int64) {
         guard !isClosed else { return }
         if binding != nil { unbind(clean: true, now: now, armTimeout: false) }
-        phase = .closed
+        enterClosed()
         for id in tables.keys.sorted() {
             if let t = tables[id], case .subscribing = t.state { continue }
             output.actions.append(.unsubscribe(subscriptionId: id))

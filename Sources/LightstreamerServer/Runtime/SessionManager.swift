@@ -6,7 +6,7 @@ import TLCP
 /// All live sessions: creation (authentication through the Metadata Adapter), lookup for
 /// binds, controls, messages and heartbeats, and removal.
 public final class SessionManager: Sendable {
-    let engine: any TableEngine
+    let engine: ItemEngine
     let settings: SessionSettings
     /// `settings`, one copy pointed to by every session.
     let sharedSettings: SharedSessionSettings
@@ -59,7 +59,7 @@ public final class SessionManager: Sendable {
 
     let mpn: (any MPNRequestHandler)?
 
-    init(engine: any TableEngine, settings: SessionSettings, metrics: ServerMetrics, logger: Logger,
+    init(engine: ItemEngine, settings: SessionSettings, metrics: ServerMetrics, logger: Logger,
          aliases: [String: String] = [:], mpn: (any MPNRequestHandler)? = nil, health: ServerHealth = ServerHealth()) {
         self.health = health
         self.aliases = aliases

@@ -17,7 +17,7 @@ public final class LightstreamerServer: Service, Sendable {
     /// Liveness and readiness (`/health/live`, `/health/ready`).
     public let health: ServerHealth
     let manager: SessionManager
-    let engine: any TableEngine
+    let engine: ItemEngine
     let logger: Logger
     /// The administrator's actions (also behind the admin HTTP API, docs/ADMIN.md).
     public let admin: AdminActions
@@ -33,16 +33,16 @@ public final class LightstreamerServer: Service, Sendable {
 
     private let state = NIOLockedValueBox(State())
 
-    /// A server over an item engine (or any `TableEngine`). `mpn` serves the MPN operations
-    /// (the MPN Module); without it they are refused with 40.
-    public init(options: ServerOptions, engine: any TableEngine, mpn: (any MPNRequestHandler)? = nil,
+    /// A server over an item engine. `mpn` serves the MPN operations (the MPN Module); without
+    /// it they are refused with 40.
+    public init(options: ServerOptions, engine: ItemEngine, mpn: (any MPNRequestHandler)? = nil,
                 logger: Logger = Logger(label: "lightstreamer.server")) {
         self.options = options
         self.engine = engine
         self.logger = logger
         let health = ServerHealth()
         self.health = health
-        let remotes = ((engine as? ItemEngine)?.adapterSets.values).map { Array($0) } ?? []
+        let remotes = Array(engine.adapterSets.values)
         self.metrics = ServerMetrics(nodeName: options.sessions.nodeName, health: health,
                                      remoteEndpoints: remotes.flatMap(\.remoteEndpoints), backend: options.metrics)
         self.manager = SessionManager(engine: engine, settings: options.sessions, metrics: metrics, logger: logger,
@@ -56,19 +56,18 @@ public final class LightstreamerServer: Service, Sendable {
     }
 
     /// Connects the `MONITOR` adapter set (when the engine serves ours) to this server.
-    private static func attachMonitor(engine: any TableEngine, manager: SessionManager, actions: AdminActions, api: AdminAPI) {
+    private static func attachMonitor(engine: ItemEngine, manager: SessionManager, actions: AdminActions, api: AdminAPI) {
         guard let set = engine.adapterSet(named: MonitorAdapters.adapterSetName),
               let data = set.dataAdapters[AdapterSet.defaultDataAdapterName] as? MonitorDataAdapter,
               let metadata = set.metadata as? MonitorMetadataAdapter else { return }
         metadata.attach { [weak api] user, password, ip in api?.monitorLoginAllowed(user: user, password: password, clientIP: ip) ?? false }
-        let items = engine as? ItemEngine
         data.attach(MonitorSource { [weak manager, weak actions] in
             let now = monotonicMillis()
             let sessions = manager?.allSessions.map { $0.summary(now: now) } ?? []
             let mpn = await actions?.mpn?.monitorFigures()
             return MonitorInputs(nowMillis: now, counters: manager?.metrics.snapshot ?? ServerMetrics.Snapshot(),
-                                 updatesReceived: items?.updatesReceived ?? 0, updatesFiltered: items?.updatesFiltered ?? 0,
-                                 items: items?.upstreamItemCount ?? 0,
+                                 updatesReceived: engine.updatesReceived, updatesFiltered: engine.updatesFiltered,
+                                 items: engine.upstreamItemCount,
                                  sessions: sessions, sessionsBlocked: actions?.newSessionsBlocked ?? false, mpn: mpn)
         })
     }
@@ -84,10 +83,9 @@ public final class LightstreamerServer: Service, Sendable {
                   logger: logger)
     }
 
-    /// The adapter sets with remote adapters (those of an `ItemEngine`).
+    /// The adapter sets with remote adapters.
     var remoteAdapterSets: [AdapterSet] {
-        guard let items = engine as? ItemEngine else { return [] }
-        return items.adapterSets.values.filter { !$0.remoteEndpoints.isEmpty }.sorted { $0.name < $1.name }
+        engine.adapterSets.values.filter { !$0.remoteEndpoints.isEmpty }.sorted { $0.name < $1.name }
     }
 
     /// The port the server listens on, once started.
@@ -192,7 +190,7 @@ public final class LightstreamerServer: Service, Sendable {
         try? await adminChannel?.close()
         // Let the END lines reach the sockets.
         try? await Task.sleep(for: .milliseconds(100))
-        await engine.shutdownEngine()
+        await engine.shutdown()
         await RemoteAdapterStartup.stop(remoteAdapterSets)
         try? await group.shutdownGracefully()
         logger.info("stopped")

@@ -1,0 +1,193 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import TLCP
+
+/// Where a session writes: a WS, an HTTP stream response, or an HTTP control response. Calls
+/// never block; they may come from any thread, and are carried out in call order.
+public protocol OutboundConnection: AnyObject, Sendable {
+    /// The connection's id.
+    var connectionID: ConnectionID { get }
+    /// The connection's transport.
+    var transport: TransportKind { get }
+    /// Appends text (whole lines) to the connection.
+    func send(_ text: String)
+    /// The stream on this connection is over (see `SessionStateMachine.Action.endStream`).
+    func endStream(closeSocket: Bool)
+    /// The reply to line `index` of an HTTP batch (nil: no line for it).
+    func reply(index: Int, line: String?)
+    /// `send(text)` then `endStream(closeSocket:)`, handed to the connection at once: whoever
+    /// reads the last line (a `LOOP`) may act on it at once, so the stream must be over by then.
+    func send(_ text: String, thenEndStream closeSocket: Bool)
+}
+
+extension OutboundConnection {
+    /// Default: `send(_:)`, then `endStream(closeSocket:)`.
+    public func send(_ text: String, thenEndStream closeSocket: Bool) {
+        send(text)
+        endStream(closeSocket: closeSocket)
+    }
+}
+
+/// Milliseconds on the monotonic clock NIO schedules with.
+func monotonicMillis() -> Int64 { Int64(NIODeadline.now().uptimeNanoseconds / 1_000_000) }
+
+/// Runs one `SessionStateMachine`: feeds it events under a lock, carries out its actions
+/// (writes in order, timers on an event loop, engine and adapter calls as tasks).
+final class ServerSession: Sendable {
+    let id: String
+    let user: String?
+    /// The address the session was created from (counted against `maxSessionsPerAddress`).
+    let clientAddress: String?
+    let adapterSet: AdapterSet
+    let eventLoop: any EventLoop
+    let manager: SessionManager
+    /// The transport of the create (log metadata).
+    let createTransport: TransportKind?
+    /// The server's logger with this session's metadata (`session`, `user`, `transport` of
+    /// the create, `adapterSet`) on every line, so one session's story can be grepped. Made
+    /// when a line is logged (a few times per session) rather than kept: its metadata
+    /// dictionary would cost every idle session a few hundred bytes.
+    var logger: Logger {
+        var logger = manager.logger
+        logger[metadataKey: "session"] = "\(id)"
+        if let user { logger[metadataKey: "user"] = "\(user.logEscaped())" }
+        if let createTransport { logger[metadataKey: "transport"] = "\(createTransport)" }
+        logger[metadataKey: "adapterSet"] = "\(adapterSet.name)"
+        return logger
+    }
+
+    /// What the session's lock guards.
+    struct Inner {
+        var machine: SessionStateMachine
+        var connections: [ConnectionID: any OutboundConnection] = [:]
+        /// Replies this session still owes to HTTP batch responses (dropped from `connections` at 0).
+        var pendingReplies: [ConnectionID: Int] = [:]
+        var handles: [Int: TableHandle] = [:]
+        var infos: [Int: TableInfo] = [:]
+        /// Armed timers; `task` is nil for the keepalive timers the loop's `KeepaliveWheel` fires.
+        var timers: [SessionStateMachine.Timer: (generation: UInt64, task: Scheduled<Void>?)] = [:]
+        var timerGeneration: UInt64 = 0
+    }
+
+    let inner: NIOLockedValueBox<Inner>
+
+    private let inbox = NIOLockedValueBox(SessionInbox())
+    private let pump: DeliveryPump
+    let keepaliveWheel: KeepaliveWheel
+    /// When the session was created (monotonic ms), for its age on the dashboard.
+    let createdAtMillis = monotonicMillis()
+
+    init(id: String, user: String?, clientAddress: String? = nil, adapterSet: AdapterSet, eventLoop: any EventLoop,
+         manager: SessionManager, machine: SessionStateMachine, transport: TransportKind? = nil) {
+        self.createTransport = transport
+        self.id = id
+        self.user = user
+        self.clientAddress = clientAddress
+        self.adapterSet = adapterSet
+        self.eventLoop = eventLoop
+        self.manager = manager
+        self.inner = NIOLockedValueBox(Inner(machine: machine))
+        self.pump = manager.pump(for: eventLoop)
+        self.keepaliveWheel = manager.keepaliveWheel(for: eventLoop)
+    }
+
+    var resolver: SubscriptionResolver { SubscriptionResolver(adapterSet: adapterSet, user: user, sessionId: id,
+                                                                   maxItems: manager.settings.maxItemsPerSubscription) }
+
+    // MARK: - Engine events
+
+    /// An engine event for subscription `id`, from whatever thread the engine delivers on.
+    /// Events queue here and reach the machine in batches on the session's event loop: one
+    /// lock round, one merged write and one hop per batch instead of per event, and the
+    /// engine's thread only pays for the append.
+    ///
+    /// Batches run on the loop through its `DeliveryPump`, a slice of time at a time, so that
+    /// the loop keeps polling its sockets however fast events come. When `inboxLimit` events
+    /// wait here (the loop is far behind), the engine's thread handles them itself: memory
+    /// stays bounded and the producer slows down instead of queues growing. Before that, MERGE
+    /// updates of one item fold into one (`SessionInbox`), so a loop that is behind sends the
+    /// latest values and the limit is met only by events that must all be delivered.
+    func enqueueTableEvent(_ id: Int, _ event: TableEvent, mergeable: Bool, shared: SharedUpdateEncoding? = nil) {
+        if case .overflow(_, let lost) = event { manager.metrics.update { $0.updatesLost += lost } }
+        enum Next { case none, schedule, handleHere }
+        let next = inbox.withLockedValue { box -> Next in
+            box.append(id, event, mergeable: mergeable, shared: shared)
+            if box.count >= Self.inboxLimit { return .handleHere }
+            if box.drainScheduled { return .none }
+            box.drainScheduled = true
+            return .schedule
+        }
+        switch next {
+        case .none: break
+        case .handleHere: handleInbox()
+        case .schedule: pump.add(self)
+        }
+    }
+
+    static let inboxLimit = 256
+
+    /// How the session is connected right now and what waits for it (the `MONITOR` adapter set).
+    func summary(now: Int64) -> SessionSummary {
+        let (binding, subscriptions) = inner.withLockedValue { ($0.machine.binding, $0.machine.activeSubscriptionCount) }
+        let transport = binding.map { b in
+            (b.transport == .webSocket ? "WS" : "HTTP") + (b.polling ? "-POLLING" : "-STREAMING")
+        } ?? "UNBOUND"
+        let backlog = inbox.withLockedValue { $0.count }
+        return SessionSummary(id: id, user: user, address: clientAddress, adapterSet: adapterSet.name, transport: transport,
+                              ageMillis: max(0, now - createdAtMillis), backlog: backlog, subscriptions: subscriptions)
+    }
+
+    /// Runs the waiting batch (called by the pump, on the session's event loop).
+    func drainInbox() {
+        run { m, now in
+            let (events, conflated) = self.inbox.withLockedValue { box -> ([SessionInbox.Entry], Int) in
+                box.drainScheduled = false
+                return (box.take(), box.takeConflatedCount())
+            }
+            if conflated > 0 { self.manager.metrics.update { $0.updatesConflated += conflated } }
+            return events.isEmpty ? [] : m.tableEvents(events, now: now)
+        }
+    }
+
+    /// Handles what waits now, on the calling thread (the scheduled drain finds less or nothing).
+    private func handleInbox() {
+        run { m, now in
+            let events = self.takeInbox()
+            return events.isEmpty ? [] : m.tableEvents(events, now: now)
+        }
+    }
+
+    /// Events queued so far (called with the session locked, so that they are handled before
+    /// what the caller does next).
+    func takeInbox() -> [SessionInbox.Entry] {
+        inbox.withLockedValue { $0.take() }
+    }
+
+    // MARK: - Views for the manager and tests
+
+    var isClosed: Bool { inner.withLockedValue { $0.machine.isClosed } }
+    var boundConnection: ConnectionID? { inner.withLockedValue { $0.machine.boundConnection } }
+}
+
+/// Delivers one subscription's engine events to its session.
+final class SessionTableSink: SharedEncodingTableSink {
+    let session: ServerSession
+    let subscriptionId: Int
+    /// MERGE and not `unfiltered`: updates waiting in the inbox may be conflated.
+    let mergeable: Bool
+
+    init(session: ServerSession, subscriptionId: Int, mergeable: Bool) {
+        self.session = session
+        self.subscriptionId = subscriptionId
+        self.mergeable = mergeable
+    }
+
+    func deliver(_ event: TableEvent) {
+        session.enqueueTableEvent(subscriptionId, event, mergeable: mergeable)
+    }
+
+    func deliver(_ event: TableEvent, shared: SharedUpdateEncoding?) {
+        session.enqueueTableEvent(subscriptionId, event, mergeable: mergeable, shared: shared)
+    }
+}
