@@ -101,7 +101,7 @@ public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendab
     public var clientIp: String? { lock.withLock { ip } }
 
     /// Applies a server-driven property; returns whether it changed.
-    func apply(_ p: ServerProperty) -> Bool {
+    func apply(_ p: SessionEngine.ServerProperty) -> Bool {
         lock.withLock {
             switch p {
             case .sessionId(let v): defer { session = v }; return session != v
@@ -113,7 +113,7 @@ public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendab
         }
     }
 
-    func merge(into s: inout EngineSettings) {
+    func merge(into s: inout SessionEngine.Settings) {
         lock.withLock {
             s.serverAddress = address
             s.adapterSet = adapter

@@ -9,18 +9,18 @@ import Foundation
 /// `@unchecked Sendable`: `values` is only touched under `lock`; `core` is a weak reference set once.
 public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendable {
     private let lock = Lock()
-    private var values = EngineSettings()
+    private var values = SessionEngine.Settings()
     private var real: RealMaxBandwidth?
     weak var core: ClientCore?
 
     init() {}
 
     /// The engine's view of the options (merged into the details' values by the client).
-    var snapshot: EngineSettings { lock.withLock { values } }
+    var snapshot: SessionEngine.Settings { lock.withLock { values } }
 
     /// Applies `change` to the values under the lock; fires the property event when `changed`
     /// says the value differs.
-    private func update(_ name: String, _ change: (inout EngineSettings) -> Bool) {
+    private func update(_ name: String, _ change: (inout SessionEngine.Settings) -> Bool) {
         let changed: Bool = lock.withLock { change(&values) }
         if changed { core?.optionChanged(name) }
     }

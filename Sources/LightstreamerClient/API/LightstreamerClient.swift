@@ -139,7 +139,7 @@ public final class LightstreamerClient: Sendable {
                          "The given sequence name is not valid, use only alphanumeric characters plus underscore, or nil")
         }
         let seq = sequence == "UNORDERED_MESSAGES" ? nil : sequence
-        let spec = MessageSpec(text: message, sequence: seq, timeout: delayTimeout, wantsOutcome: delegate != nil,
+        let spec = SessionEngine.MessageSpec(text: message, sequence: seq, timeout: delayTimeout, wantsOutcome: delegate != nil,
                                enqueueWhileDisconnected: enqueueWhileDisconnected)
         core.sendMessage(message, spec: spec, delegate: delegate)
     }

@@ -439,9 +439,9 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     // MARK: library side
 
     /// The engine's copy of the request.
-    var spec: SubscriptionSpec {
+    var spec: SessionEngine.SubscriptionSpec {
         lock.withLock {
-            var s = SubscriptionSpec(mode: mode.wire)
+            var s = SessionEngine.SubscriptionSpec(mode: mode.wire)
             s.items = _items
             s.itemGroup = _itemGroup
             s.fields = _fields

@@ -14,7 +14,7 @@ final class MPNManager: @unchecked Sendable {
     private var nextKey = 1
     private var internalSubscriptions: [Subscription] = []
     /// Requests of the event being handled, posted together at its end.
-    private var outgoing: [ExternalControl] = []
+    private var outgoing: [SessionEngine.ExternalControl] = []
 
     init(core: ClientCore) {
         self.core = core
@@ -33,7 +33,7 @@ final class MPNManager: @unchecked Sendable {
         }
     }
 
-    private func extensionNotification(_ n: AppNotification) {
+    private func extensionNotification(_ n: SessionEngine.Notification) {
         switch n {
         case .mpn(let notification): handle(.notification(notification))
         case .externalReply(let token, let code, let message): handle(.reply(token: token, code: code, message: message))
@@ -41,7 +41,8 @@ final class MPNManager: @unchecked Sendable {
         case .sessionEnded: handle(.sessionEnded)
         case .externalDropped(let token, let sent): handle(.dropped(token: token, sent: sent))
         case .externalSubscriptionId(let token, let subId): handle(.subscriptionIdAssigned(token: token, subscriptionId: subId))
-        default: break
+        // Notifications the client core handles itself; it hands the extension only the cases above.
+        case .status, .serverError, .property, .subscription, .message: break
         }
     }
 
@@ -50,7 +51,7 @@ final class MPNManager: @unchecked Sendable {
     var registeredDevice: MPNDevice? { lock.withLock { device } }
 
     func register(_ d: MPNDevice) {
-        let info = MPNDeviceInfo(platform: d.platform == "Google" ? .google : .apple, applicationId: d.applicationId,
+        let info = MPNEngine.DeviceInfo(platform: d.platform == "Google" ? .google : .apple, applicationId: d.applicationId,
                                  token: d.deviceToken, previousToken: d.rotatedFrom)
         lock.withLock {
             if let old = device, old !== d {
@@ -82,7 +83,7 @@ final class MPNManager: @unchecked Sendable {
 
     func unsubscribeMultiple(_ filter: LightstreamerClient.MPNSubscriptionStatus) { handle(.unsubscribeFilter(filter)) }
     func resetBadge() { handle(.resetBadge) }
-    func modify(key: Int, _ m: MPNModification) { handle(.modify(key: key, m)) }
+    func modify(key: Int, _ m: MPNEngine.Modification) { handle(.modify(key: key, m)) }
 
     /// One object per subscription id, the application's own preferred.
     func list(_ filter: LightstreamerClient.MPNSubscriptionStatus) -> [MPNSubscription] {
@@ -104,7 +105,7 @@ final class MPNManager: @unchecked Sendable {
 
     // MARK: engine
 
-    func handle(_ event: MPNEngineEvent) {
+    func handle(_ event: MPNEngine.Event) {
         lock.withLock {
             let actions = engine.handle(event)
             for a in actions { execute(a) }
@@ -114,14 +115,14 @@ final class MPNManager: @unchecked Sendable {
         }
     }
 
-    private func execute(_ a: MPNEngineAction) {
+    private func execute(_ a: MPNEngine.Action) {
         switch a {
         case .send(let token, let op, let cause):
             // A register is for whichever session comes; other requests only for the session
             // the engine is in (if it ended meanwhile, they come back as not sent).
             var session: String?
             if case .mpnRegister = op { session = nil } else { session = engine.sessionId }
-            outgoing.append(ExternalControl(token: token, operation: op, cause: cause, session: session))
+            outgoing.append(SessionEngine.ExternalControl(token: token, operation: op, cause: cause, session: session))
         case .subscribeInternal(let deviceId, let adapter):
             subscribeInternal(deviceId: deviceId, adapter: adapter)
         case .unsubscribeInternal:

@@ -367,7 +367,7 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
     }
 
     /// Copies the engine's view of this subscription.
-    func apply(_ s: MPNSubscriptionState) {
+    func apply(_ s: MPNEngine.SubscriptionState) {
         lock.withLock {
             _status = s.status
             _statusTimestamp = s.timestamp
@@ -386,7 +386,7 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
     }
 
     /// Dispatches events to the delegates on the callback queue.
-    func notify(_ events: [MPNSubscriptionEvent]) {
+    func notify(_ events: [MPNEngine.SubscriptionEvent]) {
         guard !events.isEmpty else { return }
         let targets = delegates
         guard !targets.isEmpty else { return }

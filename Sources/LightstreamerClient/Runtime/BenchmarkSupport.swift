@@ -13,7 +13,7 @@ public final class EngineDeliveryBench {
 
     /// A connected WS session with one MERGE subscription of one item with `fields`.
     public init(fields: [String], delegate: SubscriptionDelegate) {
-        var settings = EngineSettings()
+        var settings = SessionEngine.Settings()
         settings.serverAddress = "http://bench"
         engine = SessionEngine(settings: settings, seed: 1)
         subscription = Subscription(subscriptionMode: .MERGE, items: ["item1"], fields: fields)

@@ -15,8 +15,8 @@ final class ClientCore: @unchecked Sendable {
     weak var client: LightstreamerClient?
 
     // engine-queue state
-    private var connections: [ConnectionID: TransportConnection] = [:]
-    private var timerGenerations: [TimerID: UInt64] = [:]
+    private var connections: [SessionEngine.ConnectionID: TransportConnection] = [:]
+    private var timerGenerations: [SessionEngine.Timer: UInt64] = [:]
     private var timerCounter: UInt64 = 0
     private var subscriptionObjects: [Int: Subscription] = [:]
     private var messageObjects: [Int: (String, ClientMessageDelegate?)] = [:]
@@ -40,7 +40,7 @@ final class ClientCore: @unchecked Sendable {
     private var nextKey = 1
 
     /// Extension point for MPN: receives MPN notifications, session starts and external replies.
-    var extensionHook: (@Sendable (AppNotification) -> Void)?
+    var extensionHook: (@Sendable (SessionEngine.Notification) -> Void)?
 
     init(transport: TransportFactory) {
         queue = DispatchQueue(label: "com.lightstreamer.engine")
@@ -63,7 +63,7 @@ final class ClientCore: @unchecked Sendable {
         }
     }
 
-    var settings: EngineSettings {
+    var settings: SessionEngine.Settings {
         var s = options.snapshot
         details.merge(into: &s)
         return s
@@ -71,7 +71,7 @@ final class ClientCore: @unchecked Sendable {
 
     // MARK: API entry points
 
-    func post(_ event: EngineEvent) {
+    func post(_ event: SessionEngine.Event) {
         queue.async { self.process(event) }
     }
 
@@ -119,7 +119,7 @@ final class ClientCore: @unchecked Sendable {
     }
 
     /// Like `sendExternalControl`, for several controls that may share one batch.
-    func sendExternalControls(_ controls: [ExternalControl]) {
+    func sendExternalControls(_ controls: [SessionEngine.ExternalControl]) {
         guard !controls.isEmpty else { return }
         post(.externalControls(controls))
     }
@@ -134,7 +134,7 @@ final class ClientCore: @unchecked Sendable {
 
     func changeFrequency(key: Int, _ f: RequestedFrequency?) { post(.changeFrequency(key: key, f)) }
 
-    func sendMessage(_ text: String, spec: MessageSpec, delegate: ClientMessageDelegate?) {
+    func sendMessage(_ text: String, spec: SessionEngine.MessageSpec, delegate: ClientMessageDelegate?) {
         let key = newKey()
         let box = UncheckedBox(delegate)
         queue.async {
@@ -182,8 +182,8 @@ final class ClientCore: @unchecked Sendable {
     /// One application callback, produced on the engine queue, run on the callback queue.
     enum Callback {
         case client(ClientCallback)
-        case subscription(Subscription, SubscriptionEvent)
-        case message(ClientMessageDelegate, LightstreamerClient, String, MessageOutcome)
+        case subscription(Subscription, SessionEngine.SubscriptionEvent)
+        case message(ClientMessageDelegate, LightstreamerClient, String, SessionEngine.MessageOutcome)
 
         func run() {
             switch self {
@@ -236,13 +236,13 @@ final class ClientCore: @unchecked Sendable {
 
     // MARK: engine
 
-    private func process(_ event: EngineEvent) {
+    private func process(_ event: SessionEngine.Event) {
         let actions = engine.handle(event, now: now)
         for a in actions { execute(a) }
         if !inBatch { flushCallbacks() }
     }
 
-    private func execute(_ action: EngineAction) {
+    private func execute(_ action: SessionEngine.Action) {
         switch action {
         case .openWebSocket(let id, let url, let headers):
             connections[id] = transport.openWebSocket(url: url, headers: withCookies(headers, url: url), tls: details.tlsPolicy,
@@ -288,7 +288,7 @@ final class ClientCore: @unchecked Sendable {
         return h
     }
 
-    private func handler(_ id: ConnectionID) -> @Sendable (TransportEvent) -> Void {
+    private func handler(_ id: SessionEngine.ConnectionID) -> @Sendable (TransportEvent) -> Void {
         { [weak self] event in
             guard let self else { return }
             guard case .lines(let lines) = event else {
@@ -307,7 +307,7 @@ final class ClientCore: @unchecked Sendable {
         }
     }
 
-    private func transportEvent(_ id: ConnectionID, _ event: TransportEvent) {
+    private func transportEvent(_ id: SessionEngine.ConnectionID, _ event: TransportEvent) {
         guard connections[id] != nil else { return }
         switch event {
         case .opened:
@@ -332,7 +332,7 @@ final class ClientCore: @unchecked Sendable {
 
     // MARK: notifications
 
-    private func deliver(_ n: AppNotification) {
+    private func deliver(_ n: SessionEngine.Notification) {
         switch n {
         case .status(let s):
             stateLock.withLock { statusValue = s }
@@ -364,7 +364,7 @@ final class ClientCore: @unchecked Sendable {
         }
     }
 
-    private func deliverSubscription(_ key: Int, _ event: SubscriptionEvent) {
+    private func deliverSubscription(_ key: Int, _ event: SessionEngine.SubscriptionEvent) {
         guard let sub = subscriptionObjects[key] else { return }
         switch event {
         case .subscribed(_, _, let kp, let cp):
@@ -376,14 +376,14 @@ final class ClientCore: @unchecked Sendable {
             sub.failed(key: key)
             subscriptionObjects.removeValue(forKey: key)
             stateLock.withLock { activeSubscriptions.removeAll { $0 === sub } }
-        default:
+        case .update, .endOfSnapshot, .clearSnapshot, .lostUpdates, .realFrequency, .secondLevelFailed, .secondLevelLostUpdates:
             break
         }
         outbox.append(.subscription(sub, event))
     }
 
     /// On the callback queue.
-    static func runSubscriptionCallback(_ s: Subscription, _ e: SubscriptionEvent) {
+    static func runSubscriptionCallback(_ s: Subscription, _ e: SessionEngine.SubscriptionEvent) {
         if case .update(let u) = e { s.store(u) }
         for d in s.delegates {
             switch e {

@@ -62,14 +62,14 @@ extension SessionEngine {
         }
         teardownSession(abortMessagesSent: true)
         abortQueuedMessages()
-        for t in [TimerID.transport, .retry, .recovery, .keepalive, .reconnect, .poll, .reverseHeartbeat] { cancel(t) }
+        for t in [SessionEngine.Timer.transport, .retry, .recovery, .keepalive, .reconnect, .poll, .reverseHeartbeat] { cancel(t) }
         closeAllConnections()
         recovery = nil
         switchPending = false
         setStatus(.disconnected)
     }
 
-    mutating func settingsChanged(_ s: EngineSettings, property: String) {
+    mutating func settingsChanged(_ s: SessionEngine.Settings, property: String) {
         let old = settings
         settings = s
         switch property {
@@ -150,7 +150,7 @@ extension SessionEngine {
     }
 
     /// Opens a WebSocket (closing another one) and queues `wsok`.
-    mutating func openWebSocket(url: String, creating: Bool) -> ConnectionID {
+    mutating func openWebSocket(url: String, creating: Bool) -> SessionEngine.ConnectionID {
         if let ws = webSocket {
             if ws.url == url, connections[ws.connection] != nil { return ws.connection }
             closeConnection(ws.connection)
@@ -171,7 +171,7 @@ extension SessionEngine {
         }
     }
 
-    mutating func webSocketOpened(_ id: ConnectionID) {
+    mutating func webSocketOpened(_ id: SessionEngine.ConnectionID) {
         guard var ws = webSocket, ws.connection == id else { return }
         ws.open = true
         let outbox = ws.outbox
@@ -204,7 +204,7 @@ extension SessionEngine {
             && webSocket?.sessionBound == true && webSocket?.url == address.webSocketURL
         let request = BindSessionRequest(session: samePollingSocket ? nil : session.id,
                                          recoveryFrom: session.bindsAskRecovery ? session.dataCount : nil, stream: params)
-        let id: ConnectionID
+        let id: SessionEngine.ConnectionID
         if transport.isWebSocket {
             id = openWebSocket(url: address.webSocketURL, creating: false)
             sendOnWebSocket(TLCPRequestEncoder.webSocketMessage(.bindSession(request)))
@@ -230,7 +230,7 @@ extension SessionEngine {
 
     // MARK: connection events
 
-    mutating func connectionEnded(_ id: ConnectionID, failure: String?) {
+    mutating func connectionEnded(_ id: SessionEngine.ConnectionID, failure: String?) {
         guard let role = connections.removeValue(forKey: id) else { return }
         if let failure { log(.debug, "connection \(id) failed: \(failure)") }
         switch role {
@@ -259,7 +259,7 @@ extension SessionEngine {
 
     /// A connection refused locally for good (certificate pins): no retry; the code goes to
     /// the application as a server error, after DISCONNECTED.
-    mutating func connectionRejected(_ id: ConnectionID, code: Int, message: String) {
+    mutating func connectionRejected(_ id: SessionEngine.ConnectionID, code: Int, message: String) {
         guard connections.removeValue(forKey: id) != nil else { return }
         log(.error, "connection \(id) refused: \(code) \(message)")
         guard wantsConnection, status != .disconnected else { return }
@@ -378,7 +378,7 @@ extension SessionEngine {
         requests.removeAll()
         httpControlInFlight = nil
         httpMessageInFlight = nil
-        for t in [TimerID.transport, .keepalive, .reconnect, .poll, .reverseHeartbeat] { cancel(t) }
+        for t in [SessionEngine.Timer.transport, .keepalive, .reconnect, .poll, .reverseHeartbeat] { cancel(t) }
     }
 
     /// External (MPN) controls belong to their session: those sent without a reply and those

@@ -3,7 +3,7 @@ import TLCP
 /// Server lines: session notifications here, data notifications dispatched to the
 /// subscription and message handlers.
 extension SessionEngine {
-    mutating func lineReceived(_ id: ConnectionID, _ line: String) {
+    mutating func lineReceived(_ id: SessionEngine.ConnectionID, _ line: String) {
         guard let role = connections[id] else { return }
         switch role {
         case .httpControl, .httpMessage, .httpHeartbeat, .httpFireAndForget:
@@ -261,7 +261,7 @@ extension SessionEngine {
         teardownSession(abortMessagesSent: true)
         closeAllConnections()
         recovery = nil
-        for t in [TimerID.transport, .retry, .recovery] { cancel(t) }
+        for t in [SessionEngine.Timer.transport, .retry, .recovery] { cancel(t) }
         setStatus(.disconnected)
         notify(.serverError(code: code, message: message))
     }

@@ -3,7 +3,7 @@ import TLCP
 /// One message sent with `sendMessage`.
 struct EngineMessage {
     var key: Int
-    var spec: MessageSpec
+    var spec: SessionEngine.MessageSpec
     /// `LS_msg_prog` once sent.
     var progressive: Int?
     var sent = false
@@ -15,7 +15,7 @@ struct EngineMessage {
 /// Messages: queueing, progressives per sequence, MSGDONE/MSGFAIL/REQERR outcomes, aborts.
 /// Every message with an outcome gets exactly one.
 extension SessionEngine {
-    mutating func messageRequested(key: Int, spec: MessageSpec) {
+    mutating func messageRequested(key: Int, spec: SessionEngine.MessageSpec) {
         if !wantsConnection || status == .disconnected || status == .willRetry || status == .tryingRecovery {
             if !spec.enqueueWhileDisconnected {
                 if spec.wantsOutcome { notify(.message(key: key, .aborted(sentOnNetwork: false))) }
@@ -72,7 +72,7 @@ extension SessionEngine {
         return nil
     }
 
-    mutating func finishMessage(_ key: Int, _ outcome: MessageOutcome) {
+    mutating func finishMessage(_ key: Int, _ outcome: SessionEngine.MessageOutcome) {
         guard let m = messages.removeValue(forKey: key) else { return }
         if let r = m.requestId { requests.removeValue(forKey: r) }
         requests = requests.filter { $0.value != .message(key: key) }

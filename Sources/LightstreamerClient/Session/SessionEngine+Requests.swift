@@ -14,7 +14,7 @@ extension SessionEngine {
     var canSendRequests: Bool { session != nil && recovery == nil && status != .disconnected && status != .willRetry }
 
     /// External controls made for a session that is no longer current go back at once.
-    mutating func externalControlsRequested(_ list: [ExternalControl]) {
+    mutating func externalControlsRequested(_ list: [SessionEngine.ExternalControl]) {
         for c in list {
             if let s = c.session, s != session?.id {
                 notify(.externalDropped(token: c.token, sent: false))

@@ -2,7 +2,7 @@ import TLCP
 
 /// Timers of the session engine: what each does when it fires, keepalive and stall checks.
 extension SessionEngine {
-    mutating func timerFired(_ timer: TimerID) {
+    mutating func timerFired(_ timer: SessionEngine.Timer) {
         switch timer {
         case .transport:
             guard var s = stream, !s.gotConok || s.transport.isPolling else { return }

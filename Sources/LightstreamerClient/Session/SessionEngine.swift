@@ -9,8 +9,11 @@ import TLCP
 /// `+Recovery`, `+Lines` (server notifications), `+Requests` (control/msg queues, batching,
 /// heartbeats), `+Subscriptions` and `+Messages`.
 struct SessionEngine {
+    /// Identifies one network connection the engine asked the runtime to open.
+    typealias ConnectionID = Int
+
     // MARK: configuration
-    var settings: EngineSettings
+    var settings: Settings
     var random: SplitMix64
 
     // MARK: state visible to the API
@@ -21,9 +24,9 @@ struct SessionEngine {
     var nextRequestID = 1
     var nextSubscriptionID = 1
     var nextInternalKey = -1
-    var connections: [ConnectionID: ConnectionRole] = [:]
+    var connections: [SessionEngine.ConnectionID: ConnectionRole] = [:]
     var now: Int64 = 0
-    var actions: [EngineAction] = []
+    var actions: [Action] = []
 
     // MARK: session
     var session: SessionState?
@@ -49,8 +52,8 @@ struct SessionEngine {
     // MARK: requests
     var controlQueue: [PendingControl] = []
     var messageQueue: [Int] = []
-    var httpControlInFlight: ConnectionID?
-    var httpMessageInFlight: ConnectionID?
+    var httpControlInFlight: SessionEngine.ConnectionID?
+    var httpMessageInFlight: SessionEngine.ConnectionID?
     var requests: [String: RequestPurpose] = [:]
     var lastRequestSentAt: Int64 = 0
 
@@ -61,13 +64,13 @@ struct SessionEngine {
     /// Next progressive per sequence (`UNORDERED_MESSAGES` for none), per session.
     var messageProgressives: [String: Int] = [:]
 
-    init(settings: EngineSettings = EngineSettings(), seed: UInt64 = 0x5EED) {
+    init(settings: Settings = Settings(), seed: UInt64 = 0x5EED) {
         self.settings = settings
         self.random = SplitMix64(seed: seed)
     }
 
     /// Handles one event at time `now` (ms, monotonic) and returns the actions to run.
-    mutating func handle(_ event: EngineEvent, now: Int64) -> [EngineAction] {
+    mutating func handle(_ event: Event, now: Int64) -> [Action] {
         self.now = max(self.now, now)
         actions.removeAll(keepingCapacity: true)
         switch event {
@@ -79,7 +82,7 @@ struct SessionEngine {
         case .changeFrequency(let key, let f): frequencyChangeRequested(key: key, frequency: f)
         case .sendMessage(let key, let spec): messageRequested(key: key, spec: spec)
         case .externalControl(let token, let op, let cause, let forSession):
-            externalControlsRequested([ExternalControl(token: token, operation: op, cause: cause, session: forSession)])
+            externalControlsRequested([SessionEngine.ExternalControl(token: token, operation: op, cause: cause, session: forSession)])
         case .externalControls(let list): externalControlsRequested(list)
         case .webSocketOpened(let id): webSocketOpened(id)
         case .lineReceived(let id, let line): lineReceived(id, line)
@@ -93,9 +96,9 @@ struct SessionEngine {
 
     // MARK: helpers used everywhere
 
-    mutating func emit(_ action: EngineAction) { actions.append(action) }
-    mutating func notify(_ n: AppNotification) { actions.append(.notify(n)) }
-    mutating func log(_ level: LogLevel, _ message: @autoclosure () -> String) { actions.append(.log(level, message())) }
+    mutating func emit(_ action: Action) { actions.append(action) }
+    mutating func notify(_ n: Notification) { actions.append(.notify(n)) }
+    mutating func log(_ level: SessionEngine.LogLevel, _ message: @autoclosure () -> String) { actions.append(.log(level, message())) }
 
     mutating func setStatus(_ s: ClientStatus) {
         guard s != status else { return }
@@ -104,10 +107,10 @@ struct SessionEngine {
     }
 
     /// Arms a timer; the delay is held to `ServerNumbers.millis` (0 … one day).
-    mutating func schedule(_ t: TimerID, after ms: Int) { emit(.schedule(t, after: ServerNumbers.millis(ms))) }
-    mutating func cancel(_ t: TimerID) { emit(.cancel(t)) }
+    mutating func schedule(_ t: SessionEngine.Timer, after ms: Int) { emit(.schedule(t, after: ServerNumbers.millis(ms))) }
+    mutating func cancel(_ t: SessionEngine.Timer) { emit(.cancel(t)) }
 
-    mutating func newConnectionID(_ role: ConnectionRole) -> ConnectionID {
+    mutating func newConnectionID(_ role: ConnectionRole) -> SessionEngine.ConnectionID {
         let id = nextConnectionID
         nextConnectionID += 1
         connections[id] = role
@@ -121,7 +124,7 @@ struct SessionEngine {
         return id
     }
 
-    mutating func closeConnection(_ id: ConnectionID) {
+    mutating func closeConnection(_ id: SessionEngine.ConnectionID) {
         guard connections.removeValue(forKey: id) != nil else { return }
         emit(.close(id))
     }
@@ -184,7 +187,7 @@ struct SessionState {
 /// The connection that carries the session's notifications.
 struct StreamState {
     enum Kind: Equatable { case create, bind, recovery }
-    var connection: ConnectionID
+    var connection: SessionEngine.ConnectionID
     var transport: StreamTransport
     var kind: Kind
     var gotConok = false
@@ -204,7 +207,7 @@ struct StreamState {
 }
 
 struct WebSocketState {
-    var connection: ConnectionID
+    var connection: SessionEngine.ConnectionID
     var url: String
     var open = false
     /// Messages waiting for the socket to open.
