@@ -50,7 +50,7 @@ extension SessionEngine {
         wantsConnection = true
         target = Self.initialTransport(for: settings.forcedTransport)
         retryWebSocketOnBind = false
-        retry = RetryState()
+        retry = Retry()
         setStatus(.connecting)
         createSession(cause: "api")
     }
@@ -64,8 +64,6 @@ extension SessionEngine {
         abortQueuedMessages()
         for t in [SessionEngine.Timer.transport, .retry, .recovery, .keepalive, .reconnect, .poll, .reverseHeartbeat] { cancel(t) }
         closeAllConnections()
-        recovery = nil
-        switchPending = false
         setStatus(.disconnected)
     }
 
@@ -132,12 +130,13 @@ extension SessionEngine {
             let id = newConnectionID(.httpStream)
             emit(.httpPost(id, url: address.httpURL(.createSession), body: TLCPRequestEncoder.httpBody([.createSession(request)]),
                            headers: extraHeaders(creating: true)))
-            stream = StreamState(connection: id, transport: .httpPolling, kind: .create, sentAt: now)
+            stream = Stream(connection: id, transport: .httpPolling, kind: .create, sentAt: now)
         } else {
             let ws = openWebSocket(url: address.webSocketURL, creating: true)
             sendOnWebSocket(TLCPRequestEncoder.webSocketMessage(.createSession(request)))
-            stream = StreamState(connection: ws, transport: target, kind: .create, sentAt: now)
-            stream?.slowing = !target.isPolling && params.sendSync == nil
+            var created = Stream(connection: ws, transport: target, kind: .create, sentAt: now)
+            created.slowing = !target.isPolling && params.sendSync == nil
+            stream = created
         }
         schedule(.transport, after: Saturating.add(settings.retryDelay, target.isPolling && !useHTTP ? settings.idleTimeout : 0))
     }
@@ -156,7 +155,7 @@ extension SessionEngine {
             closeConnection(ws.connection)
         }
         let id = newConnectionID(.webSocket)
-        webSocket = WebSocketState(connection: id, url: url, outbox: ["wsok"])
+        webSocket = WebSocket(connection: id, url: url, outbox: ["wsok"])
         emit(.openWebSocket(id, url: url, headers: extraHeaders(creating: creating)))
         return id
     }
@@ -186,8 +185,8 @@ extension SessionEngine {
     mutating func bindSession(_ transport: StreamTransport, cause: String) {
         guard let session, let address = sessionAddress else { return }
         var params = StreamParameters(cause: cause)
-        let continuation = nextPoll
-        nextPoll = nil
+        let continuation = session.nextPoll
+        withSession { $0.nextPoll = nil }
         if transport.isPolling {
             params.polling = true
             params.pollingMillis = continuation?.pollingMillis ?? settings.pollingInterval
@@ -214,17 +213,18 @@ extension SessionEngine {
             emit(.httpPost(id, url: address.httpURL(.bindSession), body: TLCPRequestEncoder.httpBody([.bindSession(request)]),
                            headers: extraHeaders(creating: false)))
         }
-        stream = StreamState(connection: id, transport: transport, kind: .bind, sentAt: now)
-        stream?.asksRecovery = request.recoveryFrom != nil
-        stream?.slowing = !transport.isPolling && params.sendSync == nil
+        var bound = Stream(connection: id, transport: transport, kind: .bind, sentAt: now)
+        bound.asksRecovery = request.recoveryFrom != nil
+        bound.slowing = !transport.isPolling && params.sendSync == nil
+        stream = bound
         // A poll may be held by the server for the idle time it was asked for.
         schedule(.transport, after: Saturating.add(settings.retryDelay, transport.isPolling ? (params.idleMillis ?? settings.idleTimeout) : 0))
     }
 
     /// Asks the server to unbind the stream (force_rebind); the bind on `target` follows LOOP.
     mutating func requestRebind(cause: String) {
-        guard !switchPending else { return }
-        switchPending = true
+        guard session?.switchPending != true else { return }
+        withSession { $0.switchPending = true }
         enqueueControl(.forceRebind(cause: cause))
     }
 
@@ -245,12 +245,16 @@ extension SessionEngine {
                 streamLost(cause: "http.error")
             }
         case .httpControl(let ids):
-            httpControlInFlight = nil
-            for r in ids { requests.removeValue(forKey: r) }
+            withSession { s in
+                s.httpControlInFlight = nil
+                for r in ids { s.requests.removeValue(forKey: r) }
+            }
             flushControls()
         case .httpMessage(let ids):
-            httpMessageInFlight = nil
-            for r in ids { requests.removeValue(forKey: r) }
+            withSession { s in
+                s.httpMessageInFlight = nil
+                for r in ids { s.requests.removeValue(forKey: r) }
+            }
             flushMessages()
         case .httpHeartbeat, .httpFireAndForget:
             break
@@ -274,7 +278,7 @@ extension SessionEngine {
         cancel(.keepalive)
         cancel(.reconnect)
         if lost.kind != .create, !lost.gotConok, requestMayHaveReachedServer(lost) {
-            session?.bindsAskRecovery = true
+            withSession { $0.bindsAskRecovery = true }
         }
         closeConnection(lost.connection)
         if lost.transport.isWebSocket || lost.kind == .create, let ws = webSocket, ws.connection == lost.connection {
@@ -296,12 +300,12 @@ extension SessionEngine {
         }
     }
 
-    func connectionWasWebSocket(_ s: StreamState) -> Bool { s.transport.isWebSocket && s.kind != .recovery }
+    func connectionWasWebSocket(_ s: Stream) -> Bool { s.transport.isWebSocket && s.kind != .recovery }
 
     /// Whether the request that opened `s` may have been read by the server: an HTTP request
     /// may have been, a WebSocket bind only once the socket opened (before that it waits in
     /// the outbox).
-    func requestMayHaveReachedServer(_ s: StreamState) -> Bool {
+    func requestMayHaveReachedServer(_ s: Stream) -> Bool {
         guard s.transport.isWebSocket, s.kind != .recovery else { return true }
         guard let ws = webSocket, ws.connection == s.connection else { return true }
         return ws.open
@@ -348,7 +352,6 @@ extension SessionEngine {
         let old = session?.id
         teardownSession(abortMessagesSent: true)
         closeAllConnections()
-        recovery = nil
         retry.oldSession = old
         retry.cause = cause
         retry.attemptStartedAt = now
@@ -358,26 +361,20 @@ extension SessionEngine {
     }
 
     /// Ends the session locally: subscriptions go back to waiting, messages in flight are
-    /// aborted (they stay queued when not yet sent).
+    /// aborted (they stay queued when not yet sent). The session value, with its stream,
+    /// recovery, requests in flight and progressives, is dropped (or the create under way).
     mutating func teardownSession(abortMessagesSent: Bool) {
         if session != nil {
             subscriptionsLostSession()
             abortSentMessages()
-            session = nil
-            messageProgressives = [:]
             notify(.property(.sessionId(nil)))
             dropExternalControls()
             notify(.sessionEnded)
         }
-        stream = nil
-        switchPending = false
-        nextPoll = nil
+        state = .idle
         retryWebSocketOnBind = false
         // External controls queued while no session exists wait for the next one.
         controlQueue.removeAll { if case .external = $0 { return false } else { return true } }
-        requests.removeAll()
-        httpControlInFlight = nil
-        httpMessageInFlight = nil
         for t in [SessionEngine.Timer.transport, .keepalive, .reconnect, .poll, .reverseHeartbeat] { cancel(t) }
     }
 
