@@ -1,6 +1,7 @@
 import TLCP
 import Dispatch
 import Foundation
+import NIOConcurrencyHelpers
 
 /// Runs a client's `SessionEngine`: every event goes through one serial engine queue, actions
 /// are executed there (connections, timers) and application callbacks are dispatched, in
@@ -32,12 +33,16 @@ final class ClientCore: @unchecked Sendable {
     /// queues grow without bound.
     let readGate = ReadGate()
 
-    // state read from any thread
-    private let stateLock = Lock()
-    private var statusValue: ClientStatus = .disconnected
-    private var clientDelegates = DelegateList<ClientDelegate>()
-    private var activeSubscriptions: [Subscription] = []
-    private var nextKey = 1
+    /// The state read from any thread, under the box's lock.
+    /// `@unchecked Sendable`: the client delegates are of the official API's non-`Sendable` protocol; the box's lock guards them.
+    private struct Shared: @unchecked Sendable {
+        var status: ClientStatus = .disconnected
+        var clientDelegates = DelegateList<ClientDelegate>()
+        var activeSubscriptions: [Subscription] = []
+        var nextKey = 1
+    }
+
+    private let shared = NIOLockedValueBox(Shared())
 
     /// Extension point for MPN: receives MPN notifications, session starts and external replies.
     var extensionHook: (@Sendable (SessionEngine.Notification) -> Void)?
@@ -54,12 +59,12 @@ final class ClientCore: @unchecked Sendable {
 
     private var now: Int64 { Int64((DispatchTime.now().uptimeNanoseconds - start) / 1_000_000) }
 
-    var status: ClientStatus { stateLock.withLock { statusValue } }
+    var status: ClientStatus { shared.withLockedValue { $0.status } }
 
     func newKey() -> Int {
-        stateLock.withLock {
-            defer { nextKey += 1 }
-            return nextKey
+        shared.withLockedValue { s in
+            defer { s.nextKey += 1 }
+            return s.nextKey
         }
     }
 
@@ -92,7 +97,7 @@ final class ClientCore: @unchecked Sendable {
     func subscribe(_ sub: Subscription) {
         let key = newKey()
         sub.activate(core: self, key: key)
-        stateLock.withLock { activeSubscriptions.append(sub) }
+        shared.withLockedValue { $0.activeSubscriptions.append(sub) }
         let spec = sub.spec
         queue.async {
             self.subscriptionObjects[key] = sub
@@ -126,11 +131,11 @@ final class ClientCore: @unchecked Sendable {
 
     func unsubscribe(_ sub: Subscription) {
         guard let key = sub.deactivate(from: self) else { return }
-        stateLock.withLock { activeSubscriptions.removeAll { $0 === sub } }
+        shared.withLockedValue { s in s.activeSubscriptions.removeAll { $0 === sub } }
         post(.unsubscribe(key: key))
     }
 
-    var subscriptions: [Subscription] { stateLock.withLock { activeSubscriptions } }
+    var subscriptions: [Subscription] { shared.withLockedValue { $0.activeSubscriptions } }
 
     func changeFrequency(key: Int, _ f: RequestedFrequency?) { post(.changeFrequency(key: key, f)) }
 
@@ -153,11 +158,11 @@ final class ClientCore: @unchecked Sendable {
 
     // MARK: delegates
 
-    func addDelegate(_ d: ClientDelegate) -> Bool { stateLock.withLock { clientDelegates.add(d) } }
+    func addDelegate(_ d: ClientDelegate) -> Bool { shared.withLockedValue { $0.clientDelegates.add(d) } }
 
-    func removeDelegate(_ d: ClientDelegate) -> Bool { stateLock.withLock { clientDelegates.remove(d) } }
+    func removeDelegate(_ d: ClientDelegate) -> Bool { shared.withLockedValue { $0.clientDelegates.remove(d) } }
 
-    var delegates: [ClientDelegate] { stateLock.withLock { clientDelegates.all } }
+    var delegates: [ClientDelegate] { shared.withLockedValue { $0.clientDelegates.all } }
 
     enum ClientEvent {
         case status(LightstreamerClient.Status)
@@ -335,7 +340,7 @@ final class ClientCore: @unchecked Sendable {
     private func deliver(_ n: SessionEngine.Notification) {
         switch n {
         case .status(let s):
-            stateLock.withLock { statusValue = s }
+            shared.withLockedValue { $0.status = s }
             let status = LightstreamerClient.Status(s)
             enqueueForDelegates(.status(status))
         case .serverError(let code, let message):
@@ -375,7 +380,7 @@ final class ClientCore: @unchecked Sendable {
         case .failed:
             sub.failed(key: key)
             subscriptionObjects.removeValue(forKey: key)
-            stateLock.withLock { activeSubscriptions.removeAll { $0 === sub } }
+            shared.withLockedValue { s in s.activeSubscriptions.removeAll { $0 === sub } }
         case .update, .endOfSnapshot, .clearSnapshot, .lostUpdates, .realFrequency, .secondLevelFailed, .secondLevelLostUpdates:
             break
         }

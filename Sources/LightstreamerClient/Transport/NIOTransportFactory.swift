@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOHTTP1
@@ -8,15 +9,13 @@ import TLCP
 
 /// Connections on SwiftNIO: WebSocket (subprotocol `TLCP-2.5.0.lightstreamer.com`) and HTTP/1.1
 /// POSTs whose (possibly streamed, chunked) bodies are split into lines; TLS for wss/https.
-/// `@unchecked Sendable`: `extraContexts` is only touched under `contextLock`; the rest are `let`s.
-final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
+final class NIOTransportFactory: TransportFactory, Sendable {
     static let shared = NIOTransportFactory(group: MultiThreadedEventLoopGroup.singleton)
 
     let group: EventLoopGroup
     private let sslContext: NIOSSLContext?
     /// Contexts with extra trust roots (tests), by their PEMs.
-    private let contextLock = Lock()
-    private var extraContexts: [[String]: NIOSSLContext] = [:]
+    private let extraContexts = NIOLockedValueBox<[[String]: NIOSSLContext]>([:])
 
     init(group: EventLoopGroup) {
         self.group = group
@@ -28,7 +27,7 @@ final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
             guard let sslContext else { throw NIOConnectionError.tlsUnavailable }
             return sslContext
         }
-        return try contextLock.withLock {
+        return try extraContexts.withLockedValue { extraContexts in
             if let c = extraContexts[policy.additionalTrustRootsPEM] { return c }
             var configuration = TLSConfiguration.makeClientConfiguration()
             let roots = try policy.additionalTrustRootsPEM.flatMap { try NIOSSLCertificate.fromPEMBytes(Array($0.utf8)) }
@@ -172,12 +171,14 @@ enum NIOConnectionError: Error { case tlsUnavailable, certificatePinMismatch }
 
 /// One connection: reports exactly one terminal event (closed or failed) and nothing after a
 /// local close.
-/// `@unchecked Sendable`: `channel`, `finished` and `closeRequested` are only touched under `lock`.
-final class NIOConnection: TransportConnection, @unchecked Sendable {
-    private let lock = Lock()
-    private var channel: Channel?
-    private var finished = false
-    private var closeRequested = false
+final class NIOConnection: TransportConnection, Sendable {
+    private struct State {
+        var channel: Channel?
+        var finished = false
+        var closeRequested = false
+    }
+
+    private let state = NIOLockedValueBox(State())
     private let events: @Sendable (TransportEvent) -> Void
 
     init(events: @escaping @Sendable (TransportEvent) -> Void) {
@@ -188,9 +189,9 @@ final class NIOConnection: TransportConnection, @unchecked Sendable {
         future.whenComplete { result in
             switch result {
             case .success(let ch):
-                let close: Bool = self.lock.withLock {
-                    self.channel = ch
-                    return self.closeRequested
+                let close: Bool = self.state.withLockedValue { s in
+                    s.channel = ch
+                    return s.closeRequested
                 }
                 if close { ch.close(promise: nil) }
             case .failure(let error):
@@ -201,10 +202,10 @@ final class NIOConnection: TransportConnection, @unchecked Sendable {
 
     /// Events from the pipeline.
     func emit(_ e: TransportEvent) {
-        let pass: Bool = lock.withLock {
-            guard !finished, !closeRequested else { return false }
+        let pass: Bool = state.withLockedValue { s in
+            guard !s.finished, !s.closeRequested else { return false }
             switch e {
-            case .closed, .failed, .rejected: finished = true
+            case .closed, .failed, .rejected: s.finished = true
             default: break
             }
             return true
@@ -217,7 +218,7 @@ final class NIOConnection: TransportConnection, @unchecked Sendable {
     func upgraded() { emit(.opened) }
 
     func send(_ text: String) {
-        guard let ch = lock.withLock({ channel }) else { return }
+        guard let ch = state.withLockedValue({ $0.channel }) else { return }
         ch.eventLoop.execute {
             var buffer = ch.allocator.buffer(capacity: text.utf8.count)
             buffer.writeString(text)
@@ -227,13 +228,13 @@ final class NIOConnection: TransportConnection, @unchecked Sendable {
     }
 
     func abort() {
-        lock.withLock { channel }?.close(promise: nil)
+        state.withLockedValue { $0.channel }?.close(promise: nil)
     }
 
     func close() {
-        let ch: Channel? = lock.withLock {
-            closeRequested = true
-            return channel
+        let ch: Channel? = state.withLockedValue { s in
+            s.closeRequested = true
+            return s.channel
         }
         ch?.close(promise: nil)
     }
