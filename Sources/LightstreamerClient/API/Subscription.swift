@@ -6,88 +6,6 @@ import TLCP
 /// be changed only while inactive (a trap otherwise, as in the official API); the
 /// `requestedMaxFrequency` of an active subscription is changed on the server (reconf).
 public final class Subscription: CustomStringConvertible, Sendable {
-    /// The subscription mode: how the server and the client treat the item's updates.
-    public enum Mode: String, CustomStringConvertible, Sendable, CaseIterable {
-        /// The item has one state; each update changes some of its fields.
-        case MERGE
-        /// Each update is an event of its own (news, chat lines); the snapshot is a list of past events.
-        case DISTINCT
-        /// The item is a table of rows keyed by `key`, changed by `ADD`, `UPDATE` and `DELETE`.
-        case COMMAND
-        /// Every update is delivered as it comes: no snapshot, no frequency limit, no merging.
-        case RAW
-        /// The mode's name.
-        public var description: String { rawValue }
-        var wire: SubscriptionMode {
-            switch self {
-            case .MERGE: return .merge
-            case .DISTINCT: return .distinct
-            case .COMMAND: return .command
-            case .RAW: return .raw
-            }
-        }
-    }
-
-    /// How many updates per item the server may keep for the subscription while it cannot send them.
-    public enum RequestedBufferSize: Equatable, CustomStringConvertible, Sendable {
-        /// At most this many updates per item.
-        case limited(Int)
-        /// No limit.
-        case unlimited
-        /// `unlimited` or the number.
-        public var description: String {
-            switch self {
-            case .limited(let n): return String(n)
-            case .unlimited: return "unlimited"
-            }
-        }
-    }
-
-    /// The most updates per second per item the subscription asks for: a number, `unlimited`,
-    /// or `unfiltered` (no update may be dropped or merged).
-    public enum RequestedMaxFrequency: Equatable, CustomStringConvertible, Sendable {
-        /// At most this many updates per second per item.
-        case limited(Double)
-        /// No limit, but the server may still merge or drop updates when it must.
-        case unlimited
-        /// Every update, none merged or dropped.
-        case unfiltered
-        /// `unlimited`, `unfiltered` or the number of updates per second.
-        public var description: String {
-            switch self {
-            case .limited(let f): return "\(f) updates/sec"
-            case .unlimited: return "unlimited"
-            case .unfiltered: return "unfiltered"
-            }
-        }
-        var wire: RequestedFrequency {
-            switch self {
-            case .limited(let f): return .limited(f)
-            case .unlimited: return .unlimited
-            case .unfiltered: return .unfiltered
-            }
-        }
-    }
-
-    /// Whether the subscription asks for the items' snapshot: `yes`, `no`, or (DISTINCT) the
-    /// number of past events to receive.
-    public enum RequestedSnapshot: Equatable, CustomStringConvertible, Sendable {
-        /// The snapshot is asked for.
-        case yes
-        /// No snapshot.
-        case no
-        /// The last events, at most this many (DISTINCT mode only).
-        case length(Int)
-        /// `yes`, `no` or the length.
-        public var description: String {
-            switch self {
-            case .yes: return "yes"
-            case .no: return "no"
-            case .length(let n): return String(n)
-            }
-        }
-    }
-
     /// The subscription mode, fixed at creation.
     public let mode: Mode
     private let state: NIOLockedValueBox<State>
@@ -95,14 +13,8 @@ public final class Subscription: CustomStringConvertible, Sendable {
     /// The mutable state, only touched under the box's lock.
     /// `@unchecked Sendable`: the delegates are of the official API's non-`Sendable` protocol; the box's lock guards them.
     private struct State: @unchecked Sendable {
-        var items: [String]?
-        var itemGroup: String?
-        var fields: [String]?
-        var fieldSchema: String?
-        var dataAdapter: String?
+        var request = SubscriptionRequest<RequestedBufferSize, RequestedMaxFrequency>()
         var selector: String?
-        var bufferSize: RequestedBufferSize?
-        var maxFrequency: RequestedMaxFrequency?
         var snapshot: RequestedSnapshot?
         var secondFields: [String]?
         var secondSchema: String?
@@ -143,36 +55,13 @@ public final class Subscription: CustomStringConvertible, Sendable {
         Self.checkItems(items)
         Self.checkFields(fields, mode: subscriptionMode)
         state.withLockedValue { s in
-            s.items = items
-            s.fields = fields
-        }
-    }
-
-    // MARK: validation
-
-    /// Item names: non-empty, no space, not a number.
-    static func isValidItemName(_ name: String) -> Bool {
-        !name.isEmpty && !name.contains(" ") && !name.allSatisfy(\.isNumber)
-    }
-
-    static func isValidFieldName(_ name: String) -> Bool { !name.isEmpty && !name.contains(" ") }
-
-    static func checkItems(_ items: [String]) {
-        precondition(!items.isEmpty, "Item List is empty")
-        for i in items { precondition(isValidItemName(i), "Item name is not valid: '\(i)'") }
-    }
-
-    static func checkFields(_ fields: [String], mode: Mode) {
-        precondition(!fields.isEmpty, "Field List is empty")
-        for f in fields { precondition(isValidFieldName(f), "Field name is not valid: '\(f)'") }
-        if mode == .COMMAND {
-            precondition(fields.contains("command") && fields.contains("key"),
-                         "A field list for a COMMAND subscription must contain the key and command fields")
+            s.request.setItems(items)
+            s.request.setFields(fields)
         }
     }
 
     private func checkInactive() {
-        precondition(!state.withLockedValue { $0.active }, "Cannot modify an active Subscription")
+        Self.rules.checkInactive(state.withLockedValue { $0.active })
     }
 
     private func checkCommand() {
@@ -217,7 +106,7 @@ public final class Subscription: CustomStringConvertible, Sendable {
         set {
             checkInactive()
             checkCommand()
-            if let v = newValue { precondition(!v.isEmpty, "The data adapter name is empty") }
+            if let v = newValue { Self.rules.checkDataAdapter(v) }
             state.withLockedValue { s in s.secondAdapter = newValue }
         }
     }
@@ -229,10 +118,7 @@ public final class Subscription: CustomStringConvertible, Sendable {
         set {
             checkInactive()
             checkCommand()
-            if let v = newValue {
-                precondition(!v.isEmpty, "Field List is empty")
-                for f in v { precondition(Self.isValidFieldName(f), "Field name is not valid: '\(f)'") }
-            }
+            if let v = newValue { Self.rules.checkFields(v) }
             state.withLockedValue { s in s.secondFields = newValue; s.secondSchema = nil }
         }
     }
@@ -245,87 +131,87 @@ public final class Subscription: CustomStringConvertible, Sendable {
         set {
             checkInactive()
             checkCommand()
-            if let v = newValue { precondition(!v.isEmpty, "The field schema name is empty") }
+            if let v = newValue { Self.rules.checkFieldSchema(v) }
             state.withLockedValue { s in s.secondSchema = newValue; s.secondFields = nil }
         }
     }
 
     /// The data adapter of the items; nil for the adapter set's `DEFAULT`. Settable while inactive.
     public var dataAdapter: String? {
-        get { state.withLockedValue { s in s.dataAdapter } }
+        get { state.withLockedValue { $0.request.dataAdapter } }
         set {
             checkInactive()
-            if let v = newValue { precondition(!v.isEmpty, "The data adapter name is empty") }
-            state.withLockedValue { s in s.dataAdapter = newValue }
+            if let v = newValue { Self.rules.checkDataAdapter(v) }
+            state.withLockedValue { $0.request.dataAdapter = newValue }
         }
     }
 
     /// The field names. Settable while inactive; setting it clears `fieldSchema`. A COMMAND
     /// subscription's list needs `key` and `command`.
     public var fields: [String]? {
-        get { state.withLockedValue { s in s.fields } }
+        get { state.withLockedValue { $0.request.fields } }
         set {
             checkInactive()
             if let v = newValue { Self.checkFields(v, mode: mode) }
-            state.withLockedValue { s in s.fields = newValue; s.fieldSchema = nil }
+            state.withLockedValue { $0.request.setFields(newValue) }
         }
     }
 
     /// A field schema name, resolved by the server's Metadata Adapter, instead of a field list.
     /// Settable while inactive; setting it clears `fields`.
     public var fieldSchema: String? {
-        get { state.withLockedValue { s in s.fieldSchema } }
+        get { state.withLockedValue { $0.request.fieldSchema } }
         set {
             checkInactive()
-            if let v = newValue { precondition(!v.isEmpty, "The field schema name is empty") }
-            state.withLockedValue { s in s.fieldSchema = newValue; s.fields = nil }
+            if let v = newValue { Self.rules.checkFieldSchema(v) }
+            state.withLockedValue { $0.request.setFieldSchema(newValue) }
         }
     }
 
     /// An item group name, resolved by the server's Metadata Adapter, instead of an item list.
     /// Settable while inactive; setting it clears `items`.
     public var itemGroup: String? {
-        get { state.withLockedValue { s in s.itemGroup } }
+        get { state.withLockedValue { $0.request.itemGroup } }
         set {
             checkInactive()
-            if let v = newValue { precondition(!v.isEmpty, "The item group name is empty") }
-            state.withLockedValue { s in s.itemGroup = newValue; s.items = nil }
+            if let v = newValue { Self.rules.checkItemGroup(v) }
+            state.withLockedValue { $0.request.setItemGroup(newValue) }
         }
     }
 
     /// The item names. Settable while inactive; setting it clears `itemGroup`.
     public var items: [String]? {
-        get { state.withLockedValue { s in s.items } }
+        get { state.withLockedValue { $0.request.items } }
         set {
             checkInactive()
             if let v = newValue { Self.checkItems(v) }
-            state.withLockedValue { s in s.items = newValue; s.itemGroup = nil }
+            state.withLockedValue { $0.request.setItems(newValue) }
         }
     }
 
     /// The buffer size asked for; nil lets the server decide. Settable while inactive.
     public var requestedBufferSize: RequestedBufferSize? {
-        get { state.withLockedValue { s in s.bufferSize } }
+        get { state.withLockedValue { $0.request.bufferSize } }
         set {
             checkInactive()
-            if case .limited(let n)? = newValue { precondition(n > 0, "The buffer size must be greater than zero") }
-            state.withLockedValue { s in s.bufferSize = newValue }
+            if case .limited(let n)? = newValue { Self.rules.checkBufferSize(n) }
+            state.withLockedValue { $0.request.bufferSize = newValue }
         }
     }
 
     /// Changing it on an active subscription reconfigures it on the server; an active
     /// subscription cannot move to or from `unfiltered` or nil.
     public var requestedMaxFrequency: RequestedMaxFrequency? {
-        get { state.withLockedValue { s in s.maxFrequency } }
+        get { state.withLockedValue { $0.request.maxFrequency } }
         set {
             precondition(mode != .RAW, "The frequency cannot be set on a RAW Subscription")
-            if case .limited(let f)? = newValue { precondition(f > 0, "The frequency must be greater than zero") }
-            let (isActive, old, core, key) = state.withLockedValue { s in (s.active, s.maxFrequency, s.owner, s.engineKey) }
+            if case .limited(let f)? = newValue { Self.rules.checkFrequency(f) }
+            let (isActive, old, core, key) = state.withLockedValue { s in (s.active, s.request.maxFrequency, s.owner, s.engineKey) }
             if isActive {
                 precondition(newValue != nil && old != nil && newValue != .unfiltered && old != .unfiltered,
                              "Cannot change the frequency from/to 'unfiltered' or to nil while the Subscription is active")
             }
-            state.withLockedValue { s in s.maxFrequency = newValue }
+            state.withLockedValue { $0.request.maxFrequency = newValue }
             if isActive, let core, let key { core.changeFrequency(key: key, newValue?.wire) }
         }
     }
@@ -363,15 +249,15 @@ public final class Subscription: CustomStringConvertible, Sendable {
 
     private func fieldIndex(_ name: String) -> Int {
         state.withLockedValue { s in
-            let names = (s.fields ?? []) + (s.secondFields ?? [])
-            guard s.fields != nil, let i = names.firstIndex(of: name) else { preconditionFailure("Unknown field name") }
+            let names = (s.request.fields ?? []) + (s.secondFields ?? [])
+            guard s.request.fields != nil, let i = names.firstIndex(of: name) else { preconditionFailure("Unknown field name") }
             return i
         }
     }
 
     private func itemIndex(_ name: String) -> Int {
         state.withLockedValue { s in
-            guard let i = s.items?.firstIndex(of: name) else { preconditionFailure("Unknown item name") }
+            guard let i = s.request.items?.firstIndex(of: name) else { preconditionFailure("Unknown item name") }
             return i + 1
         }
     }
@@ -433,12 +319,12 @@ public final class Subscription: CustomStringConvertible, Sendable {
         state.withLockedValue { s in
             var map = DescriptionMap()
             map.add("mode", mode)
-            map.add("items", s.items ?? s.itemGroup)
-            map.add("fields", s.fields ?? s.fieldSchema)
-            map.add("dataAdapter", s.dataAdapter)
-            map.add("requestedBufferSize", s.bufferSize)
+            map.add("items", s.request.itemsDescription)
+            map.add("fields", s.request.fieldsDescription)
+            map.add("dataAdapter", s.request.dataAdapter)
+            map.add("requestedBufferSize", s.request.bufferSize)
             map.add("requestedSnapshot", s.snapshot)
-            map.add("requestedMaxFrequency", s.maxFrequency)
+            map.add("requestedMaxFrequency", s.request.maxFrequency)
             map.add("selector", s.selector)
             map.add("secondLevelFields", s.secondFields ?? s.secondSchema)
             map.add("secondLevelDataAdapter", s.secondAdapter)
@@ -453,18 +339,18 @@ public final class Subscription: CustomStringConvertible, Sendable {
     var spec: SessionEngine.SubscriptionSpec {
         state.withLockedValue { v in
             var s = SessionEngine.SubscriptionSpec(mode: mode.wire)
-            s.items = v.items
-            s.itemGroup = v.itemGroup
-            s.fields = v.fields
-            s.fieldSchema = v.fieldSchema
-            s.dataAdapter = v.dataAdapter
+            s.items = v.request.items
+            s.itemGroup = v.request.itemGroup
+            s.fields = v.request.fields
+            s.fieldSchema = v.request.fieldSchema
+            s.dataAdapter = v.request.dataAdapter
             s.selector = v.selector
-            switch v.bufferSize {
+            switch v.request.bufferSize {
             case .limited(let n)?: s.bufferSize = .size(n)
             case .unlimited?: s.bufferSize = .unlimited
             case nil: s.bufferSize = nil
             }
-            s.maxFrequency = v.maxFrequency?.wire
+            s.maxFrequency = v.request.maxFrequency?.wire
             switch v.snapshot {
             case .yes?: s.snapshot = .yes
             case .no?: s.snapshot = .no
@@ -484,8 +370,8 @@ public final class Subscription: CustomStringConvertible, Sendable {
     func activate(core: ClientCore, key: Int) {
         state.withLockedValue { s in
             precondition(!s.active, "Cannot subscribe to an active Subscription")
-            precondition(s.items != nil || s.itemGroup != nil, "Specify property 'items' or 'itemGroup'")
-            precondition(s.fields != nil || s.fieldSchema != nil, "Specify property 'fields' or 'fieldSchema'")
+            precondition(s.request.group != nil, "Specify property 'items' or 'itemGroup'")
+            precondition(s.request.schema != nil, "Specify property 'fields' or 'fieldSchema'")
             s.active = true
             s.owner = core
             s.engineKey = key

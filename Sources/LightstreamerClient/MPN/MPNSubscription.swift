@@ -92,13 +92,7 @@ public final class MPNSubscription: CustomStringConvertible, Sendable {
     /// `@unchecked Sendable`: the delegates are of the official API's non-`Sendable` protocol; the box's lock guards them.
     private struct State: @unchecked Sendable {
         var mode: Mode
-        var items: [String]?
-        var itemGroup: String?
-        var fields: [String]?
-        var fieldSchema: String?
-        var dataAdapter: String?
-        var bufferSize: RequestedBufferSize?
-        var maxFrequency: RequestedMaxFrequency?
+        var request = SubscriptionRequest<RequestedBufferSize, RequestedMaxFrequency>()
         var trigger: String?
         var format: String?
         var actualTrigger: String?
@@ -154,21 +148,19 @@ public final class MPNSubscription: CustomStringConvertible, Sendable {
         default: preconditionFailure("MPN subscriptions support only MERGE and DISTINCT modes")
         }
         var s = State(mode: mode)
-        s.items = subscription.items
-        s.itemGroup = subscription.itemGroup
-        s.fields = subscription.fields
-        s.fieldSchema = subscription.fieldSchema
-        s.dataAdapter = subscription.dataAdapter
+        if let group = subscription.itemGroup { s.request.setItemGroup(group) } else { s.request.setItems(subscription.items) }
+        if let schema = subscription.fieldSchema { s.request.setFieldSchema(schema) } else { s.request.setFields(subscription.fields) }
+        s.request.dataAdapter = subscription.dataAdapter
         switch subscription.requestedBufferSize {
-        case .limited(let n)?: s.bufferSize = .limited(n)
-        case .unlimited?: s.bufferSize = .unlimited
-        case nil: s.bufferSize = nil
+        case .limited(let n)?: s.request.bufferSize = .limited(n)
+        case .unlimited?: s.request.bufferSize = .unlimited
+        case nil: s.request.bufferSize = nil
         }
         switch subscription.requestedMaxFrequency {
-        case .limited(let f)?: s.maxFrequency = .limited(f)
-        case .unlimited?: s.maxFrequency = .unlimited
+        case .limited(let f)?: s.request.maxFrequency = .limited(f)
+        case .unlimited?: s.request.maxFrequency = .unlimited
         case .unfiltered?: preconditionFailure("MPN subscriptions do not support the unfiltered frequency")
-        case nil: s.maxFrequency = nil
+        case nil: s.request.maxFrequency = nil
         }
         state = NIOLockedValueBox(s)
     }
@@ -177,13 +169,7 @@ public final class MPNSubscription: CustomStringConvertible, Sendable {
     public init(MPNSubscription mpnSubscription: MPNSubscription) {
         let copy = mpnSubscription.state.withLockedValue { o in
             var s = State(mode: o.mode)
-            s.items = o.items
-            s.itemGroup = o.itemGroup
-            s.fields = o.fields
-            s.fieldSchema = o.fieldSchema
-            s.dataAdapter = o.dataAdapter
-            s.bufferSize = o.bufferSize
-            s.maxFrequency = o.maxFrequency
+            s.request = o.request
             s.trigger = o.trigger ?? o.actualTrigger
             s.format = o.format ?? o.actualFormat
             return s
@@ -196,8 +182,17 @@ public final class MPNSubscription: CustomStringConvertible, Sendable {
     /// The subscription mode.
     public var mode: Mode { state.withLockedValue { s in s.mode } }
 
+    /// The checks of the request fields, with this API's messages.
+    static let rules = SubscriptionRequestRules(
+        objectName: "MPNSubscription", isValidItemName: { !$0.isEmpty && !$0.contains(" ") && Int($0) == nil },
+        emptyItemList: "Item list is empty", invalidItemName: { _ in "Item name is empty, contains a space or is a number" },
+        emptyFieldList: "Field list is empty", invalidFieldName: { _ in "Field name is empty or contains a space" },
+        emptyItemGroup: "Item group is empty", emptyFieldSchema: "Field schema is empty",
+        emptyDataAdapter: "The data adapter name must not be empty", nonPositiveBufferSize: "The buffer size must be positive",
+        nonPositiveFrequency: "The frequency must be positive")
+
     private func checkInactive() {
-        precondition(state.withLockedValue { s in s.status == .UNKNOWN }, "Cannot modify an active MPNSubscription")
+        Self.rules.checkInactive(state.withLockedValue { $0.status != .UNKNOWN })
     }
 
     private func changedLocally(_ property: String) {
@@ -239,25 +234,22 @@ public final class MPNSubscription: CustomStringConvertible, Sendable {
 
     /// The data adapter of the items; nil for the adapter set's `DEFAULT`. Settable while inactive.
     public var dataAdapter: String? {
-        get { state.withLockedValue { s in s.dataAdapter } }
+        get { state.withLockedValue { $0.request.dataAdapter } }
         set {
             checkInactive()
-            if let newValue { precondition(!newValue.isEmpty, "The data adapter name must not be empty") }
-            state.withLockedValue { s in s.dataAdapter = newValue }
+            if let newValue { Self.rules.checkDataAdapter(newValue) }
+            state.withLockedValue { $0.request.dataAdapter = newValue }
             changedLocally("adapter")
         }
     }
 
     /// The field names. Settable while inactive.
     public var fields: [String]? {
-        get { state.withLockedValue { s in s.fields } }
+        get { state.withLockedValue { $0.request.fields } }
         set {
             checkInactive()
-            if let newValue {
-                precondition(!newValue.isEmpty, "Field list is empty")
-                precondition(newValue.allSatisfy { !$0.isEmpty && !$0.contains(" ") }, "Field name is empty or contains a space")
-            }
-            state.withLockedValue { s in s.fields = newValue; s.fieldSchema = nil }
+            if let newValue { Self.rules.checkFields(newValue) }
+            state.withLockedValue { $0.request.setFields(newValue) }
             changedLocally("schema")
         }
     }
@@ -265,11 +257,11 @@ public final class MPNSubscription: CustomStringConvertible, Sendable {
     /// A field schema name, resolved by the server's Metadata Adapter, instead of a field list.
     /// Settable while inactive.
     public var fieldSchema: String? {
-        get { state.withLockedValue { s in s.fieldSchema } }
+        get { state.withLockedValue { $0.request.fieldSchema } }
         set {
             checkInactive()
-            if let newValue { precondition(!newValue.isEmpty, "Field schema is empty") }
-            state.withLockedValue { s in s.fieldSchema = newValue; s.fields = nil }
+            if let newValue { Self.rules.checkFieldSchema(newValue) }
+            state.withLockedValue { $0.request.setFieldSchema(newValue) }
             changedLocally("schema")
         }
     }
@@ -277,48 +269,44 @@ public final class MPNSubscription: CustomStringConvertible, Sendable {
     /// An item group name, resolved by the server's Metadata Adapter, instead of an item list.
     /// Settable while inactive.
     public var itemGroup: String? {
-        get { state.withLockedValue { s in s.itemGroup } }
+        get { state.withLockedValue { $0.request.itemGroup } }
         set {
             checkInactive()
-            if let newValue { precondition(!newValue.isEmpty, "Item group is empty") }
-            state.withLockedValue { s in s.itemGroup = newValue; s.items = nil }
+            if let newValue { Self.rules.checkItemGroup(newValue) }
+            state.withLockedValue { $0.request.setItemGroup(newValue) }
             changedLocally("group")
         }
     }
 
     /// The item names. Settable while inactive.
     public var items: [String]? {
-        get { state.withLockedValue { s in s.items } }
+        get { state.withLockedValue { $0.request.items } }
         set {
             checkInactive()
-            if let newValue {
-                precondition(!newValue.isEmpty, "Item list is empty")
-                precondition(newValue.allSatisfy { !$0.isEmpty && !$0.contains(" ") && Int($0) == nil },
-                             "Item name is empty, contains a space or is a number")
-            }
-            state.withLockedValue { s in s.items = newValue; s.itemGroup = nil }
+            if let newValue { Self.rules.checkItems(newValue) }
+            state.withLockedValue { $0.request.setItems(newValue) }
             changedLocally("group")
         }
     }
 
     /// The buffer size asked for; nil lets the server decide. Settable while inactive.
     public var requestedBufferSize: RequestedBufferSize? {
-        get { state.withLockedValue { s in s.bufferSize } }
+        get { state.withLockedValue { $0.request.bufferSize } }
         set {
             checkInactive()
-            if case .limited(let n)? = newValue { precondition(n > 0, "The buffer size must be positive") }
-            state.withLockedValue { s in s.bufferSize = newValue }
+            if case .limited(let n)? = newValue { Self.rules.checkBufferSize(n) }
+            state.withLockedValue { $0.request.bufferSize = newValue }
             changedLocally("requested_buffer_size")
         }
     }
 
     /// The notification frequency asked for; nil lets the server decide. Settable while inactive.
     public var requestedMaxFrequency: RequestedMaxFrequency? {
-        get { state.withLockedValue { s in s.maxFrequency } }
+        get { state.withLockedValue { $0.request.maxFrequency } }
         set {
             checkInactive()
-            if case .limited(let f)? = newValue { precondition(f > 0, "The frequency must be positive") }
-            state.withLockedValue { s in s.maxFrequency = newValue }
+            if case .limited(let f)? = newValue { Self.rules.checkFrequency(f) }
+            state.withLockedValue { $0.request.maxFrequency = newValue }
             changedLocally("requested_max_frequency")
         }
     }
@@ -364,11 +352,11 @@ public final class MPNSubscription: CustomStringConvertible, Sendable {
         state.withLockedValue { s in
             var map = DescriptionMap()
             map.add("mode", s.mode)
-            map.add("items", s.items ?? s.itemGroup)
-            map.add("fields", s.fields ?? s.fieldSchema)
-            map.add("dataAdapter", s.dataAdapter)
-            map.add("requestedBufferSize", s.bufferSize)
-            map.add("requestedMaxFrequency", s.maxFrequency)
+            map.add("items", s.request.itemsDescription)
+            map.add("fields", s.request.fieldsDescription)
+            map.add("dataAdapter", s.request.dataAdapter)
+            map.add("requestedBufferSize", s.request.bufferSize)
+            map.add("requestedMaxFrequency", s.request.maxFrequency)
             map.add("trigger", s.trigger)
             map.add("notificationFormat", s.format)
             return map.description
@@ -381,9 +369,8 @@ public final class MPNSubscription: CustomStringConvertible, Sendable {
     /// What the engine needs to activate this subscription (requested values).
     var request: MPNRequest {
         state.withLockedValue { s in
-            MPNRequest(mode: s.mode, group: s.itemGroup ?? s.items?.joined(separator: " "),
-                       schema: s.fieldSchema ?? s.fields?.joined(separator: " "), dataAdapter: s.dataAdapter,
-                       bufferSize: s.bufferSize, maxFrequency: s.maxFrequency, format: s.format, trigger: s.trigger)
+            MPNRequest(mode: s.mode, group: s.request.group, schema: s.request.schema, dataAdapter: s.request.dataAdapter,
+                       bufferSize: s.request.bufferSize, maxFrequency: s.request.maxFrequency, format: s.format, trigger: s.trigger)
         }
     }
 
@@ -396,12 +383,12 @@ public final class MPNSubscription: CustomStringConvertible, Sendable {
             if let v = engineState.server {
                 s.actualFormat = v.format
                 s.actualTrigger = v.trigger
-                if let g = v.group { s.itemGroup = g; s.items = nil }
-                if let sc = v.schema { s.fieldSchema = sc; s.fields = nil }
-                if let a = v.adapter { s.dataAdapter = a }
+                if let g = v.group { s.request.setItemGroup(g) }
+                if let sc = v.schema { s.request.setFieldSchema(sc) }
+                if let a = v.adapter { s.request.dataAdapter = a }
                 if let m = v.mode.flatMap(Mode.init(rawValue:)) { s.mode = m }
-                if let b = v.bufferSize { s.bufferSize = RequestedBufferSize(serverValue: b) }
-                if let f = v.maxFrequency { s.maxFrequency = RequestedMaxFrequency(serverValue: f) }
+                if let b = v.bufferSize { s.request.bufferSize = RequestedBufferSize(serverValue: b) }
+                if let f = v.maxFrequency { s.request.maxFrequency = RequestedMaxFrequency(serverValue: f) }
             }
         }
     }
