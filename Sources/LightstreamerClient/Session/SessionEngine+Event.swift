@@ -27,13 +27,4 @@ extension SessionEngine {
         case connectionRejected(ConnectionID, code: Int, message: String)
         case timerFired(Timer)
     }
-
-    /// A control operation from an extension (MPN).
-    struct ExternalControl: Sendable, Equatable {
-        var token: Int
-        var operation: ControlOperation
-        var cause: String?
-        /// The session it was made for (see `Event.externalControl`).
-        var session: String?
-    }
 }

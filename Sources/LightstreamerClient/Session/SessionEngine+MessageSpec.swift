@@ -12,13 +12,4 @@ extension SessionEngine {
         var wantsOutcome: Bool
         var enqueueWhileDisconnected: Bool
     }
-
-    /// What happened to a message.
-    enum MessageOutcome: Sendable, Equatable {
-        case processed(response: String)
-        case denied(code: Int, message: String)
-        case discarded
-        case failed
-        case aborted(sentOnNetwork: Bool)
-    }
 }

@@ -24,37 +24,4 @@ extension SessionEngine {
         /// are shared with `add`, so they never collide); MPNOK refers to it.
         case externalSubscriptionId(token: Int, subscriptionId: Int)
     }
-
-    /// Subscription events for the application.
-    enum SubscriptionEvent: Sendable {
-        case subscribed(itemCount: Int, fieldCount: Int, keyPosition: Int?, commandPosition: Int?)
-        case unsubscribed
-        case failed(code: Int, message: String?)
-        case update(ItemUpdateValue)
-        case endOfSnapshot(itemName: String?, itemPos: Int)
-        case clearSnapshot(itemName: String?, itemPos: Int)
-        case lostUpdates(itemName: String?, itemPos: Int, count: Int)
-        case realFrequency(RealMaxFrequency?)
-        case secondLevelFailed(key: String, code: Int, message: String?)
-        case secondLevelLostUpdates(key: String, count: Int)
-    }
-
-    /// A server-driven property change.
-    enum ServerProperty: Sendable, Equatable {
-        case sessionId(String?)
-        case serverInstanceAddress(String?)
-        case serverSocketName(String?)
-        case clientIp(String?)
-        case realMaxBandwidth(RealMaxBandwidth?)
-
-        var name: String {
-            switch self {
-            case .sessionId: return "sessionId"
-            case .serverInstanceAddress: return "serverInstanceAddress"
-            case .serverSocketName: return "serverSocketName"
-            case .clientIp: return "clientIp"
-            case .realMaxBandwidth: return "realMaxBandwidth"
-            }
-        }
-    }
 }

@@ -5,7 +5,12 @@ import TLCP
 /// returns the actions the runtime must carry out, in order. Time comes in with the event, so
 /// tests drive the engine with a fake clock.
 ///
-/// The engine is split by concern: `SessionEngine+Connect` (create, bind, Stream-Sense, retry),
+/// Where a session is in its life is one `State` value (`SessionEngine+State`): idle, a create
+/// under way with its stream, or an active `Session` holding everything that ends with it.
+/// The events in (`Event`) and the actions out (`Action`, with their `Notification`s) are
+/// nested types, one file each.
+///
+/// The logic is split by concern: `SessionEngine+Connect` (create, bind, Stream-Sense, retry),
 /// `+Recovery`, `+Lines` (server notifications), `+Requests` (control/msg queues, batching,
 /// heartbeats), `+Subscriptions` and `+Messages`.
 struct SessionEngine {
