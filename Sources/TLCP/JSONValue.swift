@@ -105,6 +105,31 @@ public indirect enum JSONValue: Sendable, Hashable {
     }
 }
 
+extension JSONValue {
+    /// A number from an integer (its decimal text).
+    public init(_ value: Int) {
+        self = .number(String(value))
+    }
+
+    /// The string, when the value is one.
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    /// The members in order, when the value is an object.
+    public var objectMembers: [JSONMember]? {
+        if case .object(let m) = self { return m }
+        return nil
+    }
+
+    /// The elements, when the value is an array.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+}
+
 public struct JSONMember: Sendable, Hashable {
     public var key: String
     public var value: JSONValue

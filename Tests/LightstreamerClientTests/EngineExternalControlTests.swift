@@ -12,7 +12,7 @@ import Testing
                                            notificationFormat: "fmt"))
     }
 
-    static func dropped(_ n: [AppNotification]) -> [String] {
+    static func dropped(_ n: [SessionEngine.Notification]) -> [String] {
         n.compactMap { e -> String? in
             switch e {
             case .externalDropped(let t, let sent): return "dropped \(t) \(sent)"
@@ -28,8 +28,8 @@ import Testing
         h.send(.subscribe(key: 1, spec: spec(.merge, items: ["i1"], fields: ["f1"])))
         _ = h.takeSent()
         _ = h.takeNotifications()
-        h.send(.externalControls([ExternalControl(token: 7, operation: Self.activate("a")),
-                                  ExternalControl(token: 8, operation: Self.activate("b"))]))
+        h.send(.externalControls([SessionEngine.ExternalControl(token: 7, operation: Self.activate("a")),
+                                  SessionEngine.ExternalControl(token: 8, operation: Self.activate("b"))]))
         h.send(.subscribe(key: 2, spec: spec(.merge, items: ["i2"], fields: ["f1"])))
         #expect(h.takeSent() == [
             "ws#1 control|LS_reqId=2&LS_op=activate&LS_subId=2&LS_mode=MERGE&LS_group=a&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt"

@@ -8,28 +8,28 @@ struct EngineHarness {
     var engine: SessionEngine
     var now: Int64 = 0
     /// Armed timers and their deadlines.
-    var timers: [TimerID: Int64] = [:]
+    var timers: [SessionEngine.Timer: Int64] = [:]
     /// Network actions since the last `takeSent()`.
     var sent: [String] = []
-    var notifications: [AppNotification] = []
-    var lastWebSocket: ConnectionID?
-    var lastHTTP: ConnectionID?
-    var httpByURLPart: [(String, ConnectionID)] = []
+    var notifications: [SessionEngine.Notification] = []
+    var lastWebSocket: SessionEngine.ConnectionID?
+    var lastHTTP: SessionEngine.ConnectionID?
+    var httpByURLPart: [(String, SessionEngine.ConnectionID)] = []
 
-    init(_ configure: (inout EngineSettings) -> Void = { _ in }) {
-        var s = EngineSettings()
+    init(_ configure: (inout SessionEngine.Settings) -> Void = { _ in }) {
+        var s = SessionEngine.Settings()
         s.serverAddress = "http://server"
         s.adapterSet = "TEST"
         configure(&s)
         engine = SessionEngine(settings: s, seed: 1)
     }
 
-    mutating func send(_ event: EngineEvent) {
+    mutating func send(_ event: SessionEngine.Event) {
         let actions = engine.handle(event, now: now)
         for a in actions { record(a) }
     }
 
-    mutating func record(_ a: EngineAction) {
+    mutating func record(_ a: SessionEngine.Action) {
         switch a {
         case .openWebSocket(let id, let url, _):
             lastWebSocket = id
@@ -59,7 +59,7 @@ struct EngineHarness {
         return sent
     }
 
-    mutating func takeNotifications() -> [AppNotification] {
+    mutating func takeNotifications() -> [SessionEngine.Notification] {
         defer { notifications = [] }
         return notifications
     }
@@ -72,7 +72,7 @@ struct EngineHarness {
     var status: String { engine.status.rawValue }
 
     /// Lines from the server on a connection (several lines at once allowed).
-    mutating func receive(_ id: ConnectionID?, _ lines: String...) {
+    mutating func receive(_ id: SessionEngine.ConnectionID?, _ lines: String...) {
         guard let id else { return }
         for text in lines {
             for l in text.split(separator: "\n", omittingEmptySubsequences: true) { send(.lineReceived(id, String(l))) }
@@ -80,7 +80,7 @@ struct EngineHarness {
     }
 
     /// The most recent HTTP connection whose URL contains `part`.
-    func http(_ part: String) -> ConnectionID? {
+    func http(_ part: String) -> SessionEngine.ConnectionID? {
         httpByURLPart.last { $0.0.contains(part) }?.1
     }
 
@@ -96,7 +96,7 @@ struct EngineHarness {
     }
 
     /// Fires a timer at once (if armed).
-    mutating func fire(_ timer: TimerID) {
+    mutating func fire(_ timer: SessionEngine.Timer) {
         guard let deadline = timers.removeValue(forKey: timer) else { return }
         now = max(now, deadline)
         send(.timerFired(timer))
@@ -110,7 +110,7 @@ struct EngineHarness {
     }
 
     /// Subscription events for `key` since the last `takeNotifications()`.
-    func subscriptionEvents(_ key: Int) -> [SubscriptionEvent] {
+    func subscriptionEvents(_ key: Int) -> [SessionEngine.SubscriptionEvent] {
         notifications.compactMap { if case .subscription(let k, let e) = $0, k == key { return e } else { return nil } }
     }
 
@@ -118,7 +118,7 @@ struct EngineHarness {
         subscriptionEvents(key).compactMap { if case .update(let u) = $0 { return u } else { return nil } }
     }
 
-    func messageOutcomes() -> [(Int, MessageOutcome)] {
+    func messageOutcomes() -> [(Int, SessionEngine.MessageOutcome)] {
         notifications.compactMap { if case .message(let k, let o) = $0 { return (k, o) } else { return nil } }
     }
 
@@ -133,14 +133,14 @@ extension String {
     }
 }
 
-func spec(_ mode: SubscriptionMode, items: [String], fields: [String], snapshot: SnapshotRequest? = .yes) -> SubscriptionSpec {
-    var s = SubscriptionSpec(mode: mode)
+func spec(_ mode: SubscriptionMode, items: [String], fields: [String], snapshot: SnapshotRequest? = .yes) -> SessionEngine.SubscriptionSpec {
+    var s = SessionEngine.SubscriptionSpec(mode: mode)
     s.items = items
     s.fields = fields
     s.snapshot = snapshot
     return s
 }
 
-func msg(_ text: String, sequence: String? = nil, timeout: Int = -1, outcome: Bool = true, enqueue: Bool = false) -> MessageSpec {
-    MessageSpec(text: text, sequence: sequence, timeout: timeout, wantsOutcome: outcome, enqueueWhileDisconnected: enqueue)
+func msg(_ text: String, sequence: String? = nil, timeout: Int = -1, outcome: Bool = true, enqueue: Bool = false) -> SessionEngine.MessageSpec {
+    SessionEngine.MessageSpec(text: text, sequence: sequence, timeout: timeout, wantsOutcome: outcome, enqueueWhileDisconnected: enqueue)
 }

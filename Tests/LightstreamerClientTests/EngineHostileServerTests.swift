@@ -144,7 +144,7 @@ import Testing
                      "SUBCMD,1,2000000000,2,1,2", "SUBCMD,1,1,2,1,2000000000"] {
             var h = EngineHarness()
             h.connectWS()
-            var s = SubscriptionSpec(mode: line.hasPrefix("SUBCMD") ? .command : .merge)
+            var s = SessionEngine.SubscriptionSpec(mode: line.hasPrefix("SUBCMD") ? .command : .merge)
             s.itemGroup = "group"
             s.fieldSchema = "schema"
             h.send(.subscribe(key: 1, spec: s))
@@ -156,7 +156,7 @@ import Testing
         // At the bound it is accepted.
         var h = EngineHarness()
         h.connectWS()
-        var s = SubscriptionSpec(mode: .merge)
+        var s = SessionEngine.SubscriptionSpec(mode: .merge)
         s.itemGroup = "group"
         s.fieldSchema = "schema"
         h.send(.subscribe(key: 1, spec: s))

@@ -67,4 +67,12 @@ import Testing
         b.title(nil).data(nil).priority(nil)
         #expect(b.build() == #"{"android":{}}"#)
     }
+
+    @Test func apnsReadsAFormatWithKeysSortedAndIntegralNumbersAsIntegers() throws {
+        let b = try #require(MPNBuilder(notificationFormat: #"{"z":1.0,"a":{"y":2,"b":1e2},"aps":{"badge":3.0,"alert":"x"}}"#))
+        #expect(b.build() == #"{"a":{"b":100,"y":2},"z":1,"aps":{"alert":"x","badge":3}}"#)
+        #expect(b.badgeAsString == "3" && b.badgeAsInt == 3)
+        #expect(b.customData?["z"] as? Double == 1.0)
+        #expect((b.customData?["a"] as? [String: Any])?["y"] as? Int == 2)
+    }
 }

@@ -4,26 +4,26 @@ import TLCP
 
 /// The MPN engine alone (no I/O): scripted events in, actions out.
 @Suite struct MPNEngineTests {
-    static let device = MPNDeviceInfo(platform: .apple, applicationId: "app", token: "tok")
+    static let device = MPNEngine.DeviceInfo(platform: .apple, applicationId: "app", token: "tok")
 
     /// Operations sent, as compact strings.
-    static func sent(_ actions: [MPNEngineAction]) -> [String] {
+    static func sent(_ actions: [MPNEngine.Action]) -> [String] {
         actions.compactMap {
             guard case .send(_, let op, let cause) = $0 else { return nil }
             return op.parameters.encoded + (cause.map { "&LS_cause=" + $0 } ?? "")
         }
     }
 
-    static func tokens(_ actions: [MPNEngineAction]) -> [Int] {
+    static func tokens(_ actions: [MPNEngine.Action]) -> [Int] {
         actions.compactMap { if case .send(let t, _, _) = $0 { return t } else { return nil } }
     }
 
-    static func deviceEvents(_ actions: [MPNEngineAction]) -> [MPNDeviceEvent] {
+    static func deviceEvents(_ actions: [MPNEngine.Action]) -> [MPNEngine.DeviceEvent] {
         actions.compactMap { if case .deviceEvent(let e) = $0 { return e } else { return nil } }
     }
 
-    static func subscriptionEvents(_ actions: [MPNEngineAction], key: Int) -> [MPNSubscriptionEvent] {
-        actions.flatMap { a -> [MPNSubscriptionEvent] in
+    static func subscriptionEvents(_ actions: [MPNEngine.Action], key: Int) -> [MPNEngine.SubscriptionEvent] {
+        actions.flatMap { a -> [MPNEngine.SubscriptionEvent] in
             if case .subscriptionEvents(let k, let e) = a, k == key { return e }
             return []
         }
@@ -34,7 +34,7 @@ import TLCP
     /// `subscribeMPN`, then the `LS_subId` the session engine gives the activation when it builds
     /// the request (the shared subscription counter).
     @discardableResult
-    static func activate(_ e: inout MPNEngine, key: Int, subId: Int, coalescing: Bool = false) -> [MPNEngineAction] {
+    static func activate(_ e: inout MPNEngine, key: Int, subId: Int, coalescing: Bool = false) -> [MPNEngine.Action] {
         let a = e.handle(.subscribe(key: key, request, coalescing: coalescing))
         for t in tokens(a) { _ = e.handle(.subscriptionIdAssigned(token: t, subscriptionId: subId)) }
         return a
@@ -65,7 +65,7 @@ import TLCP
     @Test func storedPreviousTokenIsSentAsRotation() {
         var e = MPNEngine()
         _ = e.handle(.sessionStarted(id: "s1"))
-        let d = MPNDeviceInfo(platform: .google, applicationId: "app", token: "new", previousToken: "old")
+        let d = MPNEngine.DeviceInfo(platform: .google, applicationId: "app", token: "new", previousToken: "old")
         #expect(Self.sent(e.handle(.register(d, sessionAvailable: true)))
             == ["LS_op=register&PN_type=Google&PN_appId=app&PN_deviceToken=old&PN_newDeviceToken=new"])
     }

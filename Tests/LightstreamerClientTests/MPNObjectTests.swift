@@ -85,11 +85,11 @@ import Testing
     @Test func engineStateIsCopiedIntoTheObject() {
         let s = MPNSubscription(subscriptionMode: .MERGE, item: "i1", fields: ["f1"])
         s.notificationFormat = "requested"
-        var st = MPNSubscriptionState(userMade: true)
+        var st = MPNEngine.SubscriptionState(userMade: true)
         st.status = .TRIGGERED
         st.timestamp = 42
         st.id = "sub"
-        st.server = MPNServerValues(format: "actual", trigger: "trg", group: "i1", schema: "f1", adapter: "A", mode: "MERGE",
+        st.server = MPNEngine.ServerValues(format: "actual", trigger: "trg", group: "i1", schema: "f1", adapter: "A", mode: "MERGE",
                                     bufferSize: "unlimited", maxFrequency: "2.5")
         s.apply(st)
         #expect(s.isActive && s.isSubscribed && s.isTriggered)

@@ -79,8 +79,7 @@ extension LightstreamerClient {
     public func statusUpdates() -> AsyncStream<Status> {
         let (stream, continuation) = AsyncStream<Status>.makeStream()
         let delegate = StatusStreamDelegate(continuation)
-        let box = UncheckedBox((self, delegate))
-        continuation.onTermination = { _ in box.value.0.removeDelegate(box.value.1) }
+        continuation.onTermination = { _ in self.removeDelegate(delegate) }
         addDelegate(delegate)
         return stream
     }
@@ -156,8 +155,7 @@ extension Subscription {
         let policy: AsyncStream<ItemUpdateSnapshot>.Continuation.BufferingPolicy = limit.map { .bufferingNewest($0) } ?? .unbounded
         let (stream, continuation) = AsyncStream<ItemUpdateSnapshot>.makeStream(bufferingPolicy: policy)
         let delegate = UpdateStreamDelegate(continuation)
-        let box = UncheckedBox((self, delegate))
-        continuation.onTermination = { _ in box.value.0.removeDelegate(box.value.1) }
+        continuation.onTermination = { _ in self.removeDelegate(delegate) }
         addDelegate(delegate)
         return stream
     }

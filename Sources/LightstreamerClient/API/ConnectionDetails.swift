@@ -1,25 +1,35 @@
 import Foundation
+import NIOConcurrencyHelpers
 #if canImport(Security)
 import Security
 #endif
 
 /// Where and as whom a `LightstreamerClient` connects (docs/protocol/CLIENT-API.md §5), plus what
 /// the server told about the session.
-/// `@unchecked Sendable`: every mutable property is only touched under `lock`.
-public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendable {
-    private let lock = Lock()
-    private var address: String?
-    private var adapter: String?
-    private var userName: String?
-    private var secret: String?
-    private var session: String?
-    private var instanceAddress: String?
-    private var socketName: String?
-    private var ip: String?
-    private var pins: [SecKey] = []
-    private var pinValues = CertificatePins([])
-    private var extraRoots: [String] = []
-    weak var core: ClientCore?
+public final class ConnectionDetails: CustomStringConvertible, Sendable {
+    /// The mutable state, only touched under the box's lock.
+    private struct State {
+        var address: String?
+        var adapter: String?
+        var userName: String?
+        var secret: String?
+        var session: String?
+        var instanceAddress: String?
+        var socketName: String?
+        var ip: String?
+        var pins: [SecKey] = []
+        var pinValues = CertificatePins([])
+        var extraRoots: [String] = []
+        weak var core: ClientCore?
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// The client whose engine gets the changes.
+    var core: ClientCore? {
+        get { state.withLockedValue { $0.core } }
+        set { state.withLockedValue { $0.core = newValue } }
+    }
 
     init() {}
 
@@ -34,34 +44,34 @@ public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendab
     }
 
     /// Sets a value under the lock; fires the property event when it changed.
-    private func update(_ name: String, _ change: () -> Bool) {
-        if lock.withLock(change) { core?.optionChanged(name) }
+    private func update(_ name: String, _ change: (inout State) -> Bool) {
+        if state.withLockedValue({ change(&$0) }) { core?.optionChanged(name) }
     }
 
     /// `http[s]://host[:port][/prefix]`. Precondition: well formed, http/https, no query.
     public var serverAddress: String? {
-        get { lock.withLock { address } }
+        get { state.withLockedValue { s in s.address } }
         set {
             if let newValue { Self.validate(newValue) }
-            update("serverAddress") { defer { address = newValue }; return address != newValue }
+            update("serverAddress") { s in defer { s.address = newValue }; return s.address != newValue }
         }
     }
 
     /// The Adapter Set; nil means `DEFAULT` on the server.
     public var adapterSet: String? {
-        get { lock.withLock { adapter } }
-        set { update("adapterSet") { defer { adapter = newValue }; return adapter != newValue } }
+        get { state.withLockedValue { s in s.adapter } }
+        set { update("adapterSet") { s in defer { s.adapter = newValue }; return s.adapter != newValue } }
     }
 
     /// The user name sent to the server's Metadata Adapter when a session is created; nil for none.
     public var user: String? {
-        get { lock.withLock { userName } }
-        set { update("user") { defer { userName = newValue }; return userName != newValue } }
+        get { state.withLockedValue { s in s.userName } }
+        set { update("user") { s in defer { s.userName = newValue }; return s.userName != newValue } }
     }
 
     /// Sets the password (write-only).
     public func setPassword(_ password: String?) {
-        update("password") { defer { secret = password }; return secret != password }
+        update("password") { s in defer { s.secret = password }; return s.secret != password }
     }
 
     /// Public keys the server's (leaf) certificate must have one of, on https/wss; `[]` (the
@@ -69,12 +79,12 @@ public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendab
     /// (`didReceiveServerError`), and the client does not retry. Standard certificate
     /// validation applies either way.
     public var certificatePins: [SecKey] {
-        get { lock.withLock { pins } }
+        get { state.withLockedValue { s in s.pins } }
         set {
             let values = CertificatePins(newValue)
-            update("certificatePins") {
-                defer { pins = newValue; pinValues = values }
-                return pinValues != values || pins.count != newValue.count
+            update("certificatePins") { s in
+                defer { s.pins = newValue; s.pinValues = values }
+                return s.pinValues != values || s.pins.count != newValue.count
             }
         }
     }
@@ -82,57 +92,57 @@ public final class ConnectionDetails: CustomStringConvertible, @unchecked Sendab
     /// Extra trusted root certificates (PEM), besides the system's. Not public: a hook for
     /// tests against a server with a test CA.
     var additionalTrustRootsPEM: [String] {
-        get { lock.withLock { extraRoots } }
-        set { lock.withLock { extraRoots = newValue } }
+        get { state.withLockedValue { s in s.extraRoots } }
+        set { state.withLockedValue { s in s.extraRoots = newValue } }
     }
 
     /// What TLS connections must check.
     var tlsPolicy: TLSPolicy {
-        lock.withLock { TLSPolicy(pins: pinValues, additionalTrustRootsPEM: extraRoots) }
+        state.withLockedValue { s in TLSPolicy(pins: s.pinValues, additionalTrustRootsPEM: s.extraRoots) }
     }
 
     /// The current session id, set by the server.
-    public var sessionId: String? { lock.withLock { session } }
+    public var sessionId: String? { state.withLockedValue { $0.session } }
     /// The server instance address (control link) of the current session.
-    public var serverInstanceAddress: String? { lock.withLock { instanceAddress } }
+    public var serverInstanceAddress: String? { state.withLockedValue { $0.instanceAddress } }
     /// The server's configured name (SERVNAME).
-    public var serverSocketName: String? { lock.withLock { socketName } }
+    public var serverSocketName: String? { state.withLockedValue { $0.socketName } }
     /// The client IP as the server sees it (CLIENTIP).
-    public var clientIp: String? { lock.withLock { ip } }
+    public var clientIp: String? { state.withLockedValue { $0.ip } }
 
     /// Applies a server-driven property; returns whether it changed.
-    func apply(_ p: ServerProperty) -> Bool {
-        lock.withLock {
+    func apply(_ p: SessionEngine.ServerProperty) -> Bool {
+        state.withLockedValue { s in
             switch p {
-            case .sessionId(let v): defer { session = v }; return session != v
-            case .serverInstanceAddress(let v): defer { instanceAddress = v }; return instanceAddress != v
-            case .serverSocketName(let v): defer { socketName = v }; return socketName != v
-            case .clientIp(let v): defer { ip = v }; return ip != v
+            case .sessionId(let v): defer { s.session = v }; return s.session != v
+            case .serverInstanceAddress(let v): defer { s.instanceAddress = v }; return s.instanceAddress != v
+            case .serverSocketName(let v): defer { s.socketName = v }; return s.socketName != v
+            case .clientIp(let v): defer { s.ip = v }; return s.ip != v
             case .realMaxBandwidth: return false
             }
         }
     }
 
-    func merge(into s: inout EngineSettings) {
-        lock.withLock {
-            s.serverAddress = address
-            s.adapterSet = adapter
-            s.user = userName
-            s.password = secret
+    func merge(into settings: inout SessionEngine.Settings) {
+        state.withLockedValue { s in
+            settings.serverAddress = s.address
+            settings.adapterSet = s.adapter
+            settings.user = s.userName
+            settings.password = s.secret
         }
     }
 
     /// `[serverAddress: …, adapterSet: …, …, libVersion: …]`, unset values left out.
     public var description: String {
-        lock.withLock {
+        state.withLockedValue { s in
             var map = DescriptionMap()
-            map.add("serverAddress", address)
-            map.add("adapterSet", adapter)
-            map.add("user", userName)
-            map.add("sessionId", session)
-            map.add("serverInstanceAddress", instanceAddress)
-            map.add("serverSocketName", socketName)
-            map.add("clientIp", ip)
+            map.add("serverAddress", s.address)
+            map.add("adapterSet", s.adapter)
+            map.add("user", s.userName)
+            map.add("sessionId", s.session)
+            map.add("serverInstanceAddress", s.instanceAddress)
+            map.add("serverSocketName", s.socketName)
+            map.add("clientIp", s.ip)
             map.add("libVersion", LightstreamerClient.LIB_NAME + " " + LightstreamerClient.LIB_VERSION)
             return map.description
         }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// Connection policy of a `LightstreamerClient` (docs/protocol/CLIENT-API.md §6). Every setter
 /// checks the documented precondition (a trap, as in the official API), fires
@@ -6,29 +7,38 @@ import Foundation
 /// official API: at once (forcedTransport, requestedMaxBandwidth, reverseHeartbeatInterval,
 /// timeouts) or on the next bind/poll/create (contentLength, keepaliveInterval, idleTimeout,
 /// pollingInterval, slowingEnabled, serverInstanceAddressIgnored).
-/// `@unchecked Sendable`: `values` is only touched under `lock`; `core` is a weak reference set once.
-public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendable {
-    private let lock = Lock()
-    private var values = EngineSettings()
-    private var real: RealMaxBandwidth?
-    weak var core: ClientCore?
+public final class ConnectionOptions: CustomStringConvertible, Sendable {
+    /// The mutable state, only touched under the box's lock.
+    private struct State {
+        var values = SessionEngine.Settings()
+        var real: RealMaxBandwidth?
+        weak var core: ClientCore?
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// The client whose engine gets the changes.
+    var core: ClientCore? {
+        get { state.withLockedValue { $0.core } }
+        set { state.withLockedValue { $0.core = newValue } }
+    }
 
     init() {}
 
     /// The engine's view of the options (merged into the details' values by the client).
-    var snapshot: EngineSettings { lock.withLock { values } }
+    var snapshot: SessionEngine.Settings { state.withLockedValue { $0.values } }
 
     /// Applies `change` to the values under the lock; fires the property event when `changed`
     /// says the value differs.
-    private func update(_ name: String, _ change: (inout EngineSettings) -> Bool) {
-        let changed: Bool = lock.withLock { change(&values) }
+    private func update(_ name: String, _ change: (inout SessionEngine.Settings) -> Bool) {
+        let changed: Bool = state.withLockedValue { change(&$0.values) }
         if changed { core?.optionChanged(name) }
     }
 
     /// Bytes of an HTTP streaming response before the server closes it (HTTP-STREAMING only).
     /// Default 50,000,000; must be > 0; used from the next bind.
     public var contentLength: UInt64 {
-        get { lock.withLock { values.contentLength } }
+        get { state.withLockedValue { $0.values.contentLength } }
         set {
             precondition(newValue > 0, "contentLength must be greater than zero")
             update("contentLength") { v in defer { v.contentLength = newValue }; return v.contentLength != newValue }
@@ -37,7 +47,7 @@ public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendab
 
     /// Upper bound of the random delay before the first reconnection. Default 100 ms; > 0.
     public var firstRetryMaxDelay: Millis {
-        get { lock.withLock { values.firstRetryMaxDelay } }
+        get { state.withLockedValue { $0.values.firstRetryMaxDelay } }
         set {
             precondition(newValue > 0, "firstRetryMaxDelay must be greater than zero")
             update("firstRetryMaxDelay") { v in defer { v.firstRetryMaxDelay = newValue }; return v.firstRetryMaxDelay != newValue }
@@ -47,19 +57,19 @@ public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendab
     /// Forced transport, or nil for full Stream-Sense. Changing it while connected switches the
     /// transport of the live session (force_rebind).
     public var forcedTransport: TransportSelection? {
-        get { lock.withLock { values.forcedTransport } }
+        get { state.withLockedValue { $0.values.forcedTransport } }
         set { update("forcedTransport") { v in defer { v.forcedTransport = newValue }; return v.forcedTransport != newValue } }
     }
 
     /// Extra HTTP headers for every request (and the WebSocket upgrade). Default nil.
     public var HTTPExtraHeaders: [String: String]? {
-        get { lock.withLock { values.httpExtraHeaders } }
+        get { state.withLockedValue { $0.values.httpExtraHeaders } }
         set { update("HTTPExtraHeaders") { v in defer { v.httpExtraHeaders = newValue }; return v.httpExtraHeaders != newValue } }
     }
 
     /// How long a poll may wait for data (polling only). Default 19,000 ms; ≥ 0; next poll.
     public var idleTimeout: Millis {
-        get { lock.withLock { values.idleTimeout } }
+        get { state.withLockedValue { $0.values.idleTimeout } }
         set {
             precondition(newValue >= 0, "idleTimeout must be greater than or equal to zero")
             update("idleTimeout") { v in defer { v.idleTimeout = newValue }; return v.idleTimeout != newValue }
@@ -69,7 +79,7 @@ public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendab
     /// Keepalive interval requested to the server (streaming only). Default 0 (server decides);
     /// ≥ 0; next bind.
     public var keepaliveInterval: Millis {
-        get { lock.withLock { values.keepaliveInterval } }
+        get { state.withLockedValue { $0.values.keepaliveInterval } }
         set {
             precondition(newValue >= 0, "keepaliveInterval must be greater than or equal to zero")
             update("keepaliveInterval") { v in defer { v.keepaliveInterval = newValue }; return v.keepaliveInterval != newValue }
@@ -79,7 +89,7 @@ public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendab
     /// Bandwidth limit requested for the session. Default `.unlimited`; `.limited(x)` needs
     /// x > 0. Changed on the fly (constrain) when connected.
     public var requestedMaxBandwidth: RequestedMaxBandwidth {
-        get { lock.withLock { values.requestedMaxBandwidth } }
+        get { state.withLockedValue { $0.values.requestedMaxBandwidth } }
         set {
             if case .limited(let v) = newValue { precondition(v > 0, "requestedMaxBandwidth must be greater than zero") }
             update("requestedMaxBandwidth") { v in defer { v.requestedMaxBandwidth = newValue }; return v.requestedMaxBandwidth != newValue }
@@ -87,13 +97,13 @@ public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendab
     }
 
     /// Bandwidth limit the server applies (CONS); nil until a session reports it.
-    public var realMaxBandwidth: RealMaxBandwidth? { lock.withLock { real } }
+    public var realMaxBandwidth: RealMaxBandwidth? { state.withLockedValue { $0.real } }
 
-    func setRealMaxBandwidth(_ v: RealMaxBandwidth?) { lock.withLock { real = v } }
+    func setRealMaxBandwidth(_ v: RealMaxBandwidth?) { state.withLockedValue { $0.real = v } }
 
     /// Polling interval. Default 0; ≥ 0; next poll.
     public var pollingInterval: Millis {
-        get { lock.withLock { values.pollingInterval } }
+        get { state.withLockedValue { $0.values.pollingInterval } }
         set {
             precondition(newValue >= 0, "pollingInterval must be greater than or equal to zero")
             update("pollingInterval") { v in defer { v.pollingInterval = newValue }; return v.pollingInterval != newValue }
@@ -102,7 +112,7 @@ public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendab
 
     /// Time in STALLED before giving up the connection. Default 3,000 ms; > 0.
     public var reconnectTimeout: Millis {
-        get { lock.withLock { values.reconnectTimeout } }
+        get { state.withLockedValue { $0.values.reconnectTimeout } }
         set {
             precondition(newValue > 0, "reconnectTimeout must be greater than zero")
             update("reconnectTimeout") { v in defer { v.reconnectTimeout = newValue }; return v.reconnectTimeout != newValue }
@@ -112,7 +122,7 @@ public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendab
     /// Minimum delay between connection attempts and timeout of unanswered requests.
     /// Default 4,000 ms; > 0.
     public var retryDelay: Millis {
-        get { lock.withLock { values.retryDelay } }
+        get { state.withLockedValue { $0.values.retryDelay } }
         set {
             precondition(newValue > 0, "retryDelay must be greater than zero")
             update("retryDelay") { v in defer { v.retryDelay = newValue }; return v.retryDelay != newValue }
@@ -121,7 +131,7 @@ public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendab
 
     /// Reverse heartbeat interval. Default 0 (off); ≥ 0; obeyed at once.
     public var reverseHeartbeatInterval: Millis {
-        get { lock.withLock { values.reverseHeartbeatInterval } }
+        get { state.withLockedValue { $0.values.reverseHeartbeatInterval } }
         set {
             precondition(newValue >= 0, "reverseHeartbeatInterval must be greater than or equal to zero")
             update("reverseHeartbeatInterval") { v in defer { v.reverseHeartbeatInterval = newValue }; return v.reverseHeartbeatInterval != newValue }
@@ -131,7 +141,7 @@ public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendab
     /// How long to try recovering a session before creating a new one. Default 15,000 ms;
     /// ≥ 0 (0 disables recovery).
     public var sessionRecoveryTimeout: Millis {
-        get { lock.withLock { values.sessionRecoveryTimeout } }
+        get { state.withLockedValue { $0.values.sessionRecoveryTimeout } }
         set {
             precondition(newValue >= 0, "sessionRecoveryTimeout must be greater than or equal to zero")
             update("sessionRecoveryTimeout") { v in defer { v.sessionRecoveryTimeout = newValue }; return v.sessionRecoveryTimeout != newValue }
@@ -140,7 +150,7 @@ public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendab
 
     /// Extra wait after a missing keepalive before STALLED. Default 2,000 ms; > 0.
     public var stalledTimeout: Millis {
-        get { lock.withLock { values.stalledTimeout } }
+        get { state.withLockedValue { $0.values.stalledTimeout } }
         set {
             precondition(newValue > 0, "stalledTimeout must be greater than zero")
             update("stalledTimeout") { v in defer { v.stalledTimeout = newValue }; return v.stalledTimeout != newValue }
@@ -149,19 +159,19 @@ public final class ConnectionOptions: CustomStringConvertible, @unchecked Sendab
 
     /// Send `HTTPExtraHeaders` only when creating sessions. Default false.
     public var HTTPExtraHeadersOnSessionCreationOnly: Bool {
-        get { lock.withLock { values.httpExtraHeadersOnSessionCreationOnly } }
+        get { state.withLockedValue { $0.values.httpExtraHeadersOnSessionCreationOnly } }
         set { update("HTTPExtraHeadersOnSessionCreationOnly") { v in defer { v.httpExtraHeadersOnSessionCreationOnly = newValue }; return v.httpExtraHeadersOnSessionCreationOnly != newValue } }
     }
 
     /// Ignore the server instance address (control link) of CONOK. Default false; next session.
     public var serverInstanceAddressIgnored: Bool {
-        get { lock.withLock { values.serverInstanceAddressIgnored } }
+        get { state.withLockedValue { $0.values.serverInstanceAddressIgnored } }
         set { update("serverInstanceAddressIgnored") { v in defer { v.serverInstanceAddressIgnored = newValue }; return v.serverInstanceAddressIgnored != newValue } }
     }
 
     /// The slowing algorithm (SYNC-based switch to polling). Default false; next connection.
     public var slowingEnabled: Bool {
-        get { lock.withLock { values.slowingEnabled } }
+        get { state.withLockedValue { $0.values.slowingEnabled } }
         set { update("slowingEnabled") { v in defer { v.slowingEnabled = newValue }; return v.slowingEnabled != newValue } }
     }
 

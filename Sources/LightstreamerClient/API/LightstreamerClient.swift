@@ -101,16 +101,16 @@ public final class LightstreamerClient: Sendable {
     /// Adding one already present does nothing. The delegate is told with `clientDidAddDelegate`.
     public func addDelegate(_ delegate: ClientDelegate) {
         guard core.addDelegate(delegate) else { return }
-        let box = UncheckedBox((delegate, self))
-        CallbackQueue.queue.async { box.value.0.clientDidAddDelegate(box.value.1) }
+        let box = UncheckedBox(delegate)
+        CallbackQueue.queue.async { box.value.clientDidAddDelegate(self) }
     }
 
     /// Removes a delegate; it is told with `clientDidRemoveDelegate`. Removing one not present
     /// does nothing.
     public func removeDelegate(_ delegate: ClientDelegate) {
         guard core.removeDelegate(delegate) else { return }
-        let box = UncheckedBox((delegate, self))
-        CallbackQueue.queue.async { box.value.0.clientDidRemoveDelegate(box.value.1) }
+        let box = UncheckedBox(delegate)
+        CallbackQueue.queue.async { box.value.clientDidRemoveDelegate(self) }
     }
 
     /// The delegates currently added.
@@ -139,7 +139,7 @@ public final class LightstreamerClient: Sendable {
                          "The given sequence name is not valid, use only alphanumeric characters plus underscore, or nil")
         }
         let seq = sequence == "UNORDERED_MESSAGES" ? nil : sequence
-        let spec = MessageSpec(text: message, sequence: seq, timeout: delayTimeout, wantsOutcome: delegate != nil,
+        let spec = SessionEngine.MessageSpec(text: message, sequence: seq, timeout: delayTimeout, wantsOutcome: delegate != nil,
                                enqueueWhileDisconnected: enqueueWhileDisconnected)
         core.sendMessage(message, spec: spec, delegate: delegate)
     }

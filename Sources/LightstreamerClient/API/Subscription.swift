@@ -1,126 +1,47 @@
 import Foundation
+import NIOConcurrencyHelpers
 import TLCP
 
 /// A real-time subscription (docs/protocol/CLIENT-API.md §7). Properties describing the request can
 /// be changed only while inactive (a trap otherwise, as in the official API); the
 /// `requestedMaxFrequency` of an active subscription is changed on the server (reconf).
-/// `@unchecked Sendable`: every mutable property (`_items` … the stored values) is only touched under `lock`.
-public final class Subscription: CustomStringConvertible, @unchecked Sendable {
-    /// The subscription mode: how the server and the client treat the item's updates.
-    public enum Mode: String, CustomStringConvertible, Sendable, CaseIterable {
-        /// The item has one state; each update changes some of its fields.
-        case MERGE
-        /// Each update is an event of its own (news, chat lines); the snapshot is a list of past events.
-        case DISTINCT
-        /// The item is a table of rows keyed by `key`, changed by `ADD`, `UPDATE` and `DELETE`.
-        case COMMAND
-        /// Every update is delivered as it comes: no snapshot, no frequency limit, no merging.
-        case RAW
-        /// The mode's name.
-        public var description: String { rawValue }
-        var wire: SubscriptionMode {
-            switch self {
-            case .MERGE: return .merge
-            case .DISTINCT: return .distinct
-            case .COMMAND: return .command
-            case .RAW: return .raw
-            }
-        }
-    }
-
-    /// How many updates per item the server may keep for the subscription while it cannot send them.
-    public enum RequestedBufferSize: Equatable, CustomStringConvertible, Sendable {
-        /// At most this many updates per item.
-        case limited(Int)
-        /// No limit.
-        case unlimited
-        /// `unlimited` or the number.
-        public var description: String {
-            switch self {
-            case .limited(let n): return String(n)
-            case .unlimited: return "unlimited"
-            }
-        }
-    }
-
-    /// The most updates per second per item the subscription asks for: a number, `unlimited`,
-    /// or `unfiltered` (no update may be dropped or merged).
-    public enum RequestedMaxFrequency: Equatable, CustomStringConvertible, Sendable {
-        /// At most this many updates per second per item.
-        case limited(Double)
-        /// No limit, but the server may still merge or drop updates when it must.
-        case unlimited
-        /// Every update, none merged or dropped.
-        case unfiltered
-        /// `unlimited`, `unfiltered` or the number of updates per second.
-        public var description: String {
-            switch self {
-            case .limited(let f): return "\(f) updates/sec"
-            case .unlimited: return "unlimited"
-            case .unfiltered: return "unfiltered"
-            }
-        }
-        var wire: RequestedFrequency {
-            switch self {
-            case .limited(let f): return .limited(f)
-            case .unlimited: return .unlimited
-            case .unfiltered: return .unfiltered
-            }
-        }
-    }
-
-    /// Whether the subscription asks for the items' snapshot: `yes`, `no`, or (DISTINCT) the
-    /// number of past events to receive.
-    public enum RequestedSnapshot: Equatable, CustomStringConvertible, Sendable {
-        /// The snapshot is asked for.
-        case yes
-        /// No snapshot.
-        case no
-        /// The last events, at most this many (DISTINCT mode only).
-        case length(Int)
-        /// `yes`, `no` or the length.
-        public var description: String {
-            switch self {
-            case .yes: return "yes"
-            case .no: return "no"
-            case .length(let n): return String(n)
-            }
-        }
-    }
-
-    let lock = Lock()
+public final class Subscription: CustomStringConvertible, Sendable {
     /// The subscription mode, fixed at creation.
     public let mode: Mode
-    private var _items: [String]?
-    private var _itemGroup: String?
-    private var _fields: [String]?
-    private var _fieldSchema: String?
-    private var _dataAdapter: String?
-    private var _selector: String?
-    private var _bufferSize: RequestedBufferSize?
-    private var _maxFrequency: RequestedMaxFrequency?
-    private var _snapshot: RequestedSnapshot?
-    private var _secondFields: [String]?
-    private var _secondSchema: String?
-    private var _secondAdapter: String?
-    private var _delegates = DelegateList<SubscriptionDelegate>()
-    // state
-    private var active = false
-    private var subscribed = false
-    private var _commandPosition: Int?
-    private var _keyPosition: Int?
-    weak var owner: ClientCore?
-    var engineKey: Int?
-    /// Last values per item position, and COMMAND rows per item and key (for valueWith…).
-    /// The latest values per item (index itemPos - 1).
-    private var itemValues: [[String?]?] = []
-    private var commandRows: [Int: [String: [String?]]] = [:]
+    private let state: NIOLockedValueBox<State>
+
+    /// The mutable state, only touched under the box's lock.
+    /// `@unchecked Sendable`: the delegates are of the official API's non-`Sendable` protocol; the box's lock guards them.
+    private struct State: @unchecked Sendable {
+        var request = SubscriptionRequest<RequestedBufferSize, RequestedMaxFrequency>()
+        var selector: String?
+        var snapshot: RequestedSnapshot?
+        var secondFields: [String]?
+        var secondSchema: String?
+        var secondAdapter: String?
+        var delegates = DelegateList<SubscriptionDelegate>()
+        var active = false
+        var subscribed = false
+        var commandPosition: Int?
+        var keyPosition: Int?
+        weak var owner: ClientCore?
+        var engineKey: Int?
+        /// The latest values per item (index itemPos - 1).
+        var itemValues: [[String?]?] = []
+        /// COMMAND rows per item position and key.
+        var commandRows: [Int: [String: [String?]]] = [:]
+    }
+
+    /// The key of the subscription in its client's engine while active.
+    var engineKey: Int? { state.withLockedValue { $0.engineKey } }
 
     /// A subscription in `subscriptionMode` with no items or fields yet; the snapshot is
     /// requested (`yes`) except in RAW mode.
     public init(subscriptionMode: Mode) {
         mode = subscriptionMode
-        _snapshot = subscriptionMode == .RAW ? nil : .yes
+        var s = State()
+        s.snapshot = subscriptionMode == .RAW ? nil : .yes
+        state = NIOLockedValueBox(s)
     }
 
     /// A subscription to one item with a list of fields.
@@ -133,35 +54,14 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
         self.init(subscriptionMode: subscriptionMode)
         Self.checkItems(items)
         Self.checkFields(fields, mode: subscriptionMode)
-        _items = items
-        _fields = fields
-    }
-
-    // MARK: validation
-
-    /// Item names: non-empty, no space, not a number.
-    static func isValidItemName(_ name: String) -> Bool {
-        !name.isEmpty && !name.contains(" ") && !name.allSatisfy(\.isNumber)
-    }
-
-    static func isValidFieldName(_ name: String) -> Bool { !name.isEmpty && !name.contains(" ") }
-
-    static func checkItems(_ items: [String]) {
-        precondition(!items.isEmpty, "Item List is empty")
-        for i in items { precondition(isValidItemName(i), "Item name is not valid: '\(i)'") }
-    }
-
-    static func checkFields(_ fields: [String], mode: Mode) {
-        precondition(!fields.isEmpty, "Field List is empty")
-        for f in fields { precondition(isValidFieldName(f), "Field name is not valid: '\(f)'") }
-        if mode == .COMMAND {
-            precondition(fields.contains("command") && fields.contains("key"),
-                         "A field list for a COMMAND subscription must contain the key and command fields")
+        state.withLockedValue { s in
+            s.request.setItems(items)
+            s.request.setFields(fields)
         }
     }
 
     private func checkInactive() {
-        precondition(!lock.withLock { active }, "Cannot modify an active Subscription")
+        Self.rules.checkInactive(state.withLockedValue { $0.active })
     }
 
     private func checkCommand() {
@@ -173,7 +73,7 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     /// Adds a delegate, which receives the subscription's events; it is told with
     /// `subscriptionDidAddDelegate`. Adding one already present does nothing.
     public func addDelegate(_ delegate: SubscriptionDelegate) {
-        let added = lock.withLock { _delegates.add(delegate) }
+        let added = state.withLockedValue { s in s.delegates.add(delegate) }
         guard added else { return }
         let box = UncheckedBox(delegate)
         CallbackQueue.queue.async { box.value.subscriptionDidAddDelegate(self) }
@@ -181,48 +81,45 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
 
     /// Removes a delegate; it is told with `subscriptionDidRemoveDelegate`.
     public func removeDelegate(_ delegate: SubscriptionDelegate) {
-        let removed = lock.withLock { _delegates.remove(delegate) }
+        let removed = state.withLockedValue { s in s.delegates.remove(delegate) }
         guard removed else { return }
         let box = UncheckedBox(delegate)
         CallbackQueue.queue.async { box.value.subscriptionDidRemoveDelegate(self) }
     }
 
     /// The delegates currently added.
-    public var delegates: [SubscriptionDelegate] { lock.withLock { _delegates.all } }
+    public var delegates: [SubscriptionDelegate] { state.withLockedValue { s in s.delegates.all } }
 
     // MARK: properties
 
     /// The 1-based position of the `command` field in a COMMAND subscription, known once the server
     /// accepted it; nil before.
-    public var commandPosition: Int? { lock.withLock { _commandPosition } }
+    public var commandPosition: Int? { state.withLockedValue { s in s.commandPosition } }
     /// The 1-based position of the `key` field in a COMMAND subscription, known once the server
     /// accepted it; nil before.
-    public var keyPosition: Int? { lock.withLock { _keyPosition } }
+    public var keyPosition: Int? { state.withLockedValue { s in s.keyPosition } }
 
     /// The data adapter of the second-level items of a COMMAND subscription (two-level push); nil
     /// for the subscription's own. Settable while inactive, COMMAND mode only.
     public var commandSecondLevelDataAdapter: String? {
-        get { lock.withLock { _secondAdapter } }
+        get { state.withLockedValue { s in s.secondAdapter } }
         set {
             checkInactive()
             checkCommand()
-            if let v = newValue { precondition(!v.isEmpty, "The data adapter name is empty") }
-            lock.withLock { _secondAdapter = newValue }
+            if let v = newValue { Self.rules.checkDataAdapter(v) }
+            state.withLockedValue { s in s.secondAdapter = newValue }
         }
     }
 
     /// The fields of the second-level items of a COMMAND subscription (two-level push). Settable
     /// while inactive, COMMAND mode only; setting it clears `commandSecondLevelFieldSchema`.
     public var commandSecondLevelFields: [String]? {
-        get { lock.withLock { _secondFields } }
+        get { state.withLockedValue { s in s.secondFields } }
         set {
             checkInactive()
             checkCommand()
-            if let v = newValue {
-                precondition(!v.isEmpty, "Field List is empty")
-                for f in v { precondition(Self.isValidFieldName(f), "Field name is not valid: '\(f)'") }
-            }
-            lock.withLock { _secondFields = newValue; _secondSchema = nil }
+            if let v = newValue { Self.rules.checkFields(v) }
+            state.withLockedValue { s in s.secondFields = newValue; s.secondSchema = nil }
         }
     }
 
@@ -230,98 +127,98 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     /// server's Metadata Adapter. Settable while inactive, COMMAND mode only; setting it clears
     /// `commandSecondLevelFields`.
     public var commandSecondLevelFieldSchema: String? {
-        get { lock.withLock { _secondSchema } }
+        get { state.withLockedValue { s in s.secondSchema } }
         set {
             checkInactive()
             checkCommand()
-            if let v = newValue { precondition(!v.isEmpty, "The field schema name is empty") }
-            lock.withLock { _secondSchema = newValue; _secondFields = nil }
+            if let v = newValue { Self.rules.checkFieldSchema(v) }
+            state.withLockedValue { s in s.secondSchema = newValue; s.secondFields = nil }
         }
     }
 
     /// The data adapter of the items; nil for the adapter set's `DEFAULT`. Settable while inactive.
     public var dataAdapter: String? {
-        get { lock.withLock { _dataAdapter } }
+        get { state.withLockedValue { $0.request.dataAdapter } }
         set {
             checkInactive()
-            if let v = newValue { precondition(!v.isEmpty, "The data adapter name is empty") }
-            lock.withLock { _dataAdapter = newValue }
+            if let v = newValue { Self.rules.checkDataAdapter(v) }
+            state.withLockedValue { $0.request.dataAdapter = newValue }
         }
     }
 
     /// The field names. Settable while inactive; setting it clears `fieldSchema`. A COMMAND
     /// subscription's list needs `key` and `command`.
     public var fields: [String]? {
-        get { lock.withLock { _fields } }
+        get { state.withLockedValue { $0.request.fields } }
         set {
             checkInactive()
             if let v = newValue { Self.checkFields(v, mode: mode) }
-            lock.withLock { _fields = newValue; _fieldSchema = nil }
+            state.withLockedValue { $0.request.setFields(newValue) }
         }
     }
 
     /// A field schema name, resolved by the server's Metadata Adapter, instead of a field list.
     /// Settable while inactive; setting it clears `fields`.
     public var fieldSchema: String? {
-        get { lock.withLock { _fieldSchema } }
+        get { state.withLockedValue { $0.request.fieldSchema } }
         set {
             checkInactive()
-            if let v = newValue { precondition(!v.isEmpty, "The field schema name is empty") }
-            lock.withLock { _fieldSchema = newValue; _fields = nil }
+            if let v = newValue { Self.rules.checkFieldSchema(v) }
+            state.withLockedValue { $0.request.setFieldSchema(newValue) }
         }
     }
 
     /// An item group name, resolved by the server's Metadata Adapter, instead of an item list.
     /// Settable while inactive; setting it clears `items`.
     public var itemGroup: String? {
-        get { lock.withLock { _itemGroup } }
+        get { state.withLockedValue { $0.request.itemGroup } }
         set {
             checkInactive()
-            if let v = newValue { precondition(!v.isEmpty, "The item group name is empty") }
-            lock.withLock { _itemGroup = newValue; _items = nil }
+            if let v = newValue { Self.rules.checkItemGroup(v) }
+            state.withLockedValue { $0.request.setItemGroup(newValue) }
         }
     }
 
     /// The item names. Settable while inactive; setting it clears `itemGroup`.
     public var items: [String]? {
-        get { lock.withLock { _items } }
+        get { state.withLockedValue { $0.request.items } }
         set {
             checkInactive()
             if let v = newValue { Self.checkItems(v) }
-            lock.withLock { _items = newValue; _itemGroup = nil }
+            state.withLockedValue { $0.request.setItems(newValue) }
         }
     }
 
     /// The buffer size asked for; nil lets the server decide. Settable while inactive.
     public var requestedBufferSize: RequestedBufferSize? {
-        get { lock.withLock { _bufferSize } }
+        get { state.withLockedValue { $0.request.bufferSize } }
         set {
             checkInactive()
-            if case .limited(let n)? = newValue { precondition(n > 0, "The buffer size must be greater than zero") }
-            lock.withLock { _bufferSize = newValue }
+            if case .limited(let n)? = newValue { Self.rules.checkBufferSize(n) }
+            state.withLockedValue { $0.request.bufferSize = newValue }
         }
     }
 
     /// Changing it on an active subscription reconfigures it on the server; an active
     /// subscription cannot move to or from `unfiltered` or nil.
     public var requestedMaxFrequency: RequestedMaxFrequency? {
-        get { lock.withLock { _maxFrequency } }
+        get { state.withLockedValue { $0.request.maxFrequency } }
         set {
             precondition(mode != .RAW, "The frequency cannot be set on a RAW Subscription")
-            if case .limited(let f)? = newValue { precondition(f > 0, "The frequency must be greater than zero") }
-            let (isActive, old, core, key) = lock.withLock { (active, _maxFrequency, owner, engineKey) }
+            if case .limited(let f)? = newValue { Self.rules.checkFrequency(f) }
+            let (isActive, old, core, key) = state.withLockedValue { s in (s.active, s.request.maxFrequency, s.owner, s.engineKey) }
             if isActive {
                 precondition(newValue != nil && old != nil && newValue != .unfiltered && old != .unfiltered,
                              "Cannot change the frequency from/to 'unfiltered' or to nil while the Subscription is active")
             }
-            lock.withLock { _maxFrequency = newValue }
+            state.withLockedValue { $0.request.maxFrequency = newValue }
             if isActive, let core, let key { core.changeFrequency(key: key, newValue?.wire) }
         }
     }
 
     /// The snapshot asked for (nil in RAW mode). Settable while inactive; a length only in DISTINCT mode.
     public var requestedSnapshot: RequestedSnapshot? {
-        get { lock.withLock { _snapshot } }
+        get { state.withLockedValue { s in s.snapshot } }
         set {
             checkInactive()
             if mode == .RAW { precondition(newValue == nil, "Snapshot is not permitted in RAW mode") }
@@ -329,38 +226,38 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
                 precondition(mode == .DISTINCT, "Snapshot length is permitted only in DISTINCT mode")
                 precondition(n > 0, "The snapshot length must be greater than zero")
             }
-            lock.withLock { _snapshot = newValue }
+            state.withLockedValue { s in s.snapshot = newValue }
         }
     }
 
     /// A selector name, which the server's Metadata Adapter applies to the updates. Settable while inactive.
     public var selector: String? {
-        get { lock.withLock { _selector } }
+        get { state.withLockedValue { s in s.selector } }
         set {
             checkInactive()
             if let v = newValue { precondition(!v.isEmpty, "The selector name is empty") }
-            lock.withLock { _selector = newValue }
+            state.withLockedValue { s in s.selector = newValue }
         }
     }
 
     /// Whether the subscription was handed to a client with `subscribe` and not unsubscribed yet.
-    public var isActive: Bool { lock.withLock { active } }
+    public var isActive: Bool { state.withLockedValue { $0.active } }
     /// Whether the server currently has the subscription (active and accepted in the current session).
-    public var isSubscribed: Bool { lock.withLock { subscribed } }
+    public var isSubscribed: Bool { state.withLockedValue { $0.subscribed } }
 
     // MARK: values
 
     private func fieldIndex(_ name: String) -> Int {
-        lock.withLock {
-            let names = (_fields ?? []) + (_secondFields ?? [])
-            guard _fields != nil, let i = names.firstIndex(of: name) else { preconditionFailure("Unknown field name") }
+        state.withLockedValue { s in
+            let names = (s.request.fields ?? []) + (s.secondFields ?? [])
+            guard s.request.fields != nil, let i = names.firstIndex(of: name) else { preconditionFailure("Unknown field name") }
             return i
         }
     }
 
     private func itemIndex(_ name: String) -> Int {
-        lock.withLock {
-            guard let i = _items?.firstIndex(of: name) else { preconditionFailure("Unknown item name") }
+        state.withLockedValue { s in
+            guard let i = s.request.items?.firstIndex(of: name) else { preconditionFailure("Unknown item name") }
             return i + 1
         }
     }
@@ -368,8 +265,8 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     /// The last value of a field of an item, by positions (1-based); nil when unknown or null.
     public func valueWithItemPos(_ itemPos: Int, fieldPos: Int) -> String? {
         precondition(itemPos >= 1 && fieldPos >= 1, "Positions start from 1")
-        return lock.withLock {
-            guard itemPos <= itemValues.count, let v = itemValues[itemPos - 1], fieldPos <= v.count else { return nil }
+        return state.withLockedValue { s in
+            guard itemPos <= s.itemValues.count, let v = s.itemValues[itemPos - 1], fieldPos <= v.count else { return nil }
             return v[fieldPos - 1]
         }
     }
@@ -393,8 +290,8 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     public func commandValueWithItemPos(_ itemPos: Int, key: String, fieldPos: Int) -> String? {
         precondition(mode == .COMMAND, "This method can be used only on COMMAND Subscriptions")
         precondition(itemPos >= 1 && fieldPos >= 1, "Positions start from 1")
-        return lock.withLock {
-            guard let row = commandRows[itemPos]?[key], fieldPos <= row.count else { return nil }
+        return state.withLockedValue { s in
+            guard let row = s.commandRows[itemPos]?[key], fieldPos <= row.count else { return nil }
             return row[fieldPos - 1]
         }
     }
@@ -419,18 +316,18 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
 
     /// `[mode: …, items: …, fields: …, …]`: the requested values, unset ones left out.
     public var description: String {
-        lock.withLock {
+        state.withLockedValue { s in
             var map = DescriptionMap()
             map.add("mode", mode)
-            map.add("items", _items ?? _itemGroup)
-            map.add("fields", _fields ?? _fieldSchema)
-            map.add("dataAdapter", _dataAdapter)
-            map.add("requestedBufferSize", _bufferSize)
-            map.add("requestedSnapshot", _snapshot)
-            map.add("requestedMaxFrequency", _maxFrequency)
-            map.add("selector", _selector)
-            map.add("secondLevelFields", _secondFields ?? _secondSchema)
-            map.add("secondLevelDataAdapter", _secondAdapter)
+            map.add("items", s.request.itemsDescription)
+            map.add("fields", s.request.fieldsDescription)
+            map.add("dataAdapter", s.request.dataAdapter)
+            map.add("requestedBufferSize", s.request.bufferSize)
+            map.add("requestedSnapshot", s.snapshot)
+            map.add("requestedMaxFrequency", s.request.maxFrequency)
+            map.add("selector", s.selector)
+            map.add("secondLevelFields", s.secondFields ?? s.secondSchema)
+            map.add("secondLevelDataAdapter", s.secondAdapter)
             return map.description
         }
     }
@@ -439,31 +336,31 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
     // MARK: library side
 
     /// The engine's copy of the request.
-    var spec: SubscriptionSpec {
-        lock.withLock {
-            var s = SubscriptionSpec(mode: mode.wire)
-            s.items = _items
-            s.itemGroup = _itemGroup
-            s.fields = _fields
-            s.fieldSchema = _fieldSchema
-            s.dataAdapter = _dataAdapter
-            s.selector = _selector
-            switch _bufferSize {
+    var spec: SessionEngine.SubscriptionSpec {
+        state.withLockedValue { v in
+            var s = SessionEngine.SubscriptionSpec(mode: mode.wire)
+            s.items = v.request.items
+            s.itemGroup = v.request.itemGroup
+            s.fields = v.request.fields
+            s.fieldSchema = v.request.fieldSchema
+            s.dataAdapter = v.request.dataAdapter
+            s.selector = v.selector
+            switch v.request.bufferSize {
             case .limited(let n)?: s.bufferSize = .size(n)
             case .unlimited?: s.bufferSize = .unlimited
             case nil: s.bufferSize = nil
             }
-            s.maxFrequency = _maxFrequency?.wire
-            switch _snapshot {
+            s.maxFrequency = v.request.maxFrequency?.wire
+            switch v.snapshot {
             case .yes?: s.snapshot = .yes
             case .no?: s.snapshot = .no
             case .length(let n)?: s.snapshot = .length(n)
             case nil: s.snapshot = nil
             }
             if mode == .COMMAND {
-                s.secondLevelFields = _secondFields
-                s.secondLevelFieldSchema = _secondSchema
-                s.secondLevelDataAdapter = _secondAdapter
+                s.secondLevelFields = v.secondFields
+                s.secondLevelFieldSchema = v.secondSchema
+                s.secondLevelDataAdapter = v.secondAdapter
             }
             return s
         }
@@ -471,65 +368,65 @@ public final class Subscription: CustomStringConvertible, @unchecked Sendable {
 
     /// Marks the subscription active on `core` with `key`, or traps when already active.
     func activate(core: ClientCore, key: Int) {
-        lock.withLock {
-            precondition(!active, "Cannot subscribe to an active Subscription")
-            precondition(_items != nil || _itemGroup != nil, "Specify property 'items' or 'itemGroup'")
-            precondition(_fields != nil || _fieldSchema != nil, "Specify property 'fields' or 'fieldSchema'")
-            active = true
-            owner = core
-            engineKey = key
-            itemValues = []
-            commandRows = [:]
+        state.withLockedValue { s in
+            precondition(!s.active, "Cannot subscribe to an active Subscription")
+            precondition(s.request.group != nil, "Specify property 'items' or 'itemGroup'")
+            precondition(s.request.schema != nil, "Specify property 'fields' or 'fieldSchema'")
+            s.active = true
+            s.owner = core
+            s.engineKey = key
+            s.itemValues = []
+            s.commandRows = [:]
         }
     }
 
     /// Marks the subscription inactive; returns its key when it was active on `core`.
     func deactivate(from core: ClientCore) -> Int? {
-        lock.withLock {
-            guard active else { return nil }
-            precondition(owner === core, "The Subscription is active on another client")
-            active = false
-            let key = engineKey
-            engineKey = nil
+        state.withLockedValue { s in
+            guard s.active else { return nil }
+            precondition(s.owner === core, "The Subscription is active on another client")
+            s.active = false
+            let key = s.engineKey
+            s.engineKey = nil
             return key
         }
     }
 
     /// After a failure the subscription is no longer active (only if still on `key`).
     func failed(key: Int) {
-        lock.withLock {
-            guard engineKey == key else { return }
-            active = false
-            subscribed = false
-            engineKey = nil
+        state.withLockedValue { s in
+            guard s.engineKey == key else { return }
+            s.active = false
+            s.subscribed = false
+            s.engineKey = nil
         }
     }
 
     func setSubscribed(_ value: Bool, keyPosition: Int? = nil, commandPosition: Int? = nil) {
-        lock.withLock {
-            subscribed = value
+        state.withLockedValue { s in
+            s.subscribed = value
             if value {
-                _keyPosition = keyPosition
-                _commandPosition = commandPosition
+                s.keyPosition = keyPosition
+                s.commandPosition = commandPosition
             }
         }
     }
 
     /// Stores an update's values for `valueWith…` (called on the callback queue).
     func store(_ u: ItemUpdateValue) {
-        lock.withLock {
+        state.withLockedValue { s in
             let i = u.itemPos - 1
             if i >= 0 {
                 // Positions come from the engine, within the subscription's item count.
-                while itemValues.count <= i { itemValues.append(nil) }
-                itemValues[i] = u.values
+                while s.itemValues.count <= i { s.itemValues.append(nil) }
+                s.itemValues[i] = u.values
             }
-            if mode == .COMMAND, let kp = _keyPosition, kp >= 1, kp <= u.values.count, let key = u.values[kp - 1] {
-                let cp = _commandPosition ?? 0
+            if mode == .COMMAND, let kp = s.keyPosition, kp >= 1, kp <= u.values.count, let key = u.values[kp - 1] {
+                let cp = s.commandPosition ?? 0
                 if cp >= 1, cp <= u.values.count, u.values[cp - 1] == "DELETE" {
-                    commandRows[u.itemPos]?.removeValue(forKey: key)
+                    s.commandRows[u.itemPos]?.removeValue(forKey: key)
                 } else {
-                    commandRows[u.itemPos, default: [:]][key] = u.values
+                    s.commandRows[u.itemPos, default: [:]][key] = u.values
                 }
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import TLCP
 
 /// Builds a Google (FCM HTTP v1) notification format: a v1 `Message` without its target, the
 /// server adding the device token. Setters write the `android` block (`android.notification.*`,
@@ -19,20 +20,20 @@ public class FirebaseMPNBuilder {
 
     /// A builder holding an existing format; nil when the text is not a JSON object.
     public init?(notificationFormat: String) {
-        guard let members = MPNJSON.parse(notificationFormat)?.objectMembers else { return nil }
-        for (k, v) in members {
-            if k == "android", let a = v.objectMembers {
-                for (ak, av) in a {
-                    if ak == "notification", let n = av.objectMembers {
+        guard let members = JSONValue.mpnParse(notificationFormat)?.objectMembers else { return nil }
+        for m in members {
+            if m.key == "android", let a = m.value.objectMembers {
+                for am in a {
+                    if am.key == "notification", let n = am.value.objectMembers {
                         notification = MPNJSONObject(n)
-                    } else if ak == "data", let d = av.objectMembers {
-                        for (dk, dv) in d { if let s = dv.stringValue { dataMap[dk] = s } }
+                    } else if am.key == "data", let d = am.value.objectMembers {
+                        for dm in d { if let s = dm.value.stringValue { dataMap[dm.key] = s } }
                     } else {
-                        android[ak] = av
+                        android[am.key] = am.value
                     }
                 }
             } else {
-                root[k] = v
+                root[m.key] = m.value
             }
         }
     }
@@ -41,10 +42,10 @@ public class FirebaseMPNBuilder {
     public func build() -> String {
         var a = android
         if !notification.isEmpty { a["notification"] = notification.json(order: Self.notificationOrder) }
-        if !dataMap.isEmpty { a["data"] = .object(dataMap.keys.sorted().map { ($0, .string(dataMap[$0] ?? "")) }) }
+        if !dataMap.isEmpty { a["data"] = .object(dataMap.keys.sorted().map { JSONMember(key: $0, value: .string(dataMap[$0] ?? "")) }) }
         var r = root
         r["android"] = a.json(order: Self.androidOrder)
-        return r.json(order: ["android"]).text
+        return r.json(order: ["android"]).mpnText
     }
 
     private func setNotification(_ key: String, _ value: String?) -> FirebaseMPNBuilder {

@@ -1,4 +1,5 @@
 import Foundation
+import TLCP
 
 /// Builds the JSON of an Apple (APNs) notification format (docs/protocol/CLIENT-API.md §14): the
 /// `aps` dictionary plus custom data. Every setter returns the builder; passing nil removes the
@@ -23,12 +24,12 @@ public class MPNBuilder {
     /// A builder holding an existing format; nil when the text is not a JSON object. The `aps`
     /// member is split from the custom data.
     public init?(notificationFormat: String) {
-        guard let members = MPNJSON.parse(notificationFormat)?.objectMembers else { return nil }
-        for (k, v) in members {
-            if k == "aps", let a = v.objectMembers {
+        guard let members = JSONValue.mpnParse(notificationFormat)?.objectMembers else { return nil }
+        for m in members {
+            if m.key == "aps", let a = m.value.objectMembers {
                 aps = MPNJSONObject(a)
             } else {
-                custom[k] = v
+                custom[m.key] = m.value
             }
         }
     }
@@ -38,8 +39,8 @@ public class MPNBuilder {
         var root = custom.json(order: []).objectMembers ?? []
         var apsObject = aps
         if case .object(let m)? = aps["alert"] { apsObject["alert"] = MPNJSONObject(m).json(order: Self.alertOrder) }
-        root.append(("aps", apsObject.json(order: Self.apsOrder)))
-        return MPNJSON.object(root).text
+        root.append(JSONMember(key: "aps", value: apsObject.json(order: Self.apsOrder)))
+        return JSONValue.object(root).mpnText
     }
 
     // MARK: alert
@@ -58,7 +59,7 @@ public class MPNBuilder {
         return a.compactMap(\.stringValue)
     }
 
-    private func setAlert(_ key: String, _ value: MPNJSON?) {
+    private func setAlert(_ key: String, _ value: JSONValue?) {
         var o = alertObject
         o[key] = value
         aps["alert"] = o.isEmpty ? nil : o.json(order: Self.alertOrder)
@@ -132,8 +133,7 @@ public class MPNBuilder {
 
     private func intValue(_ key: String) -> Int? {
         switch aps[key] {
-        case .int(let i)?: return i
-        case .double(let d)?: return d == d.rounded() && abs(d) < 1e15 ? Int(d) : nil
+        case .number?: return aps[key]?.mpnIntValue
         case .string(let s)?: return Int(s)
         default: return nil
         }
@@ -142,14 +142,13 @@ public class MPNBuilder {
     private func stringValue(_ key: String) -> String? {
         switch aps[key] {
         case .string(let s)?: return s
-        case .int(let i)?: return String(i)
-        case .double(let d)?: return d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d)
+        case .number(let t)?: return JSONValue.mpnNumberString(t)
         default: return nil
         }
     }
 
     /// Sets `aps.badge` (an integer); nil removes it. Returns the builder.
-    @discardableResult public func badge(with badge: Int) -> MPNBuilder { aps["badge"] = .int(badge); return self }
+    @discardableResult public func badge(with badge: Int) -> MPNBuilder { aps["badge"] = JSONValue(badge); return self }
     /// Sets `aps.badge` (text, e.g. a `${field}` placeholder); nil removes it. Returns the builder.
     @discardableResult public func badge(with badge: String?) -> MPNBuilder { aps["badge"] = badge.map { .string($0) }; return self }
     /// `aps.badge` as an integer; nil when absent or not a whole number.
@@ -159,7 +158,7 @@ public class MPNBuilder {
 
     /// Sets `aps.content-available` (an integer); nil removes it. Returns the builder.
     @discardableResult public func contentAvailable(with contentAvailable: Int) -> MPNBuilder {
-        aps["content-available"] = .int(contentAvailable); return self
+        aps["content-available"] = JSONValue(contentAvailable); return self
     }
     /// Sets `aps.content-available` (text, e.g. a `${field}` placeholder); nil removes it. Returns the builder.
     @discardableResult public func contentAvailable(with contentAvailable: String?) -> MPNBuilder {
@@ -172,7 +171,7 @@ public class MPNBuilder {
 
     /// Sets `aps.mutable-content` (an integer); nil removes it. Returns the builder.
     @discardableResult public func mutableContent(with mutableContent: Int) -> MPNBuilder {
-        aps["mutable-content"] = .int(mutableContent); return self
+        aps["mutable-content"] = JSONValue(mutableContent); return self
     }
     /// Sets `aps.mutable-content` (text, e.g. a `${field}` placeholder); nil removes it. Returns the builder.
     @discardableResult public func mutableContent(with mutableContent: String?) -> MPNBuilder {
@@ -207,7 +206,7 @@ public class MPNBuilder {
     @discardableResult public func customData(_ customData: [String: Any]?) -> MPNBuilder {
         custom = MPNJSONObject()
         for (k, v) in customData ?? [:] where k != "aps" {
-            if let j = MPNJSON(any: v) { custom[k] = j }
+            if let j = JSONValue(foundation: v) { custom[k] = j }
         }
         return self
     }

@@ -1,10 +1,10 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// A device that receives mobile push notifications (docs/protocol/CLIENT-API.md §10).
 /// Created from a device token, then registered with `LightstreamerClient.register(forMPN:)`;
 /// the server gives it a permanent `deviceId`. Status and id are kept up to date by the client.
-/// `@unchecked Sendable`: the mutable state (`_status`, `_deviceId`, delegates) is only touched under `lock`.
-public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {
+public final class MPNDevice: CustomStringConvertible, Sendable {
     /// The status of a device: `UNKNOWN` until registered, `REGISTERED`, or `SUSPENDED` when
     /// the server stopped sending to it (for instance its token was refused by the push service).
     public enum Status: String, CustomStringConvertible, Sendable {
@@ -27,11 +27,16 @@ public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {
     /// The token stored by the previous `MPNDevice` of this application, if any.
     public let previousDeviceToken: String?
 
-    private let lock = Lock()
-    private var _delegates = DelegateList<MPNDeviceDelegate>()
-    private var _status: Status = .UNKNOWN
-    private var _statusTimestamp: Int64?
-    private var _deviceId: String?
+    /// The mutable state, only touched under the box's lock.
+    /// `@unchecked Sendable`: the delegates are of the official API's non-`Sendable` protocol; the box's lock guards them.
+    private struct State: @unchecked Sendable {
+        var delegates = DelegateList<MPNDeviceDelegate>()
+        var status: Status = .UNKNOWN
+        var statusTimestamp: Int64?
+        var deviceId: String?
+    }
+
+    private let state = NIOLockedValueBox(State())
 
     /// An Apple device. The application id is the `LS_appID` user default, else the main
     /// bundle identifier (as in the official library, docs/protocol/CLIENT-API.md §10). Where
@@ -79,41 +84,41 @@ public final class MPNDevice: CustomStringConvertible, @unchecked Sendable {
 
     /// Adds a delegate, which receives the device's events; it is told with `mpnDeviceDidAddDelegate`.
     public func addDelegate(_ delegate: MPNDeviceDelegate) {
-        let added = lock.withLock { _delegates.add(delegate) }
+        let added = state.withLockedValue { s in s.delegates.add(delegate) }
         guard added else { return }
-        let box = UncheckedBox((delegate, self))
-        CallbackQueue.queue.async { box.value.0.mpnDeviceDidAddDelegate(box.value.1) }
+        let box = UncheckedBox(delegate)
+        CallbackQueue.queue.async { box.value.mpnDeviceDidAddDelegate(self) }
     }
 
     /// Removes a delegate; it is told with `mpnDeviceDidRemoveDelegate`.
     public func removeDelegate(_ delegate: MPNDeviceDelegate) {
-        let removed = lock.withLock { _delegates.remove(delegate) }
+        let removed = state.withLockedValue { s in s.delegates.remove(delegate) }
         guard removed else { return }
-        let box = UncheckedBox((delegate, self))
-        CallbackQueue.queue.async { box.value.0.mpnDeviceDidRemoveDelegate(box.value.1) }
+        let box = UncheckedBox(delegate)
+        CallbackQueue.queue.async { box.value.mpnDeviceDidRemoveDelegate(self) }
     }
 
     /// The delegates currently added.
-    public var delegates: [MPNDeviceDelegate] { lock.withLock { _delegates.all } }
+    public var delegates: [MPNDeviceDelegate] { state.withLockedValue { s in s.delegates.all } }
 
     // MARK: state
 
     /// Whether the server registered the device (`REGISTERED`).
-    public var isRegistered: Bool { lock.withLock { _status == .REGISTERED } }
+    public var isRegistered: Bool { state.withLockedValue { s in s.status == .REGISTERED } }
     /// Whether the server suspended the device (`SUSPENDED`).
-    public var isSuspended: Bool { lock.withLock { _status == .SUSPENDED } }
+    public var isSuspended: Bool { state.withLockedValue { s in s.status == .SUSPENDED } }
     /// The current status.
-    public var status: Status { lock.withLock { _status } }
+    public var status: Status { state.withLockedValue { s in s.status } }
     /// Server time (ms) of the current status.
-    public var statusTimestamp: Int64? { lock.withLock { _statusTimestamp } }
+    public var statusTimestamp: Int64? { state.withLockedValue { s in s.statusTimestamp } }
     /// The server's id for this device, from `MPNREG`.
-    public var deviceId: String? { lock.withLock { _deviceId } }
+    public var deviceId: String? { state.withLockedValue { s in s.deviceId } }
 
     func apply(status: Status, timestamp: Int64?, deviceId: String?) {
-        lock.withLock {
-            _status = status
-            _statusTimestamp = timestamp
-            _deviceId = deviceId
+        state.withLockedValue { s in
+            s.status = status
+            s.statusTimestamp = timestamp
+            s.deviceId = deviceId
         }
     }
 

@@ -26,7 +26,7 @@ extension MPNEngine {
         if keys.isEmpty {
             let k = nextServerKey
             nextServerKey -= 1
-            subscriptions[k] = MPNSubscriptionState(status: .UNKNOWN, id: id, userMade: false)
+            subscriptions[k] = MPNEngine.SubscriptionState(status: .UNKNOWN, id: id, userMade: false)
             emit(.createSubscription(key: k))
             keys = [k]
         }
@@ -60,12 +60,12 @@ extension MPNEngine {
     mutating func applyServerValues(key: Int, status: String, values: [String: String?]) {
         guard var s = subscriptions[key] else { return }
         func v(_ name: String) -> String? { values[name] ?? nil }
-        let new = MPNServerValues(format: v("notification_format"), trigger: v("trigger"), group: v("group"), schema: v("schema"),
+        let new = MPNEngine.ServerValues(format: v("notification_format"), trigger: v("trigger"), group: v("group"), schema: v("schema"),
                                   adapter: v("adapter"), mode: v("mode"), bufferSize: v("requested_buffer_size"),
                                   maxFrequency: v("requested_max_frequency"))
         let old = s.server
-        var events: [MPNSubscriptionEvent] = []
-        let pairs: [(String, KeyPath<MPNServerValues, String?>)] = [
+        var events: [MPNEngine.SubscriptionEvent] = []
+        let pairs: [(String, KeyPath<MPNEngine.ServerValues, String?>)] = [
             ("mode", \.mode), ("group", \.group), ("schema", \.schema), ("adapter", \.adapter),
             ("notification_format", \.format), ("trigger", \.trigger), ("requested_buffer_size", \.bufferSize),
             ("requested_max_frequency", \.maxFrequency),

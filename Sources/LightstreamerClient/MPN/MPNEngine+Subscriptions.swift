@@ -3,7 +3,7 @@ import TLCP
 /// MPN subscriptions: activate (`subscribeMPN`), pn_reconf, deactivate, MPNOK and MPNDEL.
 extension MPNEngine {
     mutating func subscribeRequested(key: Int, _ request: MPNRequest, coalescing: Bool) {
-        var s = subscriptions[key] ?? MPNSubscriptionState(userMade: true)
+        var s = subscriptions[key] ?? MPNEngine.SubscriptionState(userMade: true)
         guard s.status == .UNKNOWN else { return }
         s.userMade = true
         s.request = request
@@ -49,7 +49,7 @@ extension MPNEngine {
         s.pendingTrigger = nil
         s.deactivateAfterActivation = false
         // The SUB- item may have shown this subscription first: the user's object takes over.
-        var extra: [MPNSubscriptionEvent] = []
+        var extra: [MPNEngine.SubscriptionEvent] = []
         for other in subscriptions.keys.sorted() where other != key {
             guard let o = subscriptions[other], o.id == mpnId, !o.userMade else { continue }
             s.server = o.server
@@ -90,7 +90,7 @@ extension MPNEngine {
         perform(.deactivateFilter(filter))
     }
 
-    func matches(_ s: MPNSubscriptionState?, _ filter: LightstreamerClient.MPNSubscriptionStatus) -> Bool {
+    func matches(_ s: MPNEngine.SubscriptionState?, _ filter: LightstreamerClient.MPNSubscriptionStatus) -> Bool {
         guard let s else { return false }
         switch filter {
         case .ALL: return s.status == .SUBSCRIBED || s.status == .TRIGGERED
@@ -99,7 +99,7 @@ extension MPNEngine {
         }
     }
 
-    mutating func modifyRequested(key: Int, _ m: MPNModification) {
+    mutating func modifyRequested(key: Int, _ m: MPNEngine.Modification) {
         guard var s = subscriptions[key], s.status != .UNKNOWN else { return }
         if s.id == nil {
             switch m {
@@ -112,7 +112,7 @@ extension MPNEngine {
         perform(.reconf(key: key, m))
     }
 
-    mutating func sendReconf(key: Int, _ m: MPNModification, deviceId: String) {
+    mutating func sendReconf(key: Int, _ m: MPNEngine.Modification, deviceId: String) {
         guard let s = subscriptions[key], let id = s.id else { return }
         let mode = s.server?.mode.flatMap(MPNSubscription.Mode.init(rawValue:))?.wire ?? s.request?.mode.wire
         let group = s.server?.group ?? s.request?.group

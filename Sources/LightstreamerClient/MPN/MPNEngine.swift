@@ -9,7 +9,7 @@ import TLCP
 /// Split by concern: this file (device), `MPNEngine+Subscriptions` (MPN subscriptions),
 /// `MPNEngine+Items` (internal items).
 struct MPNEngine {
-    var device: MPNDeviceInfo?
+    var device: MPNEngine.DeviceInfo?
     /// The token the server knows the device by (after a successful registration).
     var registeredToken: String?
     var deviceId: String?
@@ -23,7 +23,7 @@ struct MPNEngine {
     var registrationsAwaited = 0
     var internalSubscribed = false
 
-    var subscriptions: [Int: MPNSubscriptionState] = [:]
+    var subscriptions: [Int: MPNEngine.SubscriptionState] = [:]
     /// Operations waiting for the device to be registered in the session.
     var waiting: [PendingMPNOperation] = []
     /// Requests sent, by token.
@@ -38,11 +38,11 @@ struct MPNEngine {
     var snapshotComplete = false
     var seenInSnapshot: Set<String> = []
 
-    var actions: [MPNEngineAction] = []
+    var actions: [MPNEngine.Action] = []
 
     init() {}
 
-    mutating func handle(_ event: MPNEngineEvent) -> [MPNEngineAction] {
+    mutating func handle(_ event: MPNEngine.Event) -> [MPNEngine.Action] {
         actions.removeAll(keepingCapacity: true)
         switch event {
         case .register(let d, let available): registerRequested(d, sessionAvailable: available)
@@ -66,11 +66,11 @@ struct MPNEngine {
         return actions
     }
 
-    mutating func emit(_ a: MPNEngineAction) { actions.append(a) }
+    mutating func emit(_ a: MPNEngine.Action) { actions.append(a) }
 
     // MARK: device
 
-    mutating func registerRequested(_ d: MPNDeviceInfo, sessionAvailable: Bool) {
+    mutating func registerRequested(_ d: MPNEngine.DeviceInfo, sessionAvailable: Bool) {
         let previous = device
         device = d
         if previous != nil, previous?.platform != d.platform || previous?.applicationId != d.applicationId {
@@ -316,5 +316,5 @@ enum PendingMPNOperation: Sendable, Equatable {
     case activate(key: Int, coalescing: Bool)
     case deactivate(key: Int)
     case deactivateFilter(LightstreamerClient.MPNSubscriptionStatus)
-    case reconf(key: Int, MPNModification)
+    case reconf(key: Int, MPNEngine.Modification)
 }

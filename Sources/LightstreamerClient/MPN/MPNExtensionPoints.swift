@@ -4,7 +4,7 @@
 /// - `ClientCore.sendExternalControl(token:_:)` (or `sendExternalControls(_:)`, one batch)
 ///   queues a `ControlOperation` (register, activate, pn_reconf, deactivate, reset_badge). The
 ///   engine sends it on the session's control channel (batched with other controls) and reports
-///   its REQOK/REQERR as `AppNotification.externalReply(token:code:message:)`. Queued while no
+///   its REQOK/REQERR as `SessionEngine.Notification.externalReply(token:code:message:)`. Queued while no
 ///   session exists, it is the first request of the next one. An `activate` gets its
 ///   `LS_subId` from the subscription counter (`externalSubscriptionId`). A control made for a
 ///   session that is no longer current comes back at once, unsent. When a session ends,

@@ -1,20 +1,24 @@
 import Foundation
+import NIOConcurrencyHelpers
 import TLCP
 
 /// Runs the `MPNEngine` of one client: API calls, MPN notifications and internal item updates
 /// go in under one lock; actions come out in order (controls to the session engine, internal
 /// subscriptions, object state, delegate events on the callback queue).
-/// `@unchecked Sendable`: every mutable property is only touched under `lock`.
-final class MPNManager: @unchecked Sendable {
-    private let lock = Lock()
-    private var engine = MPNEngine()
-    private weak var core: ClientCore?
-    private var device: MPNDevice?
-    private var objects: [Int: MPNSubscription] = [:]
-    private var nextKey = 1
-    private var internalSubscriptions: [Subscription] = []
-    /// Requests of the event being handled, posted together at its end.
-    private var outgoing: [ExternalControl] = []
+final class MPNManager: Sendable {
+    /// The engine and the objects it drives, only touched under the box's lock.
+    private struct State {
+        var engine = MPNEngine()
+        var device: MPNDevice?
+        var objects: [Int: MPNSubscription] = [:]
+        var nextKey = 1
+        var internalSubscriptions: [Subscription] = []
+        /// Requests of the event being handled, posted together at its end.
+        var outgoing: [SessionEngine.ExternalControl] = []
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private weak let core: ClientCore?
 
     init(core: ClientCore) {
         self.core = core
@@ -33,7 +37,7 @@ final class MPNManager: @unchecked Sendable {
         }
     }
 
-    private func extensionNotification(_ n: AppNotification) {
+    private func extensionNotification(_ n: SessionEngine.Notification) {
         switch n {
         case .mpn(let notification): handle(.notification(notification))
         case .externalReply(let token, let code, let message): handle(.reply(token: token, code: code, message: message))
@@ -41,22 +45,23 @@ final class MPNManager: @unchecked Sendable {
         case .sessionEnded: handle(.sessionEnded)
         case .externalDropped(let token, let sent): handle(.dropped(token: token, sent: sent))
         case .externalSubscriptionId(let token, let subId): handle(.subscriptionIdAssigned(token: token, subscriptionId: subId))
-        default: break
+        // Notifications the client core handles itself; it hands the extension only the cases above.
+        case .status, .serverError, .property, .subscription, .message: break
         }
     }
 
     // MARK: API
 
-    var registeredDevice: MPNDevice? { lock.withLock { device } }
+    var registeredDevice: MPNDevice? { state.withLockedValue { $0.device } }
 
     func register(_ d: MPNDevice) {
-        let info = MPNDeviceInfo(platform: d.platform == "Google" ? .google : .apple, applicationId: d.applicationId,
+        let info = MPNEngine.DeviceInfo(platform: d.platform == "Google" ? .google : .apple, applicationId: d.applicationId,
                                  token: d.deviceToken, previousToken: d.rotatedFrom)
-        lock.withLock {
-            if let old = device, old !== d {
+        state.withLockedValue { s in
+            if let old = s.device, old !== d {
                 d.apply(status: old.status, timestamp: old.statusTimestamp, deviceId: old.deviceId)
             }
-            device = d
+            s.device = d
         }
         let available = core.map { !$0.status.isDisconnected && $0.status != .connecting } ?? false
         handle(.register(info, sessionAvailable: available))
@@ -64,10 +69,10 @@ final class MPNManager: @unchecked Sendable {
 
     func subscribe(_ s: MPNSubscription, coalescing: Bool) {
         let request = s.request
-        let key: Int = lock.withLock {
-            let k = nextKey
-            nextKey += 1
-            objects[k] = s
+        let key: Int = state.withLockedValue { state in
+            let k = state.nextKey
+            state.nextKey += 1
+            state.objects[k] = s
             s.manager = self
             s.key = k
             return k
@@ -82,16 +87,17 @@ final class MPNManager: @unchecked Sendable {
 
     func unsubscribeMultiple(_ filter: LightstreamerClient.MPNSubscriptionStatus) { handle(.unsubscribeFilter(filter)) }
     func resetBadge() { handle(.resetBadge) }
-    func modify(key: Int, _ m: MPNModification) { handle(.modify(key: key, m)) }
+    func modify(key: Int, _ m: MPNEngine.Modification) { handle(.modify(key: key, m)) }
 
     /// One object per subscription id, the application's own preferred.
     func list(_ filter: LightstreamerClient.MPNSubscriptionStatus) -> [MPNSubscription] {
-        lock.withLock {
+        state.withLockedValue { state in
+            let engine = state.engine
             var seen: Set<String> = []
             var result: [MPNSubscription] = []
             let keys = engine.subscriptions.keys.filter { $0 > 0 }.sorted() + engine.subscriptions.keys.filter { $0 < 0 }.sorted(by: >)
             for k in keys {
-                guard let s = engine.subscriptions[k], engine.matches(s, filter), let id = s.id, let o = objects[k] else { continue }
+                guard let s = engine.subscriptions[k], engine.matches(s, filter), let id = s.id, let o = state.objects[k] else { continue }
                 if seen.insert(id).inserted { result.append(o) }
             }
             return result
@@ -104,53 +110,54 @@ final class MPNManager: @unchecked Sendable {
 
     // MARK: engine
 
-    func handle(_ event: MPNEngineEvent) {
-        lock.withLock {
-            let actions = engine.handle(event)
-            for a in actions { execute(a) }
+    func handle(_ event: MPNEngine.Event) {
+        state.withLockedValue { s in
+            let actions = s.engine.handle(event)
+            for a in actions { execute(a, &s) }
             // The requests of one event go together: they can share a batch.
-            core?.sendExternalControls(outgoing)
-            outgoing = []
+            core?.sendExternalControls(s.outgoing)
+            s.outgoing = []
         }
     }
 
-    private func execute(_ a: MPNEngineAction) {
+    private func execute(_ a: MPNEngine.Action, _ s: inout State) {
         switch a {
         case .send(let token, let op, let cause):
             // A register is for whichever session comes; other requests only for the session
             // the engine is in (if it ended meanwhile, they come back as not sent).
             var session: String?
-            if case .mpnRegister = op { session = nil } else { session = engine.sessionId }
-            outgoing.append(ExternalControl(token: token, operation: op, cause: cause, session: session))
+            if case .mpnRegister = op { session = nil } else { session = s.engine.sessionId }
+            s.outgoing.append(SessionEngine.ExternalControl(token: token, operation: op, cause: cause, session: session))
         case .subscribeInternal(let deviceId, let adapter):
-            subscribeInternal(deviceId: deviceId, adapter: adapter)
+            if let subscriptions = subscribeInternal(deviceId: deviceId, adapter: adapter) { s.internalSubscriptions = subscriptions }
         case .unsubscribeInternal:
-            for s in internalSubscriptions { core?.unsubscribe(s) }
-            internalSubscriptions = []
+            for sub in s.internalSubscriptions { core?.unsubscribe(sub) }
+            s.internalSubscriptions = []
         case .deviceState(let status, let ts, let id):
-            device?.apply(status: status, timestamp: ts, deviceId: id)
+            s.device?.apply(status: status, timestamp: ts, deviceId: id)
         case .deviceEvent(let e):
-            guard let d = device else { return }
+            guard let d = s.device else { return }
             let targets = d.delegates
             guard !targets.isEmpty else { return }
-            let box = UncheckedBox((targets, d))
-            CallbackQueue.queue.async { for t in box.value.0 { e.deliver(to: t, box.value.1) } }
+            let box = UncheckedBox(targets)
+            CallbackQueue.queue.async { for t in box.value { e.deliver(to: t, d) } }
         case .createSubscription(let key):
             let o = MPNSubscription(subscriptionMode: .MERGE)
             o.manager = self
             o.key = key
-            objects[key] = o
+            s.objects[key] = o
         case .removeSubscription(let key):
-            objects.removeValue(forKey: key)
-        case .subscriptionState(let key, let s):
-            objects[key]?.apply(s)
+            s.objects.removeValue(forKey: key)
+        case .subscriptionState(let key, let value):
+            s.objects[key]?.apply(value)
         case .subscriptionEvents(let key, let events):
-            objects[key]?.notify(events)
+            s.objects[key]?.notify(events)
         }
     }
 
-    private func subscribeInternal(deviceId: String, adapter: String) {
-        guard let core else { return }
+    /// Subscribes the device's internal items; returns their subscriptions (nil without a client).
+    private func subscribeInternal(deviceId: String, adapter: String) -> [Subscription]? {
+        guard let core else { return nil }
         let dev = Subscription(subscriptionMode: .MERGE, item: "DEV-" + deviceId, fields: ["status", "status_timestamp"])
         let list = Subscription(subscriptionMode: .COMMAND, item: "SUBS-" + deviceId, fields: ["key", "command"])
         list.commandSecondLevelFields = MPNEngine.secondLevelFields
@@ -162,16 +169,15 @@ final class MPNManager: @unchecked Sendable {
             s.addDelegate(MPNInternalDelegate(kind, self))
             core.subscribeInternal(s)
         }
-        internalSubscriptions = [dev, list]
+        return [dev, list]
     }
 }
 
 /// Feeds the internal items' events to the MPN engine.
-/// `@unchecked Sendable`: `manager` is a weak reference set once at creation and only read afterwards.
-final class MPNInternalDelegate: SubscriptionDelegate, @unchecked Sendable {
+final class MPNInternalDelegate: SubscriptionDelegate, Sendable {
     enum Kind { case device, list }
     let kind: Kind
-    weak var manager: MPNManager?
+    weak let manager: MPNManager?
 
     init(_ kind: Kind, _ manager: MPNManager) {
         self.kind = kind

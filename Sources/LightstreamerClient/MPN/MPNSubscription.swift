@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import TLCP
 
 /// An MPN subscription (docs/protocol/CLIENT-API.md §12): what to push to the
@@ -10,8 +11,7 @@ import TLCP
 /// properties, data adapter, buffer size and frequency can be set only while inactive; item
 /// names must not be empty, contain a space or be a number; field names must not be empty or
 /// contain a space; lists and names must not be empty.
-/// `@unchecked Sendable`: every mutable property (`_mode` … `_delegates`) is only touched under `lock`.
-public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable {
+public final class MPNSubscription: CustomStringConvertible, Sendable {
     /// The mode of an MPN subscription: MERGE or DISTINCT.
     public enum Mode: String, CustomStringConvertible, Sendable {
         /// One state per item, updated field by field.
@@ -86,30 +86,43 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
         public var description: String { rawValue }
     }
 
-    let lock = Lock()
-    private var _mode: Mode
-    private var _items: [String]?
-    private var _itemGroup: String?
-    private var _fields: [String]?
-    private var _fieldSchema: String?
-    private var _dataAdapter: String?
-    private var _bufferSize: RequestedBufferSize?
-    private var _maxFrequency: RequestedMaxFrequency?
-    private var _trigger: String?
-    private var _format: String?
-    private var _actualTrigger: String?
-    private var _actualFormat: String?
-    private var _status: Status = .UNKNOWN
-    private var _statusTimestamp: Int64 = 0
-    private var _subscriptionId: String?
-    private var _delegates = DelegateList<MPNSubscriptionDelegate>()
-    /// The client this object is active on, and its key there.
-    weak var manager: MPNManager?
-    var key: Int?
+    private let state: NIOLockedValueBox<State>
+
+    /// The mutable state, only touched under the box's lock.
+    /// `@unchecked Sendable`: the delegates are of the official API's non-`Sendable` protocol; the box's lock guards them.
+    private struct State: @unchecked Sendable {
+        var mode: Mode
+        var request = SubscriptionRequest<RequestedBufferSize, RequestedMaxFrequency>()
+        var trigger: String?
+        var format: String?
+        var actualTrigger: String?
+        var actualFormat: String?
+        var status: Status = .UNKNOWN
+        var statusTimestamp: Int64 = 0
+        var subscriptionId: String?
+        var delegates = DelegateList<MPNSubscriptionDelegate>()
+        /// The client this object is active on, and its key there.
+        weak var manager: MPNManager?
+        var key: Int?
+
+        init(mode: Mode) { self.mode = mode }
+    }
+
+    /// The client's MPN manager this object is active on.
+    var manager: MPNManager? {
+        get { state.withLockedValue { $0.manager } }
+        set { state.withLockedValue { $0.manager = newValue } }
+    }
+
+    /// The object's key in its manager.
+    var key: Int? {
+        get { state.withLockedValue { $0.key } }
+        set { state.withLockedValue { $0.key = newValue } }
+    }
 
     /// An MPN subscription in `subscriptionMode` with no items, fields or format yet.
     public init(subscriptionMode: Mode) {
-        _mode = subscriptionMode
+        state = NIOLockedValueBox(State(mode: subscriptionMode))
     }
 
     /// An MPN subscription to one item with a list of fields.
@@ -128,55 +141,58 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
     /// subscription. Preconditions: its mode is MERGE or DISTINCT; its frequency is not
     /// `unfiltered`.
     public init(subscription: Subscription) {
+        let mode: Mode
         switch subscription.mode {
-        case .MERGE: _mode = .MERGE
-        case .DISTINCT: _mode = .DISTINCT
+        case .MERGE: mode = .MERGE
+        case .DISTINCT: mode = .DISTINCT
         default: preconditionFailure("MPN subscriptions support only MERGE and DISTINCT modes")
         }
-        _items = subscription.items
-        _itemGroup = subscription.itemGroup
-        _fields = subscription.fields
-        _fieldSchema = subscription.fieldSchema
-        _dataAdapter = subscription.dataAdapter
+        var s = State(mode: mode)
+        if let group = subscription.itemGroup { s.request.setItemGroup(group) } else { s.request.setItems(subscription.items) }
+        if let schema = subscription.fieldSchema { s.request.setFieldSchema(schema) } else { s.request.setFields(subscription.fields) }
+        s.request.dataAdapter = subscription.dataAdapter
         switch subscription.requestedBufferSize {
-        case .limited(let n)?: _bufferSize = .limited(n)
-        case .unlimited?: _bufferSize = .unlimited
-        case nil: _bufferSize = nil
+        case .limited(let n)?: s.request.bufferSize = .limited(n)
+        case .unlimited?: s.request.bufferSize = .unlimited
+        case nil: s.request.bufferSize = nil
         }
         switch subscription.requestedMaxFrequency {
-        case .limited(let f)?: _maxFrequency = .limited(f)
-        case .unlimited?: _maxFrequency = .unlimited
+        case .limited(let f)?: s.request.maxFrequency = .limited(f)
+        case .unlimited?: s.request.maxFrequency = .unlimited
         case .unfiltered?: preconditionFailure("MPN subscriptions do not support the unfiltered frequency")
-        case nil: _maxFrequency = nil
+        case nil: s.request.maxFrequency = nil
         }
+        state = NIOLockedValueBox(s)
     }
 
     /// Copies every requested property of another MPN subscription (not its id or status).
     public init(MPNSubscription mpnSubscription: MPNSubscription) {
-        let o = mpnSubscription
-        let v = o.lock.withLock {
-            (o._mode, o._items, o._itemGroup, o._fields, o._fieldSchema, o._dataAdapter, o._bufferSize, o._maxFrequency,
-             o._trigger ?? o._actualTrigger, o._format ?? o._actualFormat)
+        let copy = mpnSubscription.state.withLockedValue { o in
+            var s = State(mode: o.mode)
+            s.request = o.request
+            s.trigger = o.trigger ?? o.actualTrigger
+            s.format = o.format ?? o.actualFormat
+            return s
         }
-        _mode = v.0
-        _items = v.1
-        _itemGroup = v.2
-        _fields = v.3
-        _fieldSchema = v.4
-        _dataAdapter = v.5
-        _bufferSize = v.6
-        _maxFrequency = v.7
-        _trigger = v.8
-        _format = v.9
+        state = NIOLockedValueBox(copy)
     }
 
     // MARK: properties
 
     /// The subscription mode.
-    public var mode: Mode { lock.withLock { _mode } }
+    public var mode: Mode { state.withLockedValue { s in s.mode } }
+
+    /// The checks of the request fields, with this API's messages.
+    static let rules = SubscriptionRequestRules(
+        objectName: "MPNSubscription", isValidItemName: { !$0.isEmpty && !$0.contains(" ") && Int($0) == nil },
+        emptyItemList: "Item list is empty", invalidItemName: { _ in "Item name is empty, contains a space or is a number" },
+        emptyFieldList: "Field list is empty", invalidFieldName: { _ in "Field name is empty or contains a space" },
+        emptyItemGroup: "Item group is empty", emptyFieldSchema: "Field schema is empty",
+        emptyDataAdapter: "The data adapter name must not be empty", nonPositiveBufferSize: "The buffer size must be positive",
+        nonPositiveFrequency: "The frequency must be positive")
 
     private func checkInactive() {
-        precondition(lock.withLock { _status == .UNKNOWN }, "Cannot modify an active MPNSubscription")
+        Self.rules.checkInactive(state.withLockedValue { $0.status != .UNKNOWN })
     }
 
     private func changedLocally(_ property: String) {
@@ -187,56 +203,53 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
     /// (nil until known). Can be set at any time: on an active subscription the change is sent
     /// to the server (`pn_reconf`); nil removes the trigger.
     public var triggerExpression: String? {
-        get { lock.withLock { _status == .UNKNOWN ? _trigger : _actualTrigger } }
+        get { state.withLockedValue { s in s.status == .UNKNOWN ? s.trigger : s.actualTrigger } }
         set {
-            let active = lock.withLock { () -> Bool in
-                _trigger = newValue
-                return _status != .UNKNOWN
+            let active = state.withLockedValue { s -> Bool in
+                s.trigger = newValue
+                return s.status != .UNKNOWN
             }
             if active, let manager, let key { manager.modify(key: key, .trigger(newValue)) } else { changedLocally("trigger") }
         }
     }
 
     /// The trigger as the server last reported it; nil until known, or when there is none.
-    public var actualTriggerExpression: String? { lock.withLock { _actualTrigger } }
+    public var actualTriggerExpression: String? { state.withLockedValue { s in s.actualTrigger } }
 
     /// The notification format (JSON): while inactive the requested one, while active the one
     /// the server reports. Can be set at any time, like `triggerExpression`.
     public var notificationFormat: String? {
-        get { lock.withLock { _status == .UNKNOWN ? _format : _actualFormat } }
+        get { state.withLockedValue { s in s.status == .UNKNOWN ? s.format : s.actualFormat } }
         set {
-            let active = lock.withLock { () -> Bool in
-                _format = newValue
-                return _status != .UNKNOWN
+            let active = state.withLockedValue { s -> Bool in
+                s.format = newValue
+                return s.status != .UNKNOWN
             }
             if active, let manager, let key { manager.modify(key: key, .format(newValue)) } else { changedLocally("notification_format") }
         }
     }
 
     /// The notification format as the server last reported it; nil until known.
-    public var actualNotificationFormat: String? { lock.withLock { _actualFormat } }
+    public var actualNotificationFormat: String? { state.withLockedValue { s in s.actualFormat } }
 
     /// The data adapter of the items; nil for the adapter set's `DEFAULT`. Settable while inactive.
     public var dataAdapter: String? {
-        get { lock.withLock { _dataAdapter } }
+        get { state.withLockedValue { $0.request.dataAdapter } }
         set {
             checkInactive()
-            if let newValue { precondition(!newValue.isEmpty, "The data adapter name must not be empty") }
-            lock.withLock { _dataAdapter = newValue }
+            if let newValue { Self.rules.checkDataAdapter(newValue) }
+            state.withLockedValue { $0.request.dataAdapter = newValue }
             changedLocally("adapter")
         }
     }
 
     /// The field names. Settable while inactive.
     public var fields: [String]? {
-        get { lock.withLock { _fields } }
+        get { state.withLockedValue { $0.request.fields } }
         set {
             checkInactive()
-            if let newValue {
-                precondition(!newValue.isEmpty, "Field list is empty")
-                precondition(newValue.allSatisfy { !$0.isEmpty && !$0.contains(" ") }, "Field name is empty or contains a space")
-            }
-            lock.withLock { _fields = newValue; _fieldSchema = nil }
+            if let newValue { Self.rules.checkFields(newValue) }
+            state.withLockedValue { $0.request.setFields(newValue) }
             changedLocally("schema")
         }
     }
@@ -244,11 +257,11 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
     /// A field schema name, resolved by the server's Metadata Adapter, instead of a field list.
     /// Settable while inactive.
     public var fieldSchema: String? {
-        get { lock.withLock { _fieldSchema } }
+        get { state.withLockedValue { $0.request.fieldSchema } }
         set {
             checkInactive()
-            if let newValue { precondition(!newValue.isEmpty, "Field schema is empty") }
-            lock.withLock { _fieldSchema = newValue; _fields = nil }
+            if let newValue { Self.rules.checkFieldSchema(newValue) }
+            state.withLockedValue { $0.request.setFieldSchema(newValue) }
             changedLocally("schema")
         }
     }
@@ -256,100 +269,96 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
     /// An item group name, resolved by the server's Metadata Adapter, instead of an item list.
     /// Settable while inactive.
     public var itemGroup: String? {
-        get { lock.withLock { _itemGroup } }
+        get { state.withLockedValue { $0.request.itemGroup } }
         set {
             checkInactive()
-            if let newValue { precondition(!newValue.isEmpty, "Item group is empty") }
-            lock.withLock { _itemGroup = newValue; _items = nil }
+            if let newValue { Self.rules.checkItemGroup(newValue) }
+            state.withLockedValue { $0.request.setItemGroup(newValue) }
             changedLocally("group")
         }
     }
 
     /// The item names. Settable while inactive.
     public var items: [String]? {
-        get { lock.withLock { _items } }
+        get { state.withLockedValue { $0.request.items } }
         set {
             checkInactive()
-            if let newValue {
-                precondition(!newValue.isEmpty, "Item list is empty")
-                precondition(newValue.allSatisfy { !$0.isEmpty && !$0.contains(" ") && Int($0) == nil },
-                             "Item name is empty, contains a space or is a number")
-            }
-            lock.withLock { _items = newValue; _itemGroup = nil }
+            if let newValue { Self.rules.checkItems(newValue) }
+            state.withLockedValue { $0.request.setItems(newValue) }
             changedLocally("group")
         }
     }
 
     /// The buffer size asked for; nil lets the server decide. Settable while inactive.
     public var requestedBufferSize: RequestedBufferSize? {
-        get { lock.withLock { _bufferSize } }
+        get { state.withLockedValue { $0.request.bufferSize } }
         set {
             checkInactive()
-            if case .limited(let n)? = newValue { precondition(n > 0, "The buffer size must be positive") }
-            lock.withLock { _bufferSize = newValue }
+            if case .limited(let n)? = newValue { Self.rules.checkBufferSize(n) }
+            state.withLockedValue { $0.request.bufferSize = newValue }
             changedLocally("requested_buffer_size")
         }
     }
 
     /// The notification frequency asked for; nil lets the server decide. Settable while inactive.
     public var requestedMaxFrequency: RequestedMaxFrequency? {
-        get { lock.withLock { _maxFrequency } }
+        get { state.withLockedValue { $0.request.maxFrequency } }
         set {
             checkInactive()
-            if case .limited(let f)? = newValue { precondition(f > 0, "The frequency must be positive") }
-            lock.withLock { _maxFrequency = newValue }
+            if case .limited(let f)? = newValue { Self.rules.checkFrequency(f) }
+            state.withLockedValue { $0.request.maxFrequency = newValue }
             changedLocally("requested_max_frequency")
         }
     }
 
     /// Whether the subscription is active (its status is not `UNKNOWN`).
-    public var isActive: Bool { lock.withLock { _status != .UNKNOWN } }
+    public var isActive: Bool { state.withLockedValue { s in s.status != .UNKNOWN } }
     /// Whether the server has the subscription (`SUBSCRIBED` or `TRIGGERED`).
-    public var isSubscribed: Bool { lock.withLock { _status == .SUBSCRIBED || _status == .TRIGGERED } }
+    public var isSubscribed: Bool { state.withLockedValue { s in s.status == .SUBSCRIBED || s.status == .TRIGGERED } }
     /// Whether the trigger held and the notification was sent (`TRIGGERED`).
-    public var isTriggered: Bool { lock.withLock { _status == .TRIGGERED } }
+    public var isTriggered: Bool { state.withLockedValue { s in s.status == .TRIGGERED } }
     /// The current status.
-    public var status: Status { lock.withLock { _status } }
+    public var status: Status { state.withLockedValue { s in s.status } }
     /// When the status last changed, in the server's milliseconds; 0 until known.
-    public var statusTimestamp: Int64 { lock.withLock { _statusTimestamp } }
+    public var statusTimestamp: Int64 { state.withLockedValue { s in s.statusTimestamp } }
     /// The server's permanent id of the subscription; nil until the server accepted it.
-    public var subscriptionId: String? { lock.withLock { _subscriptionId } }
+    public var subscriptionId: String? { state.withLockedValue { s in s.subscriptionId } }
 
     // MARK: delegates
 
     /// Adds a delegate, which receives the subscription's events; it is told with
     /// `mpnSubscriptionDidAddDelegate`.
     public func addDelegate(_ delegate: MPNSubscriptionDelegate) {
-        let added = lock.withLock { _delegates.add(delegate) }
+        let added = state.withLockedValue { s in s.delegates.add(delegate) }
         guard added else { return }
-        let box = UncheckedBox((delegate, self))
-        CallbackQueue.queue.async { box.value.0.mpnSubscriptionDidAddDelegate(box.value.1) }
+        let box = UncheckedBox(delegate)
+        CallbackQueue.queue.async { box.value.mpnSubscriptionDidAddDelegate(self) }
     }
 
     /// Removes a delegate; it is told with `mpnSubscriptionDidRemoveDelegate`.
     public func removeDelegate(_ delegate: MPNSubscriptionDelegate) {
-        let removed = lock.withLock { _delegates.remove(delegate) }
+        let removed = state.withLockedValue { s in s.delegates.remove(delegate) }
         guard removed else { return }
-        let box = UncheckedBox((delegate, self))
-        CallbackQueue.queue.async { box.value.0.mpnSubscriptionDidRemoveDelegate(box.value.1) }
+        let box = UncheckedBox(delegate)
+        CallbackQueue.queue.async { box.value.mpnSubscriptionDidRemoveDelegate(self) }
     }
 
     /// The delegates currently added.
-    public var delegates: [MPNSubscriptionDelegate] { lock.withLock { _delegates.all } }
+    public var delegates: [MPNSubscriptionDelegate] { state.withLockedValue { s in s.delegates.all } }
 
     /// `[mode: …, items: …, fields: …, …, trigger: …, notificationFormat: …]`: the requested
     /// values, unset ones left out.
     public var description: String {
-        lock.withLock {
+        state.withLockedValue { s in
             var map = DescriptionMap()
-            map.add("mode", _mode)
-            map.add("items", _items ?? _itemGroup)
-            map.add("fields", _fields ?? _fieldSchema)
-            map.add("dataAdapter", _dataAdapter)
-            map.add("requestedBufferSize", _bufferSize)
-            map.add("requestedMaxFrequency", _maxFrequency)
-            map.add("trigger", _trigger)
-            map.add("notificationFormat", _format)
+            map.add("mode", s.mode)
+            map.add("items", s.request.itemsDescription)
+            map.add("fields", s.request.fieldsDescription)
+            map.add("dataAdapter", s.request.dataAdapter)
+            map.add("requestedBufferSize", s.request.bufferSize)
+            map.add("requestedMaxFrequency", s.request.maxFrequency)
+            map.add("trigger", s.trigger)
+            map.add("notificationFormat", s.format)
             return map.description
         }
     }
@@ -359,42 +368,40 @@ public final class MPNSubscription: CustomStringConvertible, @unchecked Sendable
 
     /// What the engine needs to activate this subscription (requested values).
     var request: MPNRequest {
-        lock.withLock {
-            MPNRequest(mode: _mode, group: _itemGroup ?? _items?.joined(separator: " "),
-                       schema: _fieldSchema ?? _fields?.joined(separator: " "), dataAdapter: _dataAdapter,
-                       bufferSize: _bufferSize, maxFrequency: _maxFrequency, format: _format, trigger: _trigger)
+        state.withLockedValue { s in
+            MPNRequest(mode: s.mode, group: s.request.group, schema: s.request.schema, dataAdapter: s.request.dataAdapter,
+                       bufferSize: s.request.bufferSize, maxFrequency: s.request.maxFrequency, format: s.format, trigger: s.trigger)
         }
     }
 
     /// Copies the engine's view of this subscription.
-    func apply(_ s: MPNSubscriptionState) {
-        lock.withLock {
-            _status = s.status
-            _statusTimestamp = s.timestamp
-            _subscriptionId = s.id
-            if let v = s.server {
-                _actualFormat = v.format
-                _actualTrigger = v.trigger
-                if let g = v.group { _itemGroup = g; _items = nil }
-                if let sc = v.schema { _fieldSchema = sc; _fields = nil }
-                if let a = v.adapter { _dataAdapter = a }
-                if let m = v.mode.flatMap(Mode.init(rawValue:)) { _mode = m }
-                if let b = v.bufferSize { _bufferSize = RequestedBufferSize(serverValue: b) }
-                if let f = v.maxFrequency { _maxFrequency = RequestedMaxFrequency(serverValue: f) }
+    func apply(_ engineState: MPNEngine.SubscriptionState) {
+        state.withLockedValue { s in
+            s.status = engineState.status
+            s.statusTimestamp = engineState.timestamp
+            s.subscriptionId = engineState.id
+            if let v = engineState.server {
+                s.actualFormat = v.format
+                s.actualTrigger = v.trigger
+                if let g = v.group { s.request.setItemGroup(g) }
+                if let sc = v.schema { s.request.setFieldSchema(sc) }
+                if let a = v.adapter { s.request.dataAdapter = a }
+                if let m = v.mode.flatMap(Mode.init(rawValue:)) { s.mode = m }
+                if let b = v.bufferSize { s.request.bufferSize = RequestedBufferSize(serverValue: b) }
+                if let f = v.maxFrequency { s.request.maxFrequency = RequestedMaxFrequency(serverValue: f) }
             }
         }
     }
 
     /// Dispatches events to the delegates on the callback queue.
-    func notify(_ events: [MPNSubscriptionEvent]) {
+    func notify(_ events: [MPNEngine.SubscriptionEvent]) {
         guard !events.isEmpty else { return }
         let targets = delegates
         guard !targets.isEmpty else { return }
-        let box = UncheckedBox((targets, self, events))
+        let box = UncheckedBox(targets)
         CallbackQueue.queue.async {
-            let (ds, s, es) = box.value
-            for e in es {
-                for d in ds { e.deliver(to: d, s) }
+            for e in events {
+                for d in box.value { e.deliver(to: d, self) }
             }
         }
     }

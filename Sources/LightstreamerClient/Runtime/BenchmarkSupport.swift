@@ -1,4 +1,5 @@
 import Dispatch
+import NIOConcurrencyHelpers
 
 /// Entry points for the benchmarks in `Benchmarks/` (SPI, not public API): they run server
 /// lines through the real engine and deliver the updates to a real delegate.
@@ -13,7 +14,7 @@ public final class EngineDeliveryBench {
 
     /// A connected WS session with one MERGE subscription of one item with `fields`.
     public init(fields: [String], delegate: SubscriptionDelegate) {
-        var settings = EngineSettings()
+        var settings = SessionEngine.Settings()
         settings.serverAddress = "http://bench"
         engine = SessionEngine(settings: settings, seed: 1)
         subscription = Subscription(subscriptionMode: .MERGE, items: ["item1"], fields: fields)
@@ -68,20 +69,18 @@ public final class ClientDeliveryBench: Sendable {
     }
 }
 
-/// `@unchecked Sendable`: `handler` is only touched under `lock`.
-final class BenchTransport: TransportFactory, @unchecked Sendable {
-    private let lock = Lock()
-    private var handler: (@Sendable (TransportEvent) -> Void)?
+final class BenchTransport: TransportFactory, Sendable {
+    private let handler = NIOLockedValueBox<(@Sendable (TransportEvent) -> Void)?>(nil)
 
     struct Connection: TransportConnection {
         func send(_ text: String) {}
         func close() {}
     }
 
-    func deliver(_ e: TransportEvent) { lock.withLock { handler }?(e) }
+    func deliver(_ e: TransportEvent) { handler.withLockedValue { $0 }?(e) }
 
     func openWebSocket(url: String, headers: [String: String], events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
-        lock.withLock { handler = events }
+        handler.withLockedValue { $0 = events }
         return Connection()
     }
 

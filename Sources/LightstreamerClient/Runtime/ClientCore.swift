@@ -1,6 +1,7 @@
 import TLCP
 import Dispatch
 import Foundation
+import NIOConcurrencyHelpers
 
 /// Runs a client's `SessionEngine`: every event goes through one serial engine queue, actions
 /// are executed there (connections, timers) and application callbacks are dispatched, in
@@ -15,8 +16,8 @@ final class ClientCore: @unchecked Sendable {
     weak var client: LightstreamerClient?
 
     // engine-queue state
-    private var connections: [ConnectionID: TransportConnection] = [:]
-    private var timerGenerations: [TimerID: UInt64] = [:]
+    private var connections: [SessionEngine.ConnectionID: TransportConnection] = [:]
+    private var timerGenerations: [SessionEngine.Timer: UInt64] = [:]
     private var timerCounter: UInt64 = 0
     private var subscriptionObjects: [Int: Subscription] = [:]
     private var messageObjects: [Int: (String, ClientMessageDelegate?)] = [:]
@@ -32,15 +33,19 @@ final class ClientCore: @unchecked Sendable {
     /// queues grow without bound.
     let readGate = ReadGate()
 
-    // state read from any thread
-    private let stateLock = Lock()
-    private var statusValue: ClientStatus = .disconnected
-    private var clientDelegates = DelegateList<ClientDelegate>()
-    private var activeSubscriptions: [Subscription] = []
-    private var nextKey = 1
+    /// The state read from any thread, under the box's lock.
+    /// `@unchecked Sendable`: the client delegates are of the official API's non-`Sendable` protocol; the box's lock guards them.
+    private struct Shared: @unchecked Sendable {
+        var status: ClientStatus = .disconnected
+        var clientDelegates = DelegateList<ClientDelegate>()
+        var activeSubscriptions: [Subscription] = []
+        var nextKey = 1
+    }
+
+    private let shared = NIOLockedValueBox(Shared())
 
     /// Extension point for MPN: receives MPN notifications, session starts and external replies.
-    var extensionHook: (@Sendable (AppNotification) -> Void)?
+    var extensionHook: (@Sendable (SessionEngine.Notification) -> Void)?
 
     init(transport: TransportFactory) {
         queue = DispatchQueue(label: "com.lightstreamer.engine")
@@ -54,16 +59,16 @@ final class ClientCore: @unchecked Sendable {
 
     private var now: Int64 { Int64((DispatchTime.now().uptimeNanoseconds - start) / 1_000_000) }
 
-    var status: ClientStatus { stateLock.withLock { statusValue } }
+    var status: ClientStatus { shared.withLockedValue { $0.status } }
 
     func newKey() -> Int {
-        stateLock.withLock {
-            defer { nextKey += 1 }
-            return nextKey
+        shared.withLockedValue { s in
+            defer { s.nextKey += 1 }
+            return s.nextKey
         }
     }
 
-    var settings: EngineSettings {
+    var settings: SessionEngine.Settings {
         var s = options.snapshot
         details.merge(into: &s)
         return s
@@ -71,7 +76,7 @@ final class ClientCore: @unchecked Sendable {
 
     // MARK: API entry points
 
-    func post(_ event: EngineEvent) {
+    func post(_ event: SessionEngine.Event) {
         queue.async { self.process(event) }
     }
 
@@ -92,7 +97,7 @@ final class ClientCore: @unchecked Sendable {
     func subscribe(_ sub: Subscription) {
         let key = newKey()
         sub.activate(core: self, key: key)
-        stateLock.withLock { activeSubscriptions.append(sub) }
+        shared.withLockedValue { $0.activeSubscriptions.append(sub) }
         let spec = sub.spec
         queue.async {
             self.subscriptionObjects[key] = sub
@@ -119,22 +124,22 @@ final class ClientCore: @unchecked Sendable {
     }
 
     /// Like `sendExternalControl`, for several controls that may share one batch.
-    func sendExternalControls(_ controls: [ExternalControl]) {
+    func sendExternalControls(_ controls: [SessionEngine.ExternalControl]) {
         guard !controls.isEmpty else { return }
         post(.externalControls(controls))
     }
 
     func unsubscribe(_ sub: Subscription) {
         guard let key = sub.deactivate(from: self) else { return }
-        stateLock.withLock { activeSubscriptions.removeAll { $0 === sub } }
+        shared.withLockedValue { s in s.activeSubscriptions.removeAll { $0 === sub } }
         post(.unsubscribe(key: key))
     }
 
-    var subscriptions: [Subscription] { stateLock.withLock { activeSubscriptions } }
+    var subscriptions: [Subscription] { shared.withLockedValue { $0.activeSubscriptions } }
 
     func changeFrequency(key: Int, _ f: RequestedFrequency?) { post(.changeFrequency(key: key, f)) }
 
-    func sendMessage(_ text: String, spec: MessageSpec, delegate: ClientMessageDelegate?) {
+    func sendMessage(_ text: String, spec: SessionEngine.MessageSpec, delegate: ClientMessageDelegate?) {
         let key = newKey()
         let box = UncheckedBox(delegate)
         queue.async {
@@ -153,11 +158,11 @@ final class ClientCore: @unchecked Sendable {
 
     // MARK: delegates
 
-    func addDelegate(_ d: ClientDelegate) -> Bool { stateLock.withLock { clientDelegates.add(d) } }
+    func addDelegate(_ d: ClientDelegate) -> Bool { shared.withLockedValue { $0.clientDelegates.add(d) } }
 
-    func removeDelegate(_ d: ClientDelegate) -> Bool { stateLock.withLock { clientDelegates.remove(d) } }
+    func removeDelegate(_ d: ClientDelegate) -> Bool { shared.withLockedValue { $0.clientDelegates.remove(d) } }
 
-    var delegates: [ClientDelegate] { stateLock.withLock { clientDelegates.all } }
+    var delegates: [ClientDelegate] { shared.withLockedValue { $0.clientDelegates.all } }
 
     enum ClientEvent {
         case status(LightstreamerClient.Status)
@@ -182,8 +187,8 @@ final class ClientCore: @unchecked Sendable {
     /// One application callback, produced on the engine queue, run on the callback queue.
     enum Callback {
         case client(ClientCallback)
-        case subscription(Subscription, SubscriptionEvent)
-        case message(ClientMessageDelegate, LightstreamerClient, String, MessageOutcome)
+        case subscription(Subscription, SessionEngine.SubscriptionEvent)
+        case message(ClientMessageDelegate, LightstreamerClient, String, SessionEngine.MessageOutcome)
 
         func run() {
             switch self {
@@ -236,13 +241,13 @@ final class ClientCore: @unchecked Sendable {
 
     // MARK: engine
 
-    private func process(_ event: EngineEvent) {
+    private func process(_ event: SessionEngine.Event) {
         let actions = engine.handle(event, now: now)
         for a in actions { execute(a) }
         if !inBatch { flushCallbacks() }
     }
 
-    private func execute(_ action: EngineAction) {
+    private func execute(_ action: SessionEngine.Action) {
         switch action {
         case .openWebSocket(let id, let url, let headers):
             connections[id] = transport.openWebSocket(url: url, headers: withCookies(headers, url: url), tls: details.tlsPolicy,
@@ -288,7 +293,7 @@ final class ClientCore: @unchecked Sendable {
         return h
     }
 
-    private func handler(_ id: ConnectionID) -> @Sendable (TransportEvent) -> Void {
+    private func handler(_ id: SessionEngine.ConnectionID) -> @Sendable (TransportEvent) -> Void {
         { [weak self] event in
             guard let self else { return }
             guard case .lines(let lines) = event else {
@@ -307,7 +312,7 @@ final class ClientCore: @unchecked Sendable {
         }
     }
 
-    private func transportEvent(_ id: ConnectionID, _ event: TransportEvent) {
+    private func transportEvent(_ id: SessionEngine.ConnectionID, _ event: TransportEvent) {
         guard connections[id] != nil else { return }
         switch event {
         case .opened:
@@ -332,10 +337,10 @@ final class ClientCore: @unchecked Sendable {
 
     // MARK: notifications
 
-    private func deliver(_ n: AppNotification) {
+    private func deliver(_ n: SessionEngine.Notification) {
         switch n {
         case .status(let s):
-            stateLock.withLock { statusValue = s }
+            shared.withLockedValue { $0.status = s }
             let status = LightstreamerClient.Status(s)
             enqueueForDelegates(.status(status))
         case .serverError(let code, let message):
@@ -364,7 +369,7 @@ final class ClientCore: @unchecked Sendable {
         }
     }
 
-    private func deliverSubscription(_ key: Int, _ event: SubscriptionEvent) {
+    private func deliverSubscription(_ key: Int, _ event: SessionEngine.SubscriptionEvent) {
         guard let sub = subscriptionObjects[key] else { return }
         switch event {
         case .subscribed(_, _, let kp, let cp):
@@ -375,15 +380,15 @@ final class ClientCore: @unchecked Sendable {
         case .failed:
             sub.failed(key: key)
             subscriptionObjects.removeValue(forKey: key)
-            stateLock.withLock { activeSubscriptions.removeAll { $0 === sub } }
-        default:
+            shared.withLockedValue { s in s.activeSubscriptions.removeAll { $0 === sub } }
+        case .update, .endOfSnapshot, .clearSnapshot, .lostUpdates, .realFrequency, .secondLevelFailed, .secondLevelLostUpdates:
             break
         }
         outbox.append(.subscription(sub, event))
     }
 
     /// On the callback queue.
-    static func runSubscriptionCallback(_ s: Subscription, _ e: SubscriptionEvent) {
+    static func runSubscriptionCallback(_ s: Subscription, _ e: SessionEngine.SubscriptionEvent) {
         if case .update(let u) = e { s.store(u) }
         for d in s.delegates {
             switch e {

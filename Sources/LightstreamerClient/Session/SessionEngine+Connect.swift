@@ -50,7 +50,7 @@ extension SessionEngine {
         wantsConnection = true
         target = Self.initialTransport(for: settings.forcedTransport)
         retryWebSocketOnBind = false
-        retry = RetryState()
+        retry = Retry()
         setStatus(.connecting)
         createSession(cause: "api")
     }
@@ -62,14 +62,12 @@ extension SessionEngine {
         }
         teardownSession(abortMessagesSent: true)
         abortQueuedMessages()
-        for t in [TimerID.transport, .retry, .recovery, .keepalive, .reconnect, .poll, .reverseHeartbeat] { cancel(t) }
+        for t in [SessionEngine.Timer.transport, .retry, .recovery, .keepalive, .reconnect, .poll, .reverseHeartbeat] { cancel(t) }
         closeAllConnections()
-        recovery = nil
-        switchPending = false
         setStatus(.disconnected)
     }
 
-    mutating func settingsChanged(_ s: EngineSettings, property: String) {
+    mutating func settingsChanged(_ s: SessionEngine.Settings, property: String) {
         let old = settings
         settings = s
         switch property {
@@ -132,12 +130,13 @@ extension SessionEngine {
             let id = newConnectionID(.httpStream)
             emit(.httpPost(id, url: address.httpURL(.createSession), body: TLCPRequestEncoder.httpBody([.createSession(request)]),
                            headers: extraHeaders(creating: true)))
-            stream = StreamState(connection: id, transport: .httpPolling, kind: .create, sentAt: now)
+            stream = Stream(connection: id, transport: .httpPolling, kind: .create, sentAt: now)
         } else {
             let ws = openWebSocket(url: address.webSocketURL, creating: true)
             sendOnWebSocket(TLCPRequestEncoder.webSocketMessage(.createSession(request)))
-            stream = StreamState(connection: ws, transport: target, kind: .create, sentAt: now)
-            stream?.slowing = !target.isPolling && params.sendSync == nil
+            var created = Stream(connection: ws, transport: target, kind: .create, sentAt: now)
+            created.slowing = !target.isPolling && params.sendSync == nil
+            stream = created
         }
         schedule(.transport, after: Saturating.add(settings.retryDelay, target.isPolling && !useHTTP ? settings.idleTimeout : 0))
     }
@@ -150,13 +149,13 @@ extension SessionEngine {
     }
 
     /// Opens a WebSocket (closing another one) and queues `wsok`.
-    mutating func openWebSocket(url: String, creating: Bool) -> ConnectionID {
+    mutating func openWebSocket(url: String, creating: Bool) -> SessionEngine.ConnectionID {
         if let ws = webSocket {
             if ws.url == url, connections[ws.connection] != nil { return ws.connection }
             closeConnection(ws.connection)
         }
         let id = newConnectionID(.webSocket)
-        webSocket = WebSocketState(connection: id, url: url, outbox: ["wsok"])
+        webSocket = WebSocket(connection: id, url: url, outbox: ["wsok"])
         emit(.openWebSocket(id, url: url, headers: extraHeaders(creating: creating)))
         return id
     }
@@ -171,7 +170,7 @@ extension SessionEngine {
         }
     }
 
-    mutating func webSocketOpened(_ id: ConnectionID) {
+    mutating func webSocketOpened(_ id: SessionEngine.ConnectionID) {
         guard var ws = webSocket, ws.connection == id else { return }
         ws.open = true
         let outbox = ws.outbox
@@ -186,8 +185,8 @@ extension SessionEngine {
     mutating func bindSession(_ transport: StreamTransport, cause: String) {
         guard let session, let address = sessionAddress else { return }
         var params = StreamParameters(cause: cause)
-        let continuation = nextPoll
-        nextPoll = nil
+        let continuation = session.nextPoll
+        withSession { $0.nextPoll = nil }
         if transport.isPolling {
             params.polling = true
             params.pollingMillis = continuation?.pollingMillis ?? settings.pollingInterval
@@ -204,7 +203,7 @@ extension SessionEngine {
             && webSocket?.sessionBound == true && webSocket?.url == address.webSocketURL
         let request = BindSessionRequest(session: samePollingSocket ? nil : session.id,
                                          recoveryFrom: session.bindsAskRecovery ? session.dataCount : nil, stream: params)
-        let id: ConnectionID
+        let id: SessionEngine.ConnectionID
         if transport.isWebSocket {
             id = openWebSocket(url: address.webSocketURL, creating: false)
             sendOnWebSocket(TLCPRequestEncoder.webSocketMessage(.bindSession(request)))
@@ -214,23 +213,24 @@ extension SessionEngine {
             emit(.httpPost(id, url: address.httpURL(.bindSession), body: TLCPRequestEncoder.httpBody([.bindSession(request)]),
                            headers: extraHeaders(creating: false)))
         }
-        stream = StreamState(connection: id, transport: transport, kind: .bind, sentAt: now)
-        stream?.asksRecovery = request.recoveryFrom != nil
-        stream?.slowing = !transport.isPolling && params.sendSync == nil
+        var bound = Stream(connection: id, transport: transport, kind: .bind, sentAt: now)
+        bound.asksRecovery = request.recoveryFrom != nil
+        bound.slowing = !transport.isPolling && params.sendSync == nil
+        stream = bound
         // A poll may be held by the server for the idle time it was asked for.
         schedule(.transport, after: Saturating.add(settings.retryDelay, transport.isPolling ? (params.idleMillis ?? settings.idleTimeout) : 0))
     }
 
     /// Asks the server to unbind the stream (force_rebind); the bind on `target` follows LOOP.
     mutating func requestRebind(cause: String) {
-        guard !switchPending else { return }
-        switchPending = true
+        guard session?.switchPending != true else { return }
+        withSession { $0.switchPending = true }
         enqueueControl(.forceRebind(cause: cause))
     }
 
     // MARK: connection events
 
-    mutating func connectionEnded(_ id: ConnectionID, failure: String?) {
+    mutating func connectionEnded(_ id: SessionEngine.ConnectionID, failure: String?) {
         guard let role = connections.removeValue(forKey: id) else { return }
         if let failure { log(.debug, "connection \(id) failed: \(failure)") }
         switch role {
@@ -245,12 +245,16 @@ extension SessionEngine {
                 streamLost(cause: "http.error")
             }
         case .httpControl(let ids):
-            httpControlInFlight = nil
-            for r in ids { requests.removeValue(forKey: r) }
+            withSession { s in
+                s.httpControlInFlight = nil
+                for r in ids { s.requests.removeValue(forKey: r) }
+            }
             flushControls()
         case .httpMessage(let ids):
-            httpMessageInFlight = nil
-            for r in ids { requests.removeValue(forKey: r) }
+            withSession { s in
+                s.httpMessageInFlight = nil
+                for r in ids { s.requests.removeValue(forKey: r) }
+            }
             flushMessages()
         case .httpHeartbeat, .httpFireAndForget:
             break
@@ -259,7 +263,7 @@ extension SessionEngine {
 
     /// A connection refused locally for good (certificate pins): no retry; the code goes to
     /// the application as a server error, after DISCONNECTED.
-    mutating func connectionRejected(_ id: ConnectionID, code: Int, message: String) {
+    mutating func connectionRejected(_ id: SessionEngine.ConnectionID, code: Int, message: String) {
         guard connections.removeValue(forKey: id) != nil else { return }
         log(.error, "connection \(id) refused: \(code) \(message)")
         guard wantsConnection, status != .disconnected else { return }
@@ -274,7 +278,7 @@ extension SessionEngine {
         cancel(.keepalive)
         cancel(.reconnect)
         if lost.kind != .create, !lost.gotConok, requestMayHaveReachedServer(lost) {
-            session?.bindsAskRecovery = true
+            withSession { $0.bindsAskRecovery = true }
         }
         closeConnection(lost.connection)
         if lost.transport.isWebSocket || lost.kind == .create, let ws = webSocket, ws.connection == lost.connection {
@@ -296,12 +300,12 @@ extension SessionEngine {
         }
     }
 
-    func connectionWasWebSocket(_ s: StreamState) -> Bool { s.transport.isWebSocket && s.kind != .recovery }
+    func connectionWasWebSocket(_ s: Stream) -> Bool { s.transport.isWebSocket && s.kind != .recovery }
 
     /// Whether the request that opened `s` may have been read by the server: an HTTP request
     /// may have been, a WebSocket bind only once the socket opened (before that it waits in
     /// the outbox).
-    func requestMayHaveReachedServer(_ s: StreamState) -> Bool {
+    func requestMayHaveReachedServer(_ s: Stream) -> Bool {
         guard s.transport.isWebSocket, s.kind != .recovery else { return true }
         guard let ws = webSocket, ws.connection == s.connection else { return true }
         return ws.open
@@ -348,7 +352,6 @@ extension SessionEngine {
         let old = session?.id
         teardownSession(abortMessagesSent: true)
         closeAllConnections()
-        recovery = nil
         retry.oldSession = old
         retry.cause = cause
         retry.attemptStartedAt = now
@@ -358,27 +361,21 @@ extension SessionEngine {
     }
 
     /// Ends the session locally: subscriptions go back to waiting, messages in flight are
-    /// aborted (they stay queued when not yet sent).
+    /// aborted (they stay queued when not yet sent). The session value, with its stream,
+    /// recovery, requests in flight and progressives, is dropped (or the create under way).
     mutating func teardownSession(abortMessagesSent: Bool) {
         if session != nil {
             subscriptionsLostSession()
             abortSentMessages()
-            session = nil
-            messageProgressives = [:]
             notify(.property(.sessionId(nil)))
             dropExternalControls()
             notify(.sessionEnded)
         }
-        stream = nil
-        switchPending = false
-        nextPoll = nil
+        state = .idle
         retryWebSocketOnBind = false
         // External controls queued while no session exists wait for the next one.
         controlQueue.removeAll { if case .external = $0 { return false } else { return true } }
-        requests.removeAll()
-        httpControlInFlight = nil
-        httpMessageInFlight = nil
-        for t in [TimerID.transport, .keepalive, .reconnect, .poll, .reverseHeartbeat] { cancel(t) }
+        for t in [SessionEngine.Timer.transport, .keepalive, .reconnect, .poll, .reverseHeartbeat] { cancel(t) }
     }
 
     /// External (MPN) controls belong to their session: those sent without a reply and those

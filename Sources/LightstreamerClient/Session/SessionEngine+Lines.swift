@@ -3,7 +3,7 @@ import TLCP
 /// Server lines: session notifications here, data notifications dispatched to the
 /// subscription and message handlers.
 extension SessionEngine {
-    mutating func lineReceived(_ id: ConnectionID, _ line: String) {
+    mutating func lineReceived(_ id: SessionEngine.ConnectionID, _ line: String) {
         guard let role = connections[id] else { return }
         switch role {
         case .httpControl, .httpMessage, .httpHeartbeat, .httpFireAndForget:
@@ -37,7 +37,7 @@ extension SessionEngine {
             // Updates, the bulk of the lines, skip the notification enum (copying and
             // destroying its value cost more than applying the update).
             if let u = try TLCPNotification.parseIfUpdate(line) {
-                lastDataAt = now
+                // `countDataNotification` notes the line's time (`lastDataAt`).
                 if status == .stalled { streamActivity() }
                 if countDataNotification() { updateReceived(u) }
                 return
@@ -47,7 +47,8 @@ extension SessionEngine {
             protocolError(error.message)
             return
         }
-        lastDataAt = now
+        let now = self.now
+        withSession { $0.lastDataAt = now }
         if status == .stalled { streamActivity() }
         if n.isDataNotification {
             if countDataNotification() { dataNotification(n) }
@@ -75,8 +76,8 @@ extension SessionEngine {
             case .unmanaged: real = .unmanaged
             case .kbps(let k): real = .limited(ServerNumbers.bandwidth(k))
             }
-            if session?.realMaxBandwidth != real {
-                session?.realMaxBandwidth = real
+            if let session, session.realMaxBandwidth != real {
+                withSession { $0.realMaxBandwidth = real }
                 notify(.property(.realMaxBandwidth(real)))
             }
         case .clientip(let ip): notify(.property(.clientIp(ip)))
@@ -86,17 +87,21 @@ extension SessionEngine {
         }
     }
 
-    /// Counts a data notification of the session (docs/RECOVERY.md): false when there is no
-    /// session or when the line repeats one already handled (after a recovery) and must be
-    /// skipped. In place: a copy of the session state per line cost more than the rest.
+    /// Counts a data notification of the session (docs/RECOVERY.md) and notes its time: false
+    /// when there is no session or when the line repeats one already handled (after a
+    /// recovery) and must be skipped. In place (`withSession`): a copy of the session per
+    /// line would cost more than the rest.
     mutating func countDataNotification() -> Bool {
-        guard session != nil else { return false }
-        if session!.skip > 0 {
-            session!.skip -= 1
-            return false
-        }
-        session!.dataCount += 1
-        return true
+        let now = self.now
+        return withSession { s in
+            s.lastDataAt = now
+            if s.skip > 0 {
+                s.skip -= 1
+                return false
+            }
+            s.dataCount += 1
+            return true
+        } ?? false
     }
 
     mutating func dataNotification(_ n: TLCPNotification) {
@@ -122,12 +127,13 @@ extension SessionEngine {
 
     mutating func conokReceived(_ sid: String, limit: Int, keepalive rawKeepalive: Int, link: String) {
         guard var s = stream, !s.gotConok else { return }
+        let now = self.now
         let keepalive = ServerNumbers.millis(rawKeepalive)
         s.gotConok = true
         s.boundAt = now
         s.conokIdleMillis = keepalive
         stream = s
-        lastDataAt = now
+        withSession { $0.lastDataAt = now }
         if !s.transport.isPolling || s.kind == .create && !s.transport.isWebSocket { cancel(.transport) }
         if s.transport.isWebSocket, var ws = webSocket, ws.connection == s.connection {
             ws.sessionBound = true
@@ -136,9 +142,11 @@ extension SessionEngine {
         switch s.kind {
         case .create:
             let control = settings.serverInstanceAddressIgnored ? nil : configuredAddress?.applyingControlLink(link)
-            session = SessionState(id: sid, requestLimit: ServerNumbers.requestLimit(limit), keepaliveMillis: keepalive,
-                                   controlAddress: control)
-            retry = RetryState()
+            var started = Session(id: sid, requestLimit: ServerNumbers.requestLimit(limit), keepaliveMillis: keepalive,
+                                  controlAddress: control, stream: s)
+            started.lastDataAt = now
+            state = .active(started)
+            retry = Retry()
             notify(.property(.sessionId(sid)))
             if let control { notify(.property(.serverInstanceAddress(control.base))) }
             setStatus(s.transport.isWebSocket ? s.transport.connectedStatus : .connectedStreamSensing)
@@ -150,13 +158,13 @@ extension SessionEngine {
             armReverseHeartbeat()
             armKeepalive()
         case .bind:
-            session?.keepaliveMillis = keepalive
+            withSession { $0.keepaliveMillis = keepalive }
             setStatus(s.transport.connectedStatus)
             armKeepalive()
             flushControls()
             flushMessages()
         case .recovery:
-            session?.keepaliveMillis = keepalive
+            withSession { $0.keepaliveMillis = keepalive }
         }
         // `forcedTransport` changed while this stream was being opened: switch now.
         if s.kind != .recovery, !(s.kind == .create && !s.transport.isWebSocket),
@@ -176,23 +184,26 @@ extension SessionEngine {
         cancel(.reconnect)
         if !s.transport.isWebSocket { closeConnection(s.connection) }
         if s.kind == .recovery {
-            recovery = nil
+            withSession { $0.recovery = nil }
             cancel(.recovery)
             bindSession(target, cause: "recovery.loop")
             return
         }
-        if switchPending {
-            switchPending = false
-            nextPoll = nil
+        if session?.switchPending == true {
+            withSession { s in
+                s.switchPending = false
+                s.nextPoll = nil
+            }
             bindSession(target, cause: "\(s.transport.causePrefix).loop")
             return
         }
         // A poll (not the HTTP create, which is a poll of zero length) was answered: the next
         // one continues with the server's values.
         if s.transport.isPolling, target.isPolling, s.transport == target, !(s.kind == .create && !s.transport.isWebSocket) {
-            nextPoll = (pollingMillis: delay, idleMillis: s.conokIdleMillis ?? settings.idleTimeout)
+            let next = (pollingMillis: delay, idleMillis: s.conokIdleMillis ?? settings.idleTimeout)
+            withSession { $0.nextPoll = next }
         } else {
-            nextPoll = nil
+            withSession { $0.nextPoll = nil }
         }
         if s.kind == .create, retryWebSocketOnBind {
             // Created over HTTP because the WS create failed: WS gets one more chance for the
@@ -260,8 +271,7 @@ extension SessionEngine {
         wantsConnection = false
         teardownSession(abortMessagesSent: true)
         closeAllConnections()
-        recovery = nil
-        for t in [TimerID.transport, .retry, .recovery] { cancel(t) }
+        for t in [SessionEngine.Timer.transport, .retry, .recovery] { cancel(t) }
         setStatus(.disconnected)
         notify(.serverError(code: code, message: message))
     }
@@ -298,12 +308,12 @@ extension SessionEngine {
     // MARK: control replies
 
     mutating func requestSucceeded(_ id: String) {
-        guard let purpose = requests.removeValue(forKey: id) else { return }
+        guard let purpose = takeRequest(id) else { return }
         if case .external(let token) = purpose { notify(.externalReply(token: token, code: nil, message: nil)) }
     }
 
     mutating func requestFailed(_ id: String, code: Int, message: String) {
-        guard let purpose = requests.removeValue(forKey: id) else {
+        guard let purpose = takeRequest(id) else {
             log(.warn, "REQERR \(code) \(message) for unknown request \(id)")
             return
         }
@@ -312,7 +322,7 @@ extension SessionEngine {
         case .delete(let key): subscriptionDeleteFailed(key: key)
         case .message(let key): messageRefused(key: key, code: code, message: message)
         case .external(let token): notify(.externalReply(token: token, code: code, message: message))
-        case .forceRebind: switchPending = false
+        case .forceRebind: withSession { $0.switchPending = false }
         case .reconf, .constrain, .destroy: log(.warn, "REQERR \(code) \(message)")
         }
     }

@@ -3,7 +3,7 @@ import TLCP
 /// One message sent with `sendMessage`.
 struct EngineMessage {
     var key: Int
-    var spec: MessageSpec
+    var spec: SessionEngine.MessageSpec
     /// `LS_msg_prog` once sent.
     var progressive: Int?
     var sent = false
@@ -15,7 +15,7 @@ struct EngineMessage {
 /// Messages: queueing, progressives per sequence, MSGDONE/MSGFAIL/REQERR outcomes, aborts.
 /// Every message with an outcome gets exactly one.
 extension SessionEngine {
-    mutating func messageRequested(key: Int, spec: MessageSpec) {
+    mutating func messageRequested(key: Int, spec: SessionEngine.MessageSpec) {
         if !wantsConnection || status == .disconnected || status == .willRetry || status == .tryingRecovery {
             if !spec.enqueueWhileDisconnected {
                 if spec.wantsOutcome { notify(.message(key: key, .aborted(sentOnNetwork: false))) }
@@ -32,8 +32,7 @@ extension SessionEngine {
         let spec = m.spec
         var prog: Int?
         if spec.wantsOutcome || spec.sequence != nil {
-            let next = messageProgressives[m.sequenceKey, default: 1]
-            prog = next
+            prog = session?.messageProgressives[m.sequenceKey] ?? 1
         }
         let reqId = newRequestID(.message(key: key))
         let maxWait = spec.sequence != nil && spec.timeout >= 0 ? spec.timeout : nil
@@ -45,7 +44,7 @@ extension SessionEngine {
 
     /// Undoes `buildMessage` for a message that did not fit in the batch.
     mutating func unbuildMessage(_ key: Int, _ request: MessageRequest) {
-        requests.removeValue(forKey: request.requestId)
+        _ = takeRequest(request.requestId)
         nextRequestID -= 1
     }
 
@@ -53,16 +52,20 @@ extension SessionEngine {
         guard var m = messages[key] else { return }
         m.requestId = requestId
         if m.spec.wantsOutcome || m.spec.sequence != nil {
-            let next = messageProgressives[m.sequenceKey, default: 1]
+            let sequence = m.sequenceKey
+            let next = withSession { s in
+                let next = s.messageProgressives[sequence, default: 1]
+                s.messageProgressives[sequence] = next + 1
+                return next
+            } ?? 1
             m.progressive = next
-            messageProgressives[m.sequenceKey] = next + 1
         }
         m.sent = true
         if m.spec.wantsOutcome {
             messages[key] = m
         } else {
             messages.removeValue(forKey: key)
-            requests = requests.filter { $0.value != .message(key: key) }
+            withSession { $0.requests = $0.requests.filter { $0.value != .message(key: key) } }
         }
     }
 
@@ -72,10 +75,12 @@ extension SessionEngine {
         return nil
     }
 
-    mutating func finishMessage(_ key: Int, _ outcome: MessageOutcome) {
+    mutating func finishMessage(_ key: Int, _ outcome: SessionEngine.MessageOutcome) {
         guard let m = messages.removeValue(forKey: key) else { return }
-        if let r = m.requestId { requests.removeValue(forKey: r) }
-        requests = requests.filter { $0.value != .message(key: key) }
+        withSession { s in
+            if let r = m.requestId { s.requests.removeValue(forKey: r) }
+            s.requests = s.requests.filter { $0.value != .message(key: key) }
+        }
         if m.spec.wantsOutcome { notify(.message(key: key, outcome)) }
     }
 

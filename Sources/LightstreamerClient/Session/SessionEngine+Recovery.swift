@@ -8,11 +8,14 @@ extension SessionEngine {
         guard session != nil else { return }
         closeAllConnections()
         stream = nil
-        switchPending = false
-        nextPoll = nil
-        httpControlInFlight = nil
-        httpMessageInFlight = nil
-        recovery = RecoveryState(startedAt: now, cause: cause)
+        let now = self.now
+        withSession { s in
+            s.switchPending = false
+            s.nextPoll = nil
+            s.httpControlInFlight = nil
+            s.httpMessageInFlight = nil
+            s.recovery = Recovery(startedAt: now, cause: cause)
+        }
         setStatus(.tryingRecovery)
         schedule(.recovery, after: randomDelay(upTo: settings.firstRetryMaxDelay))
     }
@@ -21,14 +24,14 @@ extension SessionEngine {
     mutating func sendRecoveryBind() {
         guard var rec = recovery, let session, let address = sessionAddress else { return }
         rec.attemptAt = now
-        recovery = rec
+        withSession { [rec] in $0.recovery = rec }
         let request = BindSessionRequest(
             session: session.id, recoveryFrom: session.dataCount,
             stream: StreamParameters(polling: true, pollingMillis: 0, idleMillis: 0, cause: rec.cause))
         let id = newConnectionID(.httpStream)
         emit(.httpPost(id, url: address.httpURL(.bindSession), body: TLCPRequestEncoder.httpBody([.bindSession(request)]),
                        headers: extraHeaders(creating: false)))
-        stream = StreamState(connection: id, transport: .httpPolling, kind: .recovery, sentAt: now)
+        stream = Stream(connection: id, transport: .httpPolling, kind: .recovery, sentAt: now)
         schedule(.transport, after: settings.retryDelay)
     }
 
@@ -45,7 +48,7 @@ extension SessionEngine {
     /// `PROG,<p>` after a CONOK. During recovery p ≤ count means "drop count − p"; any other
     /// mismatch means the session cannot continue.
     mutating func progReceived(_ p: Int) {
-        guard var session, let s = stream else { return }
+        guard let session, let s = stream else { return }
         let count = session.dataCount
         // A negative PROG is out of range (ServerNumbers): a mismatch like any other.
         if p < 0 || (s.kind == .recovery || s.asksRecovery ? p > count : p != count) {
@@ -53,7 +56,6 @@ extension SessionEngine {
             abandonSession(cause: "prog.mismatch.\(p).\(count)", delay: settings.retryDelay)
             return
         }
-        session.skip = count - p
-        self.session = session
+        withSession { $0.skip = count - p }
     }
 }

@@ -14,7 +14,7 @@ extension SessionEngine {
     var canSendRequests: Bool { session != nil && recovery == nil && status != .disconnected && status != .willRetry }
 
     /// External controls made for a session that is no longer current go back at once.
-    mutating func externalControlsRequested(_ list: [ExternalControl]) {
+    mutating func externalControlsRequested(_ list: [SessionEngine.ExternalControl]) {
         for c in list {
             if let s = c.session, s != session?.id {
                 notify(.externalDropped(token: c.token, sent: false))
@@ -33,7 +33,7 @@ extension SessionEngine {
     mutating func flushControls() {
         guard canSendRequests, !controlQueue.isEmpty, let session else { return }
         let overWS = webSocketCarriesSession
-        if !overWS, httpControlInFlight != nil { return }
+        if !overWS, session.httpControlInFlight != nil { return }
         repeat {
             var lines: [String] = []
             var ids: [String] = []
@@ -45,7 +45,7 @@ extension SessionEngine {
                 }
                 let line = request.parameters.encoded
                 if !lines.isEmpty, size + 2 + line.utf8.count > session.requestLimit {
-                    requests.removeValue(forKey: request.requestId)
+                    _ = takeRequest(request.requestId)
                     nextRequestID -= 1
                     if case .mpnActivate = request.operation { nextSubscriptionID -= 1 }
                     break
@@ -64,7 +64,7 @@ extension SessionEngine {
                 emit(.sendWebSocket(ws.connection, "control\r\n" + lines.joined(separator: "\r\n")))
             } else if let address = sessionAddress {
                 let id = newConnectionID(.httpControl(ids))
-                httpControlInFlight = id
+                withSession { $0.httpControlInFlight = id }
                 emit(.httpPost(id, url: address.httpURL(.control, session: session.id), body: lines.joined(separator: "\r\n"),
                                headers: extraHeaders(creating: false)))
                 return
@@ -93,7 +93,10 @@ extension SessionEngine {
             return (ControlRequest(requestId: newRequestID(purpose),
                                    operation: .constrain(maxBandwidth: wireBandwidth(settings.requestedMaxBandwidth) ?? .unlimited)), purpose)
         case .forceRebind(let cause):
-            guard let s = stream, !s.ended else { switchPending = false; return nil }
+            guard let s = stream, !s.ended else {
+                withSession { $0.switchPending = false }
+                return nil
+            }
             let purpose = RequestPurpose.forceRebind
             let close: Bool? = s.transport.isWebSocket && !target.isWebSocket ? true : nil
             return (ControlRequest(requestId: newRequestID(purpose), operation: .forceRebind(pollingMillis: nil, closeSocket: close),
@@ -113,7 +116,7 @@ extension SessionEngine {
     mutating func flushMessages() {
         guard canSendRequests, !messageQueue.isEmpty, let session else { return }
         let overWS = webSocketCarriesSession
-        if !overWS, httpMessageInFlight != nil { return }
+        if !overWS, session.httpMessageInFlight != nil { return }
         repeat {
             var lines: [String] = []
             var ids: [String] = []
@@ -140,7 +143,7 @@ extension SessionEngine {
                 emit(.sendWebSocket(ws.connection, "msg\r\n" + lines.joined(separator: "\r\n")))
             } else if let address = sessionAddress {
                 let id = newConnectionID(.httpMessage(ids))
-                httpMessageInFlight = id
+                withSession { $0.httpMessageInFlight = id }
                 emit(.httpPost(id, url: address.httpURL(.msg, session: session.id), body: lines.joined(separator: "\r\n"),
                                headers: extraHeaders(creating: false)))
                 return

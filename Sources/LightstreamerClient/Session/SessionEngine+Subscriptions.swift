@@ -3,7 +3,7 @@ import TLCP
 /// Subscriptions: add/delete/reconf requests, SUBOK/UNSUB/U/EOS/CS/OV/CONF handling and the
 /// second-level subscriptions of two-level COMMAND.
 extension SessionEngine {
-    mutating func subscribeRequested(key: Int, spec: SubscriptionSpec) {
+    mutating func subscribeRequested(key: Int, spec: SessionEngine.SubscriptionSpec) {
         subscriptions[key] = EngineSubscription(key: key, spec: spec)
         if session != nil { activate(key) }
     }
@@ -226,7 +226,7 @@ extension SessionEngine {
             notify(.subscription(key: parentKey, .secondLevelFailed(key: commandKey, code: 14, message: "Invalid second-level item name")))
             return
         }
-        var spec = SubscriptionSpec(mode: .merge)
+        var spec = SessionEngine.SubscriptionSpec(mode: .merge)
         spec.items = [commandKey]
         spec.fields = parent.spec.secondLevelFields
         spec.fieldSchema = parent.spec.secondLevelFields == nil ? parent.spec.secondLevelFieldSchema : nil
@@ -257,7 +257,7 @@ extension SessionEngine {
     }
 }
 
-extension SubscriptionSpec {
+extension SessionEngine.SubscriptionSpec {
     init(mode: SubscriptionMode) {
         self.init(mode: mode, items: nil, itemGroup: nil, fields: nil, fieldSchema: nil, dataAdapter: nil, selector: nil,
                   bufferSize: nil, maxFrequency: nil, snapshot: nil, secondLevelFields: nil, secondLevelFieldSchema: nil,

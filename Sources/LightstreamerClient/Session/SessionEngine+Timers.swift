@@ -2,7 +2,7 @@ import TLCP
 
 /// Timers of the session engine: what each does when it fires, keepalive and stall checks.
 extension SessionEngine {
-    mutating func timerFired(_ timer: TimerID) {
+    mutating func timerFired(_ timer: SessionEngine.Timer) {
         switch timer {
         case .transport:
             guard var s = stream, !s.gotConok || s.transport.isPolling else { return }
@@ -58,7 +58,7 @@ extension SessionEngine {
         guard let session, let s = stream, s.gotConok, !s.ended, !s.transport.isPolling else { return }
         let keepalive = session.keepaliveMillis > 0 ? session.keepaliveMillis : (settings.keepaliveInterval > 0 ? settings.keepaliveInterval : 5_000)
         let limit = Int64(Saturating.add(keepalive, settings.stalledTimeout))
-        let silent = now - lastDataAt
+        let silent = now - session.lastDataAt
         if silent < limit {
             schedule(.keepalive, after: Int(limit - silent))
             return
@@ -69,7 +69,8 @@ extension SessionEngine {
 
     /// Data arrived on the stream: leave STALLED.
     mutating func streamActivity() {
-        lastDataAt = now
+        let now = self.now
+        withSession { $0.lastDataAt = now }
         if status == .stalled, let s = stream {
             cancel(.reconnect)
             setStatus(s.transport.connectedStatus)

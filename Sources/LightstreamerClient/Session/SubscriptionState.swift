@@ -22,7 +22,7 @@ struct EngineSubscription {
     }
 
     let key: Int
-    var spec: SubscriptionSpec
+    var spec: SessionEngine.SubscriptionSpec
     var phase: Phase = .waiting
     var subscriptionId: Int?
     /// SUBOK/SUBCMD arrived in this session.
@@ -38,7 +38,7 @@ struct EngineSubscription {
     /// Two-level COMMAND: the width of the second-level schema, once known.
     var secondLevelWidth = 0
 
-    init(key: Int, spec: SubscriptionSpec, parent: ParentLink? = nil) {
+    init(key: Int, spec: SessionEngine.SubscriptionSpec, parent: ParentLink? = nil) {
         self.key = key
         self.spec = spec
         self.parent = parent

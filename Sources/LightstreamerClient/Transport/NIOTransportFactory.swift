@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOHTTP1
@@ -8,15 +9,13 @@ import TLCP
 
 /// Connections on SwiftNIO: WebSocket (subprotocol `TLCP-2.5.0.lightstreamer.com`) and HTTP/1.1
 /// POSTs whose (possibly streamed, chunked) bodies are split into lines; TLS for wss/https.
-/// `@unchecked Sendable`: `extraContexts` is only touched under `contextLock`; the rest are `let`s.
-final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
+final class NIOTransportFactory: TransportFactory, Sendable {
     static let shared = NIOTransportFactory(group: MultiThreadedEventLoopGroup.singleton)
 
     let group: EventLoopGroup
     private let sslContext: NIOSSLContext?
     /// Contexts with extra trust roots (tests), by their PEMs.
-    private let contextLock = Lock()
-    private var extraContexts: [[String]: NIOSSLContext] = [:]
+    private let extraContexts = NIOLockedValueBox<[[String]: NIOSSLContext]>([:])
 
     init(group: EventLoopGroup) {
         self.group = group
@@ -28,7 +27,7 @@ final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
             guard let sslContext else { throw NIOConnectionError.tlsUnavailable }
             return sslContext
         }
-        return try contextLock.withLock {
+        return try extraContexts.withLockedValue { extraContexts in
             if let c = extraContexts[policy.additionalTrustRootsPEM] { return c }
             var configuration = TLSConfiguration.makeClientConfiguration()
             let roots = try policy.additionalTrustRootsPEM.flatMap { try NIOSSLCertificate.fromPEMBytes(Array($0.utf8)) }
@@ -165,77 +164,6 @@ final class NIOTransportFactory: TransportFactory, @unchecked Sendable {
         }.connect(host: url.host, port: url.port)
         connection.attach(future)
         return connection
-    }
-}
-
-enum NIOConnectionError: Error { case tlsUnavailable, certificatePinMismatch }
-
-/// One connection: reports exactly one terminal event (closed or failed) and nothing after a
-/// local close.
-/// `@unchecked Sendable`: `channel`, `finished` and `closeRequested` are only touched under `lock`.
-final class NIOConnection: TransportConnection, @unchecked Sendable {
-    private let lock = Lock()
-    private var channel: Channel?
-    private var finished = false
-    private var closeRequested = false
-    private let events: @Sendable (TransportEvent) -> Void
-
-    init(events: @escaping @Sendable (TransportEvent) -> Void) {
-        self.events = events
-    }
-
-    func attach(_ future: EventLoopFuture<Channel>) {
-        future.whenComplete { result in
-            switch result {
-            case .success(let ch):
-                let close: Bool = self.lock.withLock {
-                    self.channel = ch
-                    return self.closeRequested
-                }
-                if close { ch.close(promise: nil) }
-            case .failure(let error):
-                self.fail("\(error)")
-            }
-        }
-    }
-
-    /// Events from the pipeline.
-    func emit(_ e: TransportEvent) {
-        let pass: Bool = lock.withLock {
-            guard !finished, !closeRequested else { return false }
-            switch e {
-            case .closed, .failed, .rejected: finished = true
-            default: break
-            }
-            return true
-        }
-        if pass { events(e) }
-    }
-
-    func fail(_ reason: String) { emit(.failed(reason)) }
-    func reject(code: Int, message: String) { emit(.rejected(code: code, message: message)) }
-    func upgraded() { emit(.opened) }
-
-    func send(_ text: String) {
-        guard let ch = lock.withLock({ channel }) else { return }
-        ch.eventLoop.execute {
-            var buffer = ch.allocator.buffer(capacity: text.utf8.count)
-            buffer.writeString(text)
-            let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: buffer)
-            ch.writeAndFlush(frame, promise: nil)
-        }
-    }
-
-    func abort() {
-        lock.withLock { channel }?.close(promise: nil)
-    }
-
-    func close() {
-        let ch: Channel? = lock.withLock {
-            closeRequested = true
-            return channel
-        }
-        ch?.close(promise: nil)
     }
 }
 

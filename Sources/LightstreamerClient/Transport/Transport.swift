@@ -1,3 +1,5 @@
+import NIOConcurrencyHelpers
+
 /// The boundary between the runtime and the network: the runtime opens connections through a
 /// `TransportFactory` and gets their events back. The NIO implementation is
 /// `NIOTransportFactory`; tests may plug in others.
@@ -82,13 +84,15 @@ extension TransportFactory {
 /// reading from their sockets (TCP then pushes back on the server) until the count falls to
 /// `low`. So however fast the server sends and however slow the application's callbacks are,
 /// the lines and updates queued inside the client stay bounded.
-/// `@unchecked Sendable`: `inFlight` and `waiters` are only touched under `lock`.
-final class ReadGate: @unchecked Sendable {
+final class ReadGate: Sendable {
+    private struct State {
+        var inFlight = 0
+        var waiters: [@Sendable () -> Void] = []
+    }
+
     let high: Int
     let low: Int
-    private let lock = Lock()
-    private var inFlight = 0
-    private var waiters: [@Sendable () -> Void] = []
+    private let state = NIOLockedValueBox(State())
 
     init(high: Int = 8192, low: Int = 2048) {
         self.high = high
@@ -96,15 +100,16 @@ final class ReadGate: @unchecked Sendable {
     }
 
     /// Lines handed to the client.
-    func add(_ n: Int) { lock.withLock { inFlight += n } }
+    func add(_ n: Int) { state.withLockedValue { $0.inFlight += n } }
 
     /// Lines whose callbacks have run: wakes the waiting transports once the count is low.
     func remove(_ n: Int) {
-        let wake: [@Sendable () -> Void] = lock.withLock {
-            inFlight -= n
-            guard inFlight <= low, !waiters.isEmpty else { return [] }
-            defer { waiters = [] }
-            return waiters
+        let low = self.low
+        let wake: [@Sendable () -> Void] = state.withLockedValue { s in
+            s.inFlight -= n
+            guard s.inFlight <= low, !s.waiters.isEmpty else { return [] }
+            defer { s.waiters = [] }
+            return s.waiters
         }
         for w in wake { w() }
     }
@@ -112,12 +117,13 @@ final class ReadGate: @unchecked Sendable {
     /// Before a transport reads more: true to go ahead; false when the gate is closed, and then
     /// `resume` is called once it opens again.
     func admit(orWhenOpen resume: @escaping @Sendable () -> Void) -> Bool {
-        lock.withLock {
-            if inFlight < high { return true }
-            waiters.append(resume)
+        let high = self.high
+        return state.withLockedValue { s in
+            if s.inFlight < high { return true }
+            s.waiters.append(resume)
             return false
         }
     }
 
-    var linesInFlight: Int { lock.withLock { inFlight } }
+    var linesInFlight: Int { state.withLockedValue { $0.inFlight } }
 }
