@@ -45,7 +45,7 @@ import Testing
         h.receive(2, "CONOK,sid,70000,5000,*", "PROG,2", "MSGDONE,*,1,", "U,1,1,2", "U,1,1,3", "U,1,1,4", "LOOP,0")
         #expect(h.updates(1).compactMap { $0.values[0] } == ["1", "2", "3", "4"])
         #expect(h.messageOutcomes().count == 1)
-        #expect(h.engine.session?.dataCount == 6)
+        #expect(h.engine.hasSession && h.engine.lines.dataCount == 6)
     }
 
     @Test func progMismatchStartsANewSession() {

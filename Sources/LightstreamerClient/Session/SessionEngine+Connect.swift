@@ -202,7 +202,7 @@ extension SessionEngine {
         let samePollingSocket = transport == .wsPolling && continuation != nil && webSocket?.open == true
             && webSocket?.sessionBound == true && webSocket?.url == address.webSocketURL
         let request = BindSessionRequest(session: samePollingSocket ? nil : session.id,
-                                         recoveryFrom: session.bindsAskRecovery ? session.dataCount : nil, stream: params)
+                                         recoveryFrom: session.bindsAskRecovery ? lines.dataCount : nil, stream: params)
         let id: SessionEngine.ConnectionID
         if transport.isWebSocket {
             id = openWebSocket(url: address.webSocketURL, creating: false)
@@ -372,6 +372,7 @@ extension SessionEngine {
             notify(.sessionEnded)
         }
         state = .idle
+        lines = LineCount()
         retryWebSocketOnBind = false
         // External controls queued while no session exists wait for the next one.
         controlQueue.removeAll { if case .external = $0 { return false } else { return true } }

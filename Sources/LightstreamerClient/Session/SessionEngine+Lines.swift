@@ -47,8 +47,7 @@ extension SessionEngine {
             protocolError(error.message)
             return
         }
-        let now = self.now
-        withSession { $0.lastDataAt = now }
+        lines.lastDataAt = self.now
         if status == .stalled { streamActivity() }
         if n.isDataNotification {
             if countDataNotification() { dataNotification(n) }
@@ -89,19 +88,16 @@ extension SessionEngine {
 
     /// Counts a data notification of the session (docs/RECOVERY.md) and notes its time: false
     /// when there is no session or when the line repeats one already handled (after a
-    /// recovery) and must be skipped. In place (`withSession`): a copy of the session per
-    /// line would cost more than the rest.
+    /// recovery) and must be skipped.
     mutating func countDataNotification() -> Bool {
-        let now = self.now
-        return withSession { s in
-            s.lastDataAt = now
-            if s.skip > 0 {
-                s.skip -= 1
-                return false
-            }
-            s.dataCount += 1
-            return true
-        } ?? false
+        guard hasSession else { return false }
+        lines.lastDataAt = now
+        if lines.skip > 0 {
+            lines.skip -= 1
+            return false
+        }
+        lines.dataCount += 1
+        return true
     }
 
     mutating func dataNotification(_ n: TLCPNotification) {
@@ -133,7 +129,7 @@ extension SessionEngine {
         s.boundAt = now
         s.conokIdleMillis = keepalive
         stream = s
-        withSession { $0.lastDataAt = now }
+        lines.lastDataAt = now
         if !s.transport.isPolling || s.kind == .create && !s.transport.isWebSocket { cancel(.transport) }
         if s.transport.isWebSocket, var ws = webSocket, ws.connection == s.connection {
             ws.sessionBound = true
@@ -144,8 +140,8 @@ extension SessionEngine {
             let control = settings.serverInstanceAddressIgnored ? nil : configuredAddress?.applyingControlLink(link)
             var started = Session(id: sid, requestLimit: ServerNumbers.requestLimit(limit), keepaliveMillis: keepalive,
                                   controlAddress: control, stream: s)
-            started.lastDataAt = now
             state = .active(started)
+            lines = LineCount(lastDataAt: now)
             retry = Retry()
             notify(.property(.sessionId(sid)))
             if let control { notify(.property(.serverInstanceAddress(control.base))) }

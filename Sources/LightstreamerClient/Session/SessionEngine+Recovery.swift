@@ -26,7 +26,7 @@ extension SessionEngine {
         rec.attemptAt = now
         withSession { [rec] in $0.recovery = rec }
         let request = BindSessionRequest(
-            session: session.id, recoveryFrom: session.dataCount,
+            session: session.id, recoveryFrom: lines.dataCount,
             stream: StreamParameters(polling: true, pollingMillis: 0, idleMillis: 0, cause: rec.cause))
         let id = newConnectionID(.httpStream)
         emit(.httpPost(id, url: address.httpURL(.bindSession), body: TLCPRequestEncoder.httpBody([.bindSession(request)]),
@@ -49,13 +49,13 @@ extension SessionEngine {
     /// mismatch means the session cannot continue.
     mutating func progReceived(_ p: Int) {
         guard let session, let s = stream else { return }
-        let count = session.dataCount
+        let count = lines.dataCount
         // A negative PROG is out of range (ServerNumbers): a mismatch like any other.
         if p < 0 || (s.kind == .recovery || s.asksRecovery ? p > count : p != count) {
             log(.warn, "PROG \(p) does not match \(count) data notifications: new session")
             abandonSession(cause: "prog.mismatch.\(p).\(count)", delay: settings.retryDelay)
             return
         }
-        withSession { $0.skip = count - p }
+        lines.skip = count - p
     }
 }

@@ -19,10 +19,6 @@ extension SessionEngine {
         var keepaliveMillis: Int
         /// The control link of CONOK, when used.
         var controlAddress: ServerAddress?
-        /// Data notifications received so far (docs/protocol/TLCP.md §5.5).
-        var dataCount = 0
-        /// Data notifications to drop after a recovery (count − PROG).
-        var skip = 0
         /// A bind or recovery request of this session was given up before its answer. The server
         /// may still act on it (a request it reads late, or one whose answer was lost) and count
         /// as delivered what it wrote there, so a plain bind could skip notifications: from then on
@@ -39,8 +35,6 @@ extension SessionEngine {
         /// and the idle time of that poll's CONOK as `LS_idle_millis` (docs/protocol/TLCP.md §2.2,
         /// §6 E10).
         var nextPoll: (pollingMillis: Int, idleMillis: Int)?
-        /// When the last data (or any line) arrived on the stream, for stall detection.
-        var lastDataAt: Int64 = 0
         /// What each request id sent in this session is for, until its reply.
         var requests: [String: RequestPurpose] = [:]
         /// The HTTP control request awaiting its response (one at a time over HTTP).
@@ -91,6 +85,12 @@ extension SessionEngine {
     // MARK: access
 
     /// The current session, if any.
+    /// Whether a session is open (no copy of it, unlike `session != nil`).
+    var hasSession: Bool {
+        if case .active = state { return true }
+        return false
+    }
+
     var session: Session? {
         if case .active(let s) = state { return s }
         return nil

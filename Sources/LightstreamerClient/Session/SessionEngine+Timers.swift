@@ -58,7 +58,7 @@ extension SessionEngine {
         guard let session, let s = stream, s.gotConok, !s.ended, !s.transport.isPolling else { return }
         let keepalive = session.keepaliveMillis > 0 ? session.keepaliveMillis : (settings.keepaliveInterval > 0 ? settings.keepaliveInterval : 5_000)
         let limit = Int64(Saturating.add(keepalive, settings.stalledTimeout))
-        let silent = now - session.lastDataAt
+        let silent = now - lines.lastDataAt
         if silent < limit {
             schedule(.keepalive, after: Int(limit - silent))
             return
@@ -69,8 +69,7 @@ extension SessionEngine {
 
     /// Data arrived on the stream: leave STALLED.
     mutating func streamActivity() {
-        let now = self.now
-        withSession { $0.lastDataAt = now }
+        lines.lastDataAt = now
         if status == .stalled, let s = stream {
             cancel(.reconnect)
             setStatus(s.transport.connectedStatus)

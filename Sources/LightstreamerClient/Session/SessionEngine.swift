@@ -52,6 +52,8 @@ struct SessionEngine {
     var subscriptions: [Int: EngineSubscription] = [:]
     /// The keys of `subscriptions` by the id each got in the current session.
     var subscriptionKeyByID: [Int: Int] = [:]
+    /// The session's line counts (see `LineCount` for why they are not in `Session`).
+    var lines = LineCount()
     var messages: [Int: EngineMessage] = [:]
 
     init(settings: Settings = Settings(), seed: UInt64 = 0x5EED) {
