@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Server CPU per delivered update, for A/B comparisons of two builds of lightstreamer-loadtest.
 # Usage: Benchmarks/server-cpu-ab.sh BINARY [SESSIONS] [SECONDS]   (defaults 1000 and 25)
+#   DRIVER=path: the lightstreamer-loadtest build that drives the load (default BINARY), so that
+#   two servers are measured by the same load tool.
 # Starts BINARY --serve on port 19090, runs BINARY as the driver (SESSIONS WebSocket sessions x
 # 10 items x 10 updates/s), and averages the "µs per update" the --serve process printed for its
 # 5-second windows after the first (connect and warm-up), keeping windows where at least 90 % of
-# the offered rate went out. Then prints the driver's delivered rate and latency line.
+# the offered rate went out. Then prints the server's RSS at the end and the driver's line:
+# delivered rate, latency p50/p99/p99.9 (from the `ts` the producer wrote, same clock) and the
+# driver's own CPU.
 # Alternate the two binaries several times: single runs on a shared machine spread by ±15 %.
 set -euo pipefail
 bin=$1; n=${2:-1000}; secs=${3:-25}
@@ -13,11 +17,12 @@ trap 'rm -f "$log" "$drv"' EXIT
 "$bin" --serve --port 19090 > "$log" 2>&1 &
 server=$!
 sleep 2
-"$bin" --connect-port 19090 --sessions "$n" --seconds "$secs" > "$drv" 2>&1
+"${DRIVER:-$bin}" --connect-port 19090 --sessions "$n" --seconds "$secs" > "$drv" 2>&1
 sleep 1
 kill "$server"; wait "$server" 2>/dev/null || true
 awk -v n="$n" '/µs per update/ {
     for (i = 1; i <= NF; i++) { if ($i == "updates/s,") u = $(i - 1); if ($i == "µs") v = $(i - 1) }
     c++; if (c > 1 && u > n * 90) { s += v; k++ } }
   END { if (k) printf "%.2f µs CPU per update over %d windows; ", s / k, k; else printf "no steady window; " }' "$log"
+printf "server RSS %s MiB; " "$(grep "µs per update" "$log" | tail -1 | sed 's/.*RSS \([0-9.]*\) MiB.*/\1/')"
 tail -1 "$drv" | sed 's/.*delivered/delivered/'

@@ -184,6 +184,7 @@ struct LoadTestCommand: AsyncParsableCommand {
         try await Task.sleep(for: .milliseconds(Int(warmup * 1000)))
         stats.state.withLockedValue { $0.recording = true }
         let measureStart = ContinuousClock.now
+        let cpuAtStart = processCPUSeconds()
         try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
         let (updates, latencies) = stats.state.withLockedValue { s -> (Int, [Int]) in
             s.recording = false
@@ -195,9 +196,10 @@ struct LoadTestCommand: AsyncParsableCommand {
         func pct(_ p: Double) -> Double {
             sorted.isEmpty ? .nan : Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1000
         }
-        print(String(format: "load: %d sessions x %d items x %.0f/s: expected %.0f updates/s, delivered %.0f updates/s (%.1f%%); latency p50 %.1f ms, p99 %.1f ms (%d samples)",
+        let driverCPU = processCPUSeconds() - cpuAtStart
+        print(String(format: "load: %d sessions x %d items x %.0f/s: expected %.0f updates/s, delivered %.0f updates/s (%.1f%%); latency p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms (%d samples); load tool CPU %.0f %% of a core",
                      sessions, itemsPerSession, rate, expected, Double(updates) / elapsed, 100 * Double(updates) / elapsed / expected,
-                     pct(0.5), pct(0.99), sorted.count))
+                     pct(0.5), pct(0.99), pct(0.999), sorted.count, 100 * driverCPU / max(elapsed, 0.001)))
         for c in channels { try? await c.close() }
     }
 }
