@@ -209,8 +209,15 @@ import Testing
             try await R.send("1|UD3|S|feed1|S|11|B|1|S|bid|S|10.5|S|ask|S|10.7", on: channel)
             try await R.send("1|EOS|S|feed1|S|11", on: channel)
             try await R.send("1|UD3|S|feed1|S|11|B|0|S|bid|S|10.6|S|ask|S|10.7", on: channel)
-            #expect(await ws.waitFor("U,1,1,10.5|10.7", seconds: 10), "received: \(ws.text)")
+            // MERGE: the snapshot is the item's state when the subscription joins it, so a
+            // slow join sees 10.6 as its snapshot; a quick one sees 10.5, then 10.6.
             #expect(await ws.waitFor("U,1,1,10.6|", seconds: 10), "received: \(ws.text)")
+            let text = ws.text
+            if let first = text.range(of: "U,1,1,10.5|10.7") {
+                #expect(first.lowerBound < (text.range(of: "U,1,1,10.6|")?.lowerBound ?? text.startIndex), "received: \(text)")
+            } else {
+                #expect(text.contains("U,1,1,10.6|10.7"), "received: \(text)")
+            }
             await ws.close()
             try await channel.close()
         } catch {

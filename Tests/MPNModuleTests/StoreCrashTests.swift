@@ -35,8 +35,8 @@ struct StoreCrashTests {
         try process.run()
         let target = 40
         // Blocking reads run on their own thread, not on the (2-thread) cooperative pool.
-        nonisolated(unsafe) let child = process
-        nonisolated(unsafe) let output = pipe
+        let child = process
+        let output = pipe
         let acked: [(String, String)] = await withCheckedContinuation { continuation in
             Thread {
                 var buffer = Data()
