@@ -6,7 +6,7 @@
 # Starts BINARY --serve on port 19090, runs BINARY as the driver (SESSIONS WebSocket sessions x
 # 10 items x 10 updates/s), and averages the "µs per update" the --serve process printed for its
 # 5-second windows after the first (connect and warm-up), keeping windows where at least 90 % of
-# the offered rate went out. Then prints the server's RSS at the end and the driver's line:
+# the offered rate went out. Then prints the server's RSS at each window and the driver's line:
 # delivered rate, latency p50/p99/p99.9 (from the `ts` the producer wrote, same clock) and the
 # driver's own CPU.
 # Alternate the two binaries several times: single runs on a shared machine spread by ±15 %.
@@ -24,5 +24,5 @@ awk -v n="$n" '/µs per update/ {
     for (i = 1; i <= NF; i++) { if ($i == "updates/s,") u = $(i - 1); if ($i == "µs") v = $(i - 1) }
     c++; if (c > 1 && u > n * 90) { s += v; k++ } }
   END { if (k) printf "%.2f µs CPU per update over %d windows; ", s / k, k; else printf "no steady window; " }' "$log"
-printf "server RSS %s MiB; " "$(grep "µs per update" "$log" | tail -1 | sed 's/.*RSS \([0-9.]*\) MiB.*/\1/')"
+printf "server RSS per 5 s window %s MiB; " "$(grep "µs per update" "$log" | sed 's/.*RSS \([0-9.]*\) MiB.*/\1/' | paste -sd/)"
 tail -1 "$drv" | sed 's/.*delivered/delivered/'
