@@ -163,7 +163,8 @@ let package = Package(
                                    .product(name: "Logging", package: "swift-log"),
                                    .product(name: "Metrics", package: "swift-metrics"),
                                    .product(name: "MetricsTestKit", package: "swift-metrics"),
-                                   .product(name: "Prometheus", package: "swift-prometheus")]),
+                                   .product(name: "Prometheus", package: "swift-prometheus"),
+                                   .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         // MPNTestSupport: the throw-away CA of the remote adapters' TLS case.
         .testTarget(name: "InteropTests", dependencies: ["LightstreamerServer", "LightstreamerClient", "MPNModule", "MPNTestSupport"]),
         // Loopback load test of the server (BENCHMARKS.md, section "Server").
@@ -203,6 +204,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ]

@@ -113,25 +113,26 @@ struct ServerCommand: AsyncParsableCommand {
         if let drainMillis { options.drainMillis = drainMillis }
         if let mpnStore { mpn.store = .init(sqlitePath: mpnStore) }
         if noMPN { mpn.enabled = false }
-        let service: any Service
+        // The MPN store, the module and the server as separate services: a graceful shutdown
+        // stops them in reverse (the server drains and stops first, the store closes last).
+        let services: [any Service]
         let port: Int?
         if mpn.enabled {
             let server = try await LightstreamerMPNServer.make(options: options, adapterSets: sets, mpn: mpn, logger: logger)
             try await server.start()
             let where_ = mpn.store.postgresURL != nil ? "PostgreSQL" : (mpn.store.sqlitePath ?? "")
             logger.info("MPN Module enabled", metadata: ["store": "\(where_)"])
-            (service, port) = (server, server.port)
+            (services, port) = (server.services, server.port)
         } else {
             let server = LightstreamerServer(options: options, adapterSets: sets, logger: logger)
             try await server.start()
-            (service, port) = (server, server.port)
+            (services, port) = ([server], server.port)
         }
         let scheme = options.tlsCertificateChainFile == nil ? "http" : "https"
         let ready = "lightstreamer-server ready on \(scheme)://\(options.host):\(port ?? options.port)\n"
         logger.info("node", metadata: ["controlLink": "\(options.sessions.controlLink)", "drainMillis": "\(options.drainMillis)"])
         FileHandle.standardOutput.write(Data(ready.utf8))
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()
     }
 }

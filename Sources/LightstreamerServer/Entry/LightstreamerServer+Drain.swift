@@ -20,17 +20,29 @@ extension LightstreamerServer {
         _ = health.startDraining()
         logger.notice("draining: new sessions refused",
                       metadata: ["sessions": "\(manager.sessionCount)", "drainMillis": "\(limit)"])
-        let deadline = ContinuousClock.now + .milliseconds(limit)
-        while manager.sessionCount > 0, !Task.isCancelled {
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else { break }
-            try? await Task.sleep(for: min(left, .milliseconds(100)))
-        }
+        await waitForNoSession(until: ContinuousClock.now + .milliseconds(limit))
         let remaining = manager.sessionCount
         if remaining > 0 {
             manager.closeAll(code: Self.drainEndCode, message: "Server node shutting down: open a new session")
         }
         logger.notice("drained", metadata: ["sessionsToldToMove": "\(remaining)"])
+    }
+
+    /// Returns once no session is left, at `deadline`, or on cancellation, whichever comes first.
+    private func waitForNoSession(until deadline: ContinuousClock.Instant) async {
+        let manager = self.manager
+        // Watching before the count is read: a last session closing in between is not missed.
+        let (emptied, watching) = manager.noSessionLeft.watch()
+        defer { watching.finish() }
+        guard manager.sessionCount > 0, deadline > .now else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in emptied where manager.sessionCount == 0 { return }
+            }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// END code for sessions still open when a drain ends: 48 ("open a new session at once"),

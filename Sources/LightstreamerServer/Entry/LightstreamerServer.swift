@@ -24,7 +24,7 @@ public final class LightstreamerServer: Service, Sendable {
     let web: WebFront
 
     private struct State {
-        var group: MultiThreadedEventLoopGroup?
+        var group: (any EventLoopGroup)?
         var ownsGroup = false
         var channel: (any Channel)?
         var adminChannel: (any Channel)?
@@ -94,6 +94,9 @@ public final class LightstreamerServer: Service, Sendable {
     /// The port of the admin listener (`/metrics`), once started, when there is one.
     public var adminPort: Int? { state.withLockedValue { $0.adminChannel?.localAddress?.port } }
 
+    /// The event loop of the listening socket, once started.
+    var listeningEventLoop: (any EventLoop)? { state.withLockedValue { $0.channel?.eventLoop } }
+
     /// Live sessions.
     public var sessionCount: Int { manager.sessionCount }
 
@@ -106,8 +109,7 @@ public final class LightstreamerServer: Service, Sendable {
         } else {
             sslContext = nil
         }
-        let threads = options.threads > 0 ? options.threads : System.coreCount
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        let (group, ownsGroup) = options.makeEventLoopGroup()
         let maxConnections = FileDescriptorBudget.connectionCap(configured: options.front.maxConnections,
                                                                 openFilesLimit: FileDescriptorBudget.openFilesSoftLimit)
         if maxConnections < options.front.maxConnections {
@@ -139,12 +141,12 @@ public final class LightstreamerServer: Service, Sendable {
             }
         } catch {
             await RemoteAdapterStartup.stop(remoteAdapterSets)
-            try? await group.shutdownGracefully()
+            if ownsGroup { try? await group.shutdownGracefully() }
             throw error
         }
         state.withLockedValue {
             $0.group = group
-            $0.ownsGroup = true
+            $0.ownsGroup = ownsGroup
             $0.channel = channel
             $0.adminChannel = adminChannel
         }
@@ -158,7 +160,7 @@ public final class LightstreamerServer: Service, Sendable {
     static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
 
     /// The admin listener: `/metrics` and the health endpoints, plain HTTP, a few connections.
-    private func bindAdmin(host: String, port: Int, group: MultiThreadedEventLoopGroup) async throws -> any Channel {
+    private func bindAdmin(host: String, port: Int, group: any EventLoopGroup) async throws -> any Channel {
         let (metrics, health, nodeName, web) = (self.metrics, self.health, options.sessions.nodeName, self.web)
         let limiter = ConnectionLimiter(maxConnections: 64, maxPerAddress: 64)
         return try await ServerBootstrap(group: group)
@@ -178,58 +180,38 @@ public final class LightstreamerServer: Service, Sendable {
 
     /// Ends every session (END 32), closes the listening socket and stops the engine.
     public func shutdown() async {
-        let (channel, adminChannel, group) = state.withLockedValue { s -> ((any Channel)?, (any Channel)?, MultiThreadedEventLoopGroup?) in
-            guard !s.stopped else { return (nil, nil, nil) }
+        let (channel, adminChannel, group, ownsGroup) = state.withLockedValue {
+            s -> ((any Channel)?, (any Channel)?, (any EventLoopGroup)?, Bool) in
+            guard !s.stopped else { return (nil, nil, nil, false) }
             s.stopped = true
             defer { s.channel = nil; s.adminChannel = nil; s.group = nil }
-            return (s.channel, s.adminChannel, s.group)
+            return (s.channel, s.adminChannel, s.group, s.ownsGroup)
         }
         guard let group else { return }
         manager.closeAll()
         try? await channel?.close()
         try? await adminChannel?.close()
-        // Let the END lines reach the sockets.
-        try? await Task.sleep(for: .milliseconds(100))
+        // The END lines were handed to the connections' event loops: let them be written.
+        await Self.runQueuedTasks(of: group)
         await engine.shutdown()
         await RemoteAdapterStartup.stop(remoteAdapterSets)
-        try? await group.shutdownGracefully()
+        // A group the server was given (or the shared singleton) goes on serving others.
+        if ownsGroup { try? await group.shutdownGracefully() }
         logger.info("stopped")
+    }
+
+    /// Returns once every task queued so far on each of the group's event loops has run.
+    private static func runQueuedTasks(of group: any EventLoopGroup) async {
+        for loop in group.makeIterator() { try? await loop.submit {}.get() }
     }
 
     /// Starts (if needed), serves until graceful shutdown or cancellation, drains (`drain()`;
     /// cut short on cancellation), then shuts down.
     public func run() async throws {
         if port == nil { try await start() }
-        await withTaskCancellationHandler {
-            await withGracefulShutdownHandler {
-                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                    self.waiters.withLockedValue { w in
-                        if w.done { c.resume() } else { w.list.append(c) }
-                    }
-                }
-            } onGracefulShutdown: {
-                self.releaseWaiters()
-            }
-        } onCancel: {
-            self.releaseWaiters()
-        }
+        // Returns on graceful shutdown, throws on cancellation: either way the server stops.
+        try? await gracefulShutdown()
         await drain()
         await shutdown()
-    }
-
-    private struct Waiters {
-        var list: [CheckedContinuation<Void, Never>] = []
-        var done = false
-    }
-
-    private let waiters = NIOLockedValueBox(Waiters())
-
-    private func releaseWaiters() {
-        let list = waiters.withLockedValue { w -> [CheckedContinuation<Void, Never>] in
-            w.done = true
-            defer { w.list = [] }
-            return w.list
-        }
-        for c in list { c.resume() }
     }
 }

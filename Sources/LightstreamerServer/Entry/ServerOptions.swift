@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// How the server listens and behaves (the network part of the configuration file).
 public struct ServerOptions: Sendable {
@@ -16,8 +17,15 @@ public struct ServerOptions: Sendable {
     public var sessions = SessionSettings()
     /// Other names under which an adapter set is served (`["DEFAULT": "DEMO"]`).
     public var adapterSetAliases: [String: String] = [:]
-    /// Event loop threads (0: one per core).
+    /// Event loop threads of a group the server makes for itself (and shuts down when it
+    /// stops); 0: no group of its own, the server uses `eventLoopGroup` or NIO's shared
+    /// `MultiThreadedEventLoopGroup.singleton` (one thread per core). Ignored when
+    /// `eventLoopGroup` is set.
     public var threads: Int = 0
+    /// The event loops the server (and the MPN Module's PostgreSQL store) run on. The server
+    /// never shuts down a group it is given. nil: a group of `threads` threads when `threads`
+    /// is above 0, else `MultiThreadedEventLoopGroup.singleton`.
+    public var eventLoopGroup: (any EventLoopGroup)?
     /// Limits and timeouts of the connection layer, origins, admin listener, TLS versions.
     public var front = FrontOptions()
     /// On graceful shutdown, how long existing sessions may stay while new ones are refused

@@ -75,6 +75,9 @@ public final class SessionManager: Sendable {
 
     var sessionCount: Int { sessions.withLockedValue { $0.count } }
 
+    /// Signalled each time a closed session leaves no session behind.
+    let noSessionLeft = NoSessionLeftSignal()
+
     func session(_ id: String) -> ServerSession? { sessions.withLockedValue { $0[id] } }
 
     /// Every live session (for the `MONITOR` adapter set).
@@ -231,8 +234,9 @@ public final class SessionManager: Sendable {
     }
 
     func sessionClosed(_ session: ServerSession, reason: SessionCloseReason) {
-        let removed = sessions.withLockedValue { $0.removeValue(forKey: session.id) } != nil
+        let (removed, noneLeft) = sessions.withLockedValue { s in (s.removeValue(forKey: session.id) != nil, s.isEmpty) }
         guard removed else { return }
+        if noneLeft { noSessionLeft.signal() }
         occupancy.withLockedValue { $0.release(address: session.clientAddress) }
         metrics.update {
             $0.sessionsActive -= 1

@@ -1,6 +1,8 @@
 import LightstreamerServer
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
 import TLCP
 
 /// # The MPN Module facade
@@ -105,6 +107,8 @@ public actor MPNModule {
     let eventSink: AsyncStream<Event>.Continuation
     let outstanding = NIOLockedValueBox(0)
     var consumer: Task<Void, Never>?
+    /// The loading of `start()`, awaited by every caller until `shutdown()`.
+    var loading: Task<Void, any Error>?
     /// Told after each heartbeat whether the store answered (nil) or why not: the server's
     /// readiness condition `mpnStore`.
     var healthReporter: (@Sendable (String?) -> Void)?
@@ -131,14 +135,26 @@ public actor MPNModule {
     }
 
     /// Opens the configured store (PostgreSQL when a URL is given, else the SQLite file).
-    public static func openStore(_ config: MPNConfiguration.Store) async throws -> any MPNStore {
-        if let url = config.postgresURL { return try await PostgresMPNStore.open(url: url, schema: config.postgresSchema) }
+    /// - Parameter eventLoopGroup: where the PostgreSQL connections run (nil: NIO's singleton).
+    public static func openStore(_ config: MPNConfiguration.Store,
+                                 eventLoopGroup: (any EventLoopGroup)? = nil) async throws -> any MPNStore {
+        if let url = config.postgresURL {
+            return try await PostgresMPNStore.open(url: url, schema: config.postgresSchema,
+                                                   eventLoopGroup: eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton)
+        }
         return try SQLiteMPNStore(path: config.sqlitePath ?? "mpn.sqlite")
     }
 
     /// Loads devices and subscriptions, publishes them on the internal items and subscribes the
-    /// items of every ACTIVE subscription of every ACTIVE device.
+    /// items of every ACTIVE subscription of every ACTIVE device. Callers arriving while it
+    /// loads wait for the same loading; once started, returns at once until `shutdown()`.
     public func start() async throws {
+        let task = loading ?? Task { try await self.load() }
+        loading = task
+        try await task.value
+    }
+
+    private func load() async throws {
         guard !started else { return }
         started = true
         consumer = Task { [events] in
@@ -182,6 +198,7 @@ public actor MPNModule {
         consumer?.cancel()
         await providers.shutdown()
         started = false
+        loading = nil
     }
 
     public var currentStatistics: Statistics { statistics }

@@ -10,14 +10,20 @@ import ServiceLifecycle
 /// let server = try await LightstreamerMPNServer.make(options: options, adapterSets: sets, mpn: config)
 /// try await server.run()   // or start() … shutdown()
 /// ```
+///
+/// As a `Service` it runs its parts (`services`) in a `ServiceGroup` of its own; an embedder
+/// may list `services` in its own group instead.
 public final class LightstreamerMPNServer: Service, Sendable {
     public let server: LightstreamerServer
     public let module: MPNModule
+    /// The store of the module (closed by `MPNStoreService`, not by `shutdown()`).
+    public let store: any MPNStore
     let logger: Logger
 
-    init(server: LightstreamerServer, module: MPNModule, logger: Logger) {
+    init(server: LightstreamerServer, module: MPNModule, store: any MPNStore, logger: Logger) {
         self.server = server
         self.module = module
+        self.store = store
         self.logger = logger
     }
 
@@ -37,7 +43,7 @@ public final class LightstreamerMPNServer: Service, Sendable {
         }
         // The MONITOR adapter set feeds the dashboard (docs/ADMIN.md).
         let engine = ItemEngine(adapterSets: MonitorAdapters.adding(to: sets), logger: logger)
-        let store = try await MPNModule.openStore(configuration.store)
+        let store = try await MPNModule.openStore(configuration.store, eventLoopGroup: options.sharedEventLoopGroup)
         // The server's metrics backend (a registry of its own by default, exported on /metrics).
         let metrics = MPNMetrics(backend: options.metrics)
         let registry = providers ?? MPNProviderRegistry(configuration: configuration, logger: Logger(label: "lightstreamer.mpn"),
@@ -49,7 +55,7 @@ public final class LightstreamerMPNServer: Service, Sendable {
         // Not ready while the module's heartbeats fail (checked every moduleCheckPeriodMillis).
         let health = server.health
         await module.setHealthReporter { failure in health.setCondition("mpnStore", failure: failure) }
-        return LightstreamerMPNServer(server: server, module: module, logger: logger)
+        return LightstreamerMPNServer(server: server, module: module, store: store, logger: logger)
     }
 
     /// The port the server listens on, once started.
@@ -72,12 +78,31 @@ public final class LightstreamerMPNServer: Service, Sendable {
         await server.shutdown()
     }
 
-    /// Starts (if needed), serves until graceful shutdown or cancellation, drains the sessions
-    /// (`LightstreamerServer.drain`: the MPN Module keeps running meanwhile), then shuts down.
+    /// The parts of this server as services, in `ServiceGroup` order: the store
+    /// (`MPNStoreService`), the MPN Module, then the server (started after the module). A group
+    /// shuts them down in reverse: the server drains and stops first, the store is closed last.
+    /// Call `start()` before running them to bind before the group starts.
+    public var services: [any Service] {
+        [MPNStoreService(store: store), module, MPNFrontService(server: self)]
+    }
+
+    /// Starts (if needed), then runs `services` in a group of their own until graceful shutdown
+    /// or cancellation: the server drains its sessions (`LightstreamerServer.drain`: the MPN
+    /// Module keeps running meanwhile) and stops, then the module, then the store is closed.
     public func run() async throws {
         if port == nil { try await start() }
-        try? await gracefulShutdown()
-        await server.drain()
-        await shutdown()
+        let group = ServiceGroup(services: services, logger: logger)
+        try await group.run()
+    }
+}
+
+/// The server part of a `LightstreamerMPNServer` as a service: starts the MPN Module and the
+/// server when they are not running yet, then serves as `LightstreamerServer.run()` does.
+struct MPNFrontService: Service {
+    let server: LightstreamerMPNServer
+
+    func run() async throws {
+        if server.port == nil { try await server.start() }
+        try await server.server.run()
     }
 }

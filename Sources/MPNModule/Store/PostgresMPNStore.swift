@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
 import NIOSSL
 import PostgresNIO
 import TLCP
@@ -21,11 +23,13 @@ public final class PostgresMPNStore: MPNStore {
     /// so that a TLS or authentication failure is reported at once, with what was asked.
     /// - Parameter schema: a PostgreSQL schema (namespace) for the tables, created if missing
     ///   (letters, digits and `_`); nil uses the connection's default search path.
+    /// - Parameter eventLoopGroup: where the connections run.
     public static func open(url: String, schema: String? = nil,
+                            eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                             logger: Logger = Logger(label: "lightstreamer.mpn.postgres")) async throws -> PostgresMPNStore {
         let parsed = try PostgresURL.parse(url)
         var config = try parsed.clientConfiguration()
-        try await parsed.checkConnection(logger: logger)
+        try await parsed.checkConnection(on: eventLoopGroup, logger: logger)
         if let schema {
             guard let first = schema.unicodeScalars.first, !("0"..."9").contains(first), schema.count <= 63,
                   schema.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) else {
@@ -33,7 +37,7 @@ public final class PostgresMPNStore: MPNStore {
             }
             config.options.additionalStartupParameters = [("search_path", schema)]
         }
-        let store = PostgresMPNStore(configuration: config, schema: schema, logger: logger)
+        let store = PostgresMPNStore(configuration: config, schema: schema, eventLoopGroup: eventLoopGroup, logger: logger)
         // Let the pool's run() task start before the first lease (avoids a spurious warning).
         for _ in 0..<4 { await Task.yield() }
         do {
@@ -47,8 +51,8 @@ public final class PostgresMPNStore: MPNStore {
 
     private let schema: String?
 
-    private init(configuration: PostgresClient.Configuration, schema: String?, logger: Logger) {
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    private init(configuration: PostgresClient.Configuration, schema: String?, eventLoopGroup: any EventLoopGroup, logger: Logger) {
+        let client = PostgresClient(configuration: configuration, eventLoopGroup: eventLoopGroup, backgroundLogger: logger)
         self.client = client
         self.schema = schema
         self.logger = logger

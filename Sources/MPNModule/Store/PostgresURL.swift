@@ -84,7 +84,7 @@ struct PostgresURL: Sendable, Hashable {
 
     /// Connects once and closes: a refused TLS handshake, a server without TLS or bad
     /// credentials become an `MPNStoreError` naming the host and the `sslmode`.
-    func checkConnection(logger: Logger) async throws {
+    func checkConnection(on eventLoopGroup: any EventLoopGroup, logger: Logger) async throws {
         let tls: PostgresConnection.Configuration.TLS
         do {
             switch (sslMode, tlsConfiguration()) {
@@ -98,7 +98,7 @@ struct PostgresURL: Sendable, Hashable {
         let config = PostgresConnection.Configuration(host: host, port: port, username: user, password: password,
                                                       database: database, tls: tls)
         do {
-            let connection = try await PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(),
+            let connection = try await PostgresConnection.connect(on: eventLoopGroup.any(),
                                                                   configuration: config, id: 0, logger: logger).get()
             try? await connection.close()
         } catch let e as PSQLError where e.code == .sslUnsupported {
