@@ -158,13 +158,16 @@ let package = Package(
             ]
         ),
         // The adversarial suite (Adversarial/) runs the built lightstreamer-server as a child process.
-        .testTarget(name: "LightstreamerServerTests",
-                    dependencies: ["LightstreamerServer", "TLCP", "MPNTestSupport", "lightstreamer-server",
-                                   .product(name: "Logging", package: "swift-log"),
-                                   .product(name: "Metrics", package: "swift-metrics"),
-                                   .product(name: "MetricsTestKit", package: "swift-metrics"),
-                                   .product(name: "Prometheus", package: "swift-prometheus"),
-                                   .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
+        .testTarget(
+            name: "LightstreamerServerTests",
+            dependencies: [
+                "LightstreamerServer", "TLCP", "MPNTestSupport", "lightstreamer-server",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         // MPNTestSupport: the throw-away CA of the remote adapters' TLS case.
         .testTarget(name: "InteropTests", dependencies: ["LightstreamerServer", "LightstreamerClient", "MPNModule", "MPNTestSupport"]),
         // Loopback load test of the server (BENCHMARKS.md, section "Server").

@@ -59,6 +59,10 @@ if [ -z "${LS_TEST_POSTGRES_URL:-}" ]; then
   fi
 fi
 
+# Formatting first: it fails in seconds, before a build of several minutes.
+log "scripts/format.sh --check"
+scripts/format.sh --check
+
 # Two `swift test` runs. Swift Testing runs every test body on the process's cooperative thread
 # pool (one thread per core here), which the in-process servers under test also use for their
 # tasks (session creation, subscriptions): with everything at once, CPU-bound unit tests kept

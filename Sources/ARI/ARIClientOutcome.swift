@@ -38,7 +38,7 @@ public enum ARIClientOutcome: Sendable, Hashable {
             default: return .reqerr(code: 66, message: "Metadata Adapter error")
             }
         case .getItemData, .getUserItemData, .notifyNewTables, .mpnDeviceAccess, .mpnSubscriptionActivation,
-             .mpnDeviceTokenChange:
+            .mpnDeviceTokenChange:
             switch error {
             case .credits(_, let code, let user), .conflictingSession(_, let code, let user, _):
                 return .reqerr(code: adapterCode(code, otherwise: 0), message: user ?? "")
@@ -62,7 +62,7 @@ public enum ARIClientOutcome: Sendable, Hashable {
         case .notifyUser, .notifyUserAuth: return .conerr(code: 6, message: "Metadata Adapter not answering, retry later")
         case .notifyNewSession: return .conerr(code: 66, message: "Metadata Adapter not answering")
         case .getItems, .getSchema, .getItemData, .getUserItemData, .notifyNewTables, .mpnDeviceAccess,
-             .mpnSubscriptionActivation, .mpnDeviceTokenChange:
+            .mpnSubscriptionActivation, .mpnDeviceTokenChange:
             return .reqerr(code: 68, message: "Metadata Adapter not answering")
         case .notifyUserMessage: return .msgfail(code: 35, message: "Metadata Adapter not answering")
         default: return .notClientVisible

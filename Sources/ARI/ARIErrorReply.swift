@@ -49,8 +49,8 @@ public enum ARIErrorReply: Error, Sendable, Hashable {
     public var message: String? {
         switch self {
         case .generic(let m), .dataProvider(let m), .subscription(let m), .failure(let m), .metadataProvider(let m),
-             .notification(let m), .access(let m), .resourceUnavailable(let m), .items(let m), .schema(let m),
-             .credits(let m, _, _), .conflictingSession(let m, _, _, _):
+            .notification(let m), .access(let m), .resourceUnavailable(let m), .items(let m), .schema(let m),
+            .credits(let m, _, _), .conflictingSession(let m, _, _, _):
             return m
         }
     }

@@ -15,8 +15,10 @@ public struct ARIInitParameters: Sendable, Hashable {
 
     /// The parameters this server sends: the version it announces, the keepalive hint, the
     /// adapter set and (data connections) the Data Adapter name, then the configured ones.
-    public init(version: ARIVersion = .announced, keepaliveHintMillis: Int?, adapterSet: String, dataAdapter: String?,
-                serverInstanceId: String?, custom: [ARIPair] = []) {
+    public init(
+        version: ARIVersion = .announced, keepaliveHintMillis: Int?, adapterSet: String, dataAdapter: String?,
+        serverInstanceId: String?, custom: [ARIPair] = []
+    ) {
         var pairs = [ARIPair(Self.versionKey, version.description)]
         if let keepaliveHintMillis { pairs.append(ARIPair(Self.keepaliveHintKey, String(keepaliveHintMillis))) }
         pairs.append(ARIPair(Self.adapterSetKey, adapterSet))

@@ -47,8 +47,8 @@ public enum ARIMethod: String, Sendable, Hashable, CaseIterable {
     public var isMetadata: Bool {
         switch self {
         case .metadataInit, .notifyUser, .notifyUserAuth, .notifyNewSession, .notifySessionClose, .getItems,
-             .getSchema, .getItemData, .getUserItemData, .notifyUserMessage, .notifyNewTables, .notifyTablesClose,
-             .mpnDeviceAccess, .mpnSubscriptionActivation, .mpnDeviceTokenChange:
+            .getSchema, .getItemData, .getUserItemData, .notifyUserMessage, .notifyNewTables, .notifyTablesClose,
+            .mpnDeviceAccess, .mpnSubscriptionActivation, .mpnDeviceTokenChange:
             return true
         default:
             return false

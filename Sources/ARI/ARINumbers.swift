@@ -28,9 +28,10 @@ enum ARINumbers {
 
     static func parseDouble(_ token: Substring, limits: ARILimits) throws(ARIProtocolError) -> Double {
         guard token.utf8.count <= limits.maxNumberLength,
-              // No hexadecimal floats and no spaces: only what the SDKs' languages print.
-              token.utf8.allSatisfy({ $0 != UInt8(ascii: "x") && $0 != UInt8(ascii: "X") && $0 > 0x20 }),
-              let d = Double(String(token)) else {
+            // No hexadecimal floats and no spaces: only what the SDKs' languages print.
+            token.utf8.allSatisfy({ $0 != UInt8(ascii: "x") && $0 != UInt8(ascii: "X") && $0 > 0x20 }),
+            let d = Double(String(token))
+        else {
             throw .badValue(type: "D", value: String(token))
         }
         return d

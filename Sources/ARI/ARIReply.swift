@@ -109,7 +109,7 @@ public enum ARIReplyPayload: Sendable, Hashable {
             }
             return .initialized(version: version)
         case .subscribe, .unsubscribe, .notifySessionClose, .notifyUserMessage, .notifyTablesClose,
-             .mpnDeviceAccess, .mpnSubscriptionActivation, .mpnDeviceTokenChange:
+            .mpnDeviceAccess, .mpnSubscriptionActivation, .mpnDeviceTokenChange:
             _ = try Self.void(&r)
             return .void
         case .notifyNewSession:
@@ -127,15 +127,19 @@ public enum ARIReplyPayload: Sendable, Hashable {
         case .getItemData:
             var data: [ARIItemData] = []
             while !r.isAtEnd {
-                data.append(ARIItemData(distinctSnapshotLength: try r.integer(), minSourceFrequency: try r.double(),
-                                        modes: try r.modes() ?? []))
+                data.append(
+                    ARIItemData(
+                        distinctSnapshotLength: try r.integer(), minSourceFrequency: try r.double(),
+                        modes: try r.modes() ?? []))
             }
             return .itemData(data)
         case .getUserItemData:
             var data: [ARIUserItemData] = []
             while !r.isAtEnd {
-                data.append(ARIUserItemData(allowedBufferSize: try r.integer(), allowedMaxFrequency: try r.double(),
-                                            allowedModes: try r.modes() ?? []))
+                data.append(
+                    ARIUserItemData(
+                        allowedBufferSize: try r.integer(), allowedMaxFrequency: try r.double(),
+                        allowedModes: try r.modes() ?? []))
             }
             return .userItemData(data)
         default:

@@ -19,8 +19,9 @@ public enum ARIRequest: Sendable, Hashable {
     case notifyNewTables(user: String?, sessionId: String, tables: [ARITableInfo])
     case notifyTablesClose(sessionId: String, tables: [ARITableInfo])
     case mpnDeviceAccess(user: String?, sessionId: String, device: ARIMPNDevice)
-    case mpnSubscriptionActivation(user: String?, sessionId: String, table: ARITableInfo, device: ARIMPNDevice,
-                                   trigger: String?, notificationFormat: String?)
+    case mpnSubscriptionActivation(
+        user: String?, sessionId: String, table: ARITableInfo, device: ARIMPNDevice,
+        trigger: String?, notificationFormat: String?)
     case mpnDeviceTokenChange(user: String?, sessionId: String, device: ARIMPNDevice, newDeviceToken: String?)
 
     public var method: ARIMethod {

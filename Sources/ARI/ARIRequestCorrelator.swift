@@ -50,8 +50,10 @@ public struct ARIRequestCorrelator<Context: Sendable>: Sendable {
     }
 
     /// Registers a request and returns the id to send it with.
-    public mutating func register(_ method: ARIMethod, context: Context, now: Int64,
-                                  timeoutMillis: Int64? = nil) throws(TooManyPending) -> String {
+    public mutating func register(
+        _ method: ARIMethod, context: Context, now: Int64,
+        timeoutMillis: Int64? = nil
+    ) throws(TooManyPending) -> String {
         guard pending.count < maxPending else { throw TooManyPending(limit: maxPending) }
         let id = String(nextNumber)
         nextNumber = nextNumber == UInt64.max ? 10 : nextNumber + 1

@@ -20,8 +20,10 @@ public enum ARIProxyLine: Sendable, Hashable {
         return .request(id: id, request)
     }
 
-    private static func request(_ method: ARIMethod, _ r: inout ARIArgumentReader,
-                                dialect: ARIDialect) throws(ARIProtocolError) -> ARIRequest {
+    private static func request(
+        _ method: ARIMethod, _ r: inout ARIArgumentReader,
+        dialect: ARIDialect
+    ) throws(ARIProtocolError) -> ARIRequest {
         switch method {
         case .dataInit: return .dataInit(ARIInitParameters(pairs: try r.pairsToEnd()))
         case .metadataInit: return .metadataInit(ARIInitParameters(pairs: try r.pairsToEnd()))
@@ -30,25 +32,30 @@ public enum ARIProxyLine: Sendable, Hashable {
         case .notifyUser:
             return .notifyUser(user: try r.string(), password: try r.string(), headers: try r.pairsToEnd())
         case .notifyUserAuth:
-            return .notifyUserAuth(user: try r.string(), password: try r.string(), clientPrincipal: try r.string(),
-                                   headers: try r.pairsToEnd())
+            return .notifyUserAuth(
+                user: try r.string(), password: try r.string(), clientPrincipal: try r.string(),
+                headers: try r.pairsToEnd())
         case .notifyNewSession:
-            return .notifyNewSession(user: try r.string(), sessionId: try r.nonNullString("session id"),
-                                     context: try r.pairsToEnd())
+            return .notifyNewSession(
+                user: try r.string(), sessionId: try r.nonNullString("session id"),
+                context: try r.pairsToEnd())
         case .notifySessionClose: return .notifySessionClose(sessionId: try r.nonNullString("session id"))
         case .getItems:
-            return .getItems(user: try r.string(), group: try r.nonNullString("group"),
-                             sessionId: try r.nonNullString("session id"))
+            return .getItems(
+                user: try r.string(), group: try r.nonNullString("group"),
+                sessionId: try r.nonNullString("session id"))
         case .getSchema:
-            return .getSchema(user: try r.string(), group: try r.nonNullString("group"),
-                              schema: try r.nonNullString("schema"), sessionId: try r.nonNullString("session id"))
+            return .getSchema(
+                user: try r.string(), group: try r.nonNullString("group"),
+                schema: try r.nonNullString("schema"), sessionId: try r.nonNullString("session id"))
         case .getItemData: return .getItemData(items: try Self.names(&r))
         case .getUserItemData:
             let user = try r.string()
             return .getUserItemData(user: user, items: try Self.names(&r))
         case .notifyUserMessage:
-            return .notifyUserMessage(user: try r.string(), sessionId: try r.nonNullString("session id"),
-                                      message: try r.nonNullString("message"))
+            return .notifyUserMessage(
+                user: try r.string(), sessionId: try r.nonNullString("session id"),
+                message: try r.nonNullString("message"))
         case .notifyNewTables:
             let user = try r.string()
             let session = try r.nonNullString("session id")
@@ -57,18 +64,21 @@ public enum ARIProxyLine: Sendable, Hashable {
             let session = try r.nonNullString("session id")
             return .notifyTablesClose(sessionId: session, tables: try Self.tables(&r, dialect, .closedTable))
         case .mpnDeviceAccess:
-            return .mpnDeviceAccess(user: try r.string(), sessionId: try r.nonNullString("session id"),
-                                    device: try ARIMPNDevice.read(from: &r))
+            return .mpnDeviceAccess(
+                user: try r.string(), sessionId: try r.nonNullString("session id"),
+                device: try ARIMPNDevice.read(from: &r))
         case .mpnSubscriptionActivation:
             let user = try r.string()
             let session = try r.nonNullString("session id")
             let table = try ARITableInfo.read(from: &r, dialect: dialect, context: .mpnActivation)
             let device = try ARIMPNDevice.read(from: &r)
-            return .mpnSubscriptionActivation(user: user, sessionId: session, table: table, device: device,
-                                              trigger: try r.string(), notificationFormat: try r.string())
+            return .mpnSubscriptionActivation(
+                user: user, sessionId: session, table: table, device: device,
+                trigger: try r.string(), notificationFormat: try r.string())
         case .mpnDeviceTokenChange:
-            return .mpnDeviceTokenChange(user: try r.string(), sessionId: try r.nonNullString("session id"),
-                                         device: try ARIMPNDevice.read(from: &r), newDeviceToken: try r.string())
+            return .mpnDeviceTokenChange(
+                user: try r.string(), sessionId: try r.nonNullString("session id"),
+                device: try ARIMPNDevice.read(from: &r), newDeviceToken: try r.string())
         default:
             throw .unexpectedMethod(method.rawValue)
         }
@@ -80,8 +90,10 @@ public enum ARIProxyLine: Sendable, Hashable {
         return names
     }
 
-    private static func tables(_ r: inout ARIArgumentReader, _ dialect: ARIDialect,
-                               _ context: ARITableInfo.Context) throws(ARIProtocolError) -> [ARITableInfo] {
+    private static func tables(
+        _ r: inout ARIArgumentReader, _ dialect: ARIDialect,
+        _ context: ARITableInfo.Context
+    ) throws(ARIProtocolError) -> [ARITableInfo] {
         var tables: [ARITableInfo] = []
         repeat {
             tables.append(try ARITableInfo.read(from: &r, dialect: dialect, context: context))

@@ -19,9 +19,11 @@ public struct ARITableInfo: Sendable, Hashable {
     /// Per-item final statistics in 1.9 NTC (empty unless the remote asked for them).
     public var statistics: [ARIItemStatistics]
 
-    public init(windowIndex: Int, mode: SubscriptionMode, group: String, dataAdapter: String = "DEFAULT",
-                schema: String, firstItemIndex: Int, lastItemIndex: Int, selector: String? = nil,
-                items: [String] = [], statistics: [ARIItemStatistics] = []) {
+    public init(
+        windowIndex: Int, mode: SubscriptionMode, group: String, dataAdapter: String = "DEFAULT",
+        schema: String, firstItemIndex: Int, lastItemIndex: Int, selector: String? = nil,
+        items: [String] = [], statistics: [ARIItemStatistics] = []
+    ) {
         self.windowIndex = windowIndex
         self.mode = mode
         self.group = group
@@ -70,16 +72,19 @@ public struct ARITableInfo: Sendable, Hashable {
         let first = try r.integer()
         let last = try r.integer()
         let selector = try context == .mpnActivation ? nil : r.string()
-        var table = ARITableInfo(windowIndex: window, mode: mode, group: group, dataAdapter: adapter, schema: schema,
-                                 firstItemIndex: first, lastItemIndex: last, selector: selector)
+        var table = ARITableInfo(
+            windowIndex: window, mode: mode, group: group, dataAdapter: adapter, schema: schema,
+            firstItemIndex: first, lastItemIndex: last, selector: selector)
         guard dialect == .v1_9 else { return table }
         let n = try r.count("item count", tokensPerElement: 2)
         for _ in 0..<n { table.items.append(try r.nonNullString("item")) }
         if context == .closedTable {
             let k = try r.count("statistics count", tokensPerElement: 6)
             for _ in 0..<k {
-                table.statistics.append(ARIItemStatistics(realTimeUpdates: try r.long(), lostUpdates: try r.long(),
-                                                          filteredUpdates: try r.long()))
+                table.statistics.append(
+                    ARIItemStatistics(
+                        realTimeUpdates: try r.long(), lostUpdates: try r.long(),
+                        filteredUpdates: try r.long()))
             }
         }
         return table

@@ -6,8 +6,9 @@ public enum ARITokenizer {
     public static func tokens(of line: String, limits: ARILimits = .default) throws(ARIProtocolError) -> [Substring] {
         guard line.utf8.count <= limits.maxLineLength else { throw .lineTooLong(limit: limits.maxLineLength) }
         guard !line.isEmpty else { throw .emptyToken(index: 0) }
-        let pieces = line.utf8.split(separator: UInt8(ascii: "|"), maxSplits: limits.maxTokens,
-                                     omittingEmptySubsequences: false)
+        let pieces = line.utf8.split(
+            separator: UInt8(ascii: "|"), maxSplits: limits.maxTokens,
+            omittingEmptySubsequences: false)
         guard pieces.count <= limits.maxTokens else { throw .tooManyTokens(limit: limits.maxTokens) }
         var tokens: [Substring] = []
         tokens.reserveCapacity(pieces.count)

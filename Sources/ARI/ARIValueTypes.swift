@@ -60,7 +60,10 @@ public struct ARIModes: OptionSet, Sendable, Hashable {
 
     /// Reads letters in any order; an unknown or repeated letter is nil.
     public init?(token: Substring) {
-        if token == "$" { self = []; return }
+        if token == "$" {
+            self = []
+            return
+        }
         var set: ARIModes = []
         for b in token.utf8 {
             guard let m = Self.letters.first(where: { $0.1 == b })?.0, !set.contains(m) else { return nil }
@@ -151,21 +154,39 @@ public enum ARIValue: Sendable, Hashable {
         case .long: self = .long(Int64(try ARINumbers.parseInt(token, type: "L", limits: limits)))
         case .double: self = .double(try ARINumbers.parseDouble(token, limits: limits))
         case .modes:
-            if token == "#" { self = .modes(nil); return }
+            if token == "#" {
+                self = .modes(nil)
+                return
+            }
             guard let m = ARIModes(token: token) else { throw .badValue(type: "M", value: String(token)) }
             self = .modes(m)
         case .platform:
-            if token == "#" { self = .platform(nil); return }
+            if token == "#" {
+                self = .platform(nil)
+                return
+            }
             guard let p = MPNPlatform(ariToken: token) else { throw .badValue(type: "P", value: String(token)) }
             self = .platform(p)
         case .bytes:
-            if token == "#" { self = .bytes(nil); return }
-            if token == "$" { self = .bytes([]); return }
+            if token == "#" {
+                self = .bytes(nil)
+                return
+            }
+            if token == "$" {
+                self = .bytes([])
+                return
+            }
             guard let b = ARIBase64.decode(token) else { throw .badValue(type: "Y", value: String(token)) }
             self = .bytes(b)
         case .diffAlgorithms:
-            if token == "#" { self = .diffAlgorithms(nil); return }
-            if token == "$" { self = .diffAlgorithms([]); return }
+            if token == "#" {
+                self = .diffAlgorithms(nil)
+                return
+            }
+            if token == "$" {
+                self = .diffAlgorithms([])
+                return
+            }
             var algorithms: [ARIDiffAlgorithm] = []
             for ch in token {
                 guard let a = ARIDiffAlgorithm(rawValue: String(ch)) else { throw .badValue(type: "F", value: String(token)) }

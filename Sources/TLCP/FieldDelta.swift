@@ -60,7 +60,8 @@ public enum FieldDelta: Sendable, Hashable {
         var text = text
         text.withUTF8 { bytes in
             for (i, b) in bytes.enumerated() {
-                let escape = PercentEncoding.isFieldSpecial(b)
+                let escape =
+                    PercentEncoding.isFieldSpecial(b)
                     || (leadingSpecials && i == 0 && (b == UInt8(ascii: "#") || b == UInt8(ascii: "$") || b == UInt8(ascii: "^")))
                 if escape {
                     out.append(UInt8(ascii: "%"))

@@ -102,7 +102,9 @@ public enum JSONPatch {
 
     static func arrayIndex(_ token: String, count: Int, allowEnd: Bool) throws(Error) -> Int {
         if allowEnd && token == "-" { return count }
-        guard let i = Int(decimalDigits: token), i >= 0, token == String(i) else { throw Error(message: "bad array index '\(token.prefix(20))'") }
+        guard let i = Int(decimalDigits: token), i >= 0, token == String(i) else {
+            throw Error(message: "bad array index '\(token.prefix(20))'")
+        }
         guard i < count || (allowEnd && i == count) else { throw Error(message: "array index \(i) out of range") }
         return i
     }
@@ -124,8 +126,10 @@ public enum JSONPatch {
     }
 
     /// Runs `body` on the container that holds the last token of `path`.
-    static func withParent<T>(_ path: [String], in doc: inout JSONValue, depth: Int = 0,
-                              _ body: (inout JSONValue, String) throws(Error) -> T) throws(Error) -> T {
+    static func withParent<T>(
+        _ path: [String], in doc: inout JSONValue, depth: Int = 0,
+        _ body: (inout JSONValue, String) throws(Error) -> T
+    ) throws(Error) -> T {
         guard let last = path.last else { throw Error(message: "empty path") }
         if depth == path.count - 1 { return try body(&doc, last) }
         let t = path[depth]
@@ -165,8 +169,9 @@ public enum JSONPatch {
                     parent = .null
                     m[i].value = value
                 } else {
-                    try tally.change(nodes: size.nodes,
-                                     bytes: JSONValue.quotedLength(key) + 1 + size.bytes + (m.isEmpty ? 0 : 1))
+                    try tally.change(
+                        nodes: size.nodes,
+                        bytes: JSONValue.quotedLength(key) + 1 + size.bytes + (m.isEmpty ? 0 : 1))
                     parent = .null
                     m.append(JSONMember(key: key, value: value))
                 }

@@ -177,21 +177,33 @@ struct JSONParser {
             pos += 1
             var items: [JSONValue] = []
             skipSpace()
-            if pos < bytes.count, bytes[pos] == UInt8(ascii: "]") { pos += 1; return .array(items) }
+            if pos < bytes.count, bytes[pos] == UInt8(ascii: "]") {
+                pos += 1
+                return .array(items)
+            }
             while true {
                 skipSpace()
                 items.append(try value(depth: depth + 1))
                 skipSpace()
                 guard pos < bytes.count else { throw fail("unterminated array") }
-                if bytes[pos] == UInt8(ascii: ",") { pos += 1; continue }
-                if bytes[pos] == UInt8(ascii: "]") { pos += 1; return .array(items) }
+                if bytes[pos] == UInt8(ascii: ",") {
+                    pos += 1
+                    continue
+                }
+                if bytes[pos] == UInt8(ascii: "]") {
+                    pos += 1
+                    return .array(items)
+                }
                 throw fail("expected , or ]")
             }
         case UInt8(ascii: "{"):
             pos += 1
             var members: [JSONMember] = []
             skipSpace()
-            if pos < bytes.count, bytes[pos] == UInt8(ascii: "}") { pos += 1; return .object(members) }
+            if pos < bytes.count, bytes[pos] == UInt8(ascii: "}") {
+                pos += 1
+                return .object(members)
+            }
             while true {
                 skipSpace()
                 guard pos < bytes.count, bytes[pos] == UInt8(ascii: "\"") else { throw fail("expected a key") }
@@ -208,8 +220,14 @@ struct JSONParser {
                 }
                 skipSpace()
                 guard pos < bytes.count else { throw fail("unterminated object") }
-                if bytes[pos] == UInt8(ascii: ",") { pos += 1; continue }
-                if bytes[pos] == UInt8(ascii: "}") { pos += 1; return .object(members) }
+                if bytes[pos] == UInt8(ascii: ",") {
+                    pos += 1
+                    continue
+                }
+                if bytes[pos] == UInt8(ascii: "}") {
+                    pos += 1
+                    return .object(members)
+                }
                 throw fail("expected , or }")
             }
         default:

@@ -31,8 +31,9 @@ extension TLCPNotification {
         switch tag {
         case "CONOK":
             try a.expect(4)
-            return .conok(sessionId: try a.string(0), requestLimit: try a.int(1), keepaliveMillis: try a.int(2),
-                          controlLink: try a.string(3))
+            return .conok(
+                sessionId: try a.string(0), requestLimit: try a.int(1), keepaliveMillis: try a.int(2),
+                controlLink: try a.string(3))
         case "CONERR":
             try a.expect(2)
             return .conerr(code: try a.int(0), message: try a.string(1))
@@ -56,8 +57,9 @@ extension TLCPNotification {
             return .subok(subscriptionId: try a.int(0), itemCount: try a.int(1), fieldCount: try a.int(2))
         case "SUBCMD":
             try a.expect(5)
-            return .subcmd(subscriptionId: try a.int(0), itemCount: try a.int(1), fieldCount: try a.int(2),
-                           keyPosition: try a.int(3), commandPosition: try a.int(4))
+            return .subcmd(
+                subscriptionId: try a.int(0), itemCount: try a.int(1), fieldCount: try a.int(2),
+                keyPosition: try a.int(3), commandPosition: try a.int(4))
         case "UNSUB":
             try a.expect(1)
             return .unsub(subscriptionId: try a.int(0))
@@ -81,13 +83,15 @@ extension TLCPNotification {
             // 2.5 has three arguments; a 2.4 line has two.
             try a.expect(3, orAtLeast: 2)
             let seq = try a.string(0)
-            return .msgdone(sequence: seq == "*" ? nil : seq, progressive: try a.int(1),
-                            response: a.count > 2 ? try a.string(2) : nil)
+            return .msgdone(
+                sequence: seq == "*" ? nil : seq, progressive: try a.int(1),
+                response: a.count > 2 ? try a.string(2) : nil)
         case "MSGFAIL":
             try a.expect(4)
             let seq = try a.string(0)
-            return .msgfail(sequence: seq == "*" ? nil : seq, progressive: try a.int(1), code: try a.int(2),
-                            message: try a.string(3))
+            return .msgfail(
+                sequence: seq == "*" ? nil : seq, progressive: try a.int(1), code: try a.int(2),
+                message: try a.string(3))
         case "CONS":
             try a.expect(1)
             let text = try a.string(0)
@@ -129,7 +133,8 @@ extension TLCPNotification {
             try a.expect(1)
             return .mpndel(mpnSubscriptionId: try a.string(0))
         default:
-            guard !tag.isEmpty, tag.utf8.count <= 8, tag.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) }) else {
+            guard !tag.isEmpty, tag.utf8.count <= 8, tag.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) })
+            else {
                 throw TLCPLineError("Unreadable line '\(line.prefix(40))'")
             }
             return .unknown(tag: String(tag), arguments: rest.map(String.init) ?? "")
@@ -145,7 +150,8 @@ extension TLCPNotification {
     public static func parseIfUpdate(_ line: String) throws(TLCPLineError) -> UpdateNotification? {
         let utf8 = line.utf8
         guard utf8.count >= 2, utf8.first == UInt8(ascii: "U"),
-              utf8[utf8.index(after: utf8.startIndex)] == UInt8(ascii: ",") else { return nil }
+            utf8[utf8.index(after: utf8.startIndex)] == UInt8(ascii: ",")
+        else { return nil }
         var trimmed = utf8[...]
         while let last = trimmed.last, last == 0x0D || last == 0x0A { trimmed = trimmed.dropLast() }
         return try parseUpdate(Substring(trimmed))
@@ -196,8 +202,10 @@ private struct ArgumentReader {
     /// `minimum` and `n` arguments when `orAtLeast` is given.
     mutating func expect(_ n: Int, orAtLeast minimum: Int? = nil) throws(TLCPLineError) {
         guard let rest else { throw TLCPLineError("\(tag) without arguments") }
-        args = rest.utf8.split(separator: UInt8(ascii: ","), maxSplits: n == Int.max ? Int.max : n - 1,
-                               omittingEmptySubsequences: false).map { Substring($0) }
+        args = rest.utf8.split(
+            separator: UInt8(ascii: ","), maxSplits: n == Int.max ? Int.max : n - 1,
+            omittingEmptySubsequences: false
+        ).map { Substring($0) }
         let low = minimum ?? n
         guard args.count >= low, args.count <= n else {
             throw TLCPLineError("\(tag) expects \(n) arguments, got \(args.count)")

@@ -86,7 +86,7 @@ public enum TLCPNotification: Sendable, Hashable {
     public var isDataNotification: Bool {
         switch self {
         case .subok, .subcmd, .unsub, .update, .endOfSnapshot, .clearSnapshot, .overflow, .conf,
-             .msgdone, .msgfail, .mpnreg, .mpnzero, .mpnok, .mpnconf, .mpndel:
+            .msgdone, .msgfail, .mpnreg, .mpnzero, .mpnok, .mpnconf, .mpndel:
             return true
         default:
             return false

@@ -72,7 +72,10 @@ public enum RequestedBufferSize: Sendable, Hashable {
     }
 
     public init?(wireValue: String) {
-        if wireValue == "unlimited" { self = .unlimited; return }
+        if wireValue == "unlimited" {
+            self = .unlimited
+            return
+        }
         guard let n = Int(decimalDigits: wireValue), n > 0 else { return nil }
         self = .size(n)
     }
@@ -91,7 +94,10 @@ public enum RequestedBandwidth: Sendable, Hashable {
     }
 
     public init?(wireValue: String) {
-        if wireValue == "unlimited" { self = .unlimited; return }
+        if wireValue == "unlimited" {
+            self = .unlimited
+            return
+        }
         guard let k = parseDecimal(wireValue), k > 0 else { return nil }
         self = .kbps(k)
     }
@@ -136,7 +142,10 @@ public enum GrantedFrequency: Sendable, Hashable {
     }
 
     public init?(wireValue: String) {
-        if wireValue == "unlimited" { self = .unlimited; return }
+        if wireValue == "unlimited" {
+            self = .unlimited
+            return
+        }
         guard let f = parseDecimal(wireValue), f >= 0 else { return nil }
         self = .limited(f)
     }
@@ -194,7 +203,10 @@ extension Int {
     init?(decimalDigits s: some StringProtocol) {
         var utf8 = Substring(s).utf8[...]
         var negative = false
-        if utf8.first == UInt8(ascii: "-") { negative = true; utf8 = utf8.dropFirst() }
+        if utf8.first == UInt8(ascii: "-") {
+            negative = true
+            utf8 = utf8.dropFirst()
+        }
         guard !utf8.isEmpty, utf8.count <= 18 else { return nil }
         var v = 0
         for b in utf8 {

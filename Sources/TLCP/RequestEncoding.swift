@@ -207,8 +207,10 @@ public enum TLCPRequestEncoder {
 
     /// The HTTP request target, e.g. `/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=S1`.
     /// `prefix` is the path of the server address (e.g. `/Prefix`), without a trailing slash.
-    public static func httpTarget(name: TLCPRequestName, prefix: String = "", version: TLCPVersion = .current,
-                                  session: String? = nil) -> String {
+    public static func httpTarget(
+        name: TLCPRequestName, prefix: String = "", version: TLCPVersion = .current,
+        session: String? = nil
+    ) -> String {
         var target = prefix + "/lightstreamer/" + name.httpFileName + "?LS_protocol=" + version.protocolName
         if let session { target += "&LS_session=" + PercentEncoding.encodeRequestValue(session) }
         return target

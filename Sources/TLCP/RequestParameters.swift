@@ -91,12 +91,15 @@ public struct RequestParameters: Sendable, Hashable, CustomStringConvertible {
                 return .failure(TLCPRequestError(code: 67, message: "Parameter with an empty name"))
             }
             let rawName = piece.slice(0, eq)
-            switch (PercentEncoding.decode(rawName, plusAsSpace: false),
-                    PercentEncoding.decode(piece.slice(eq + 1, piece.count), plusAsSpace: plusAsSpace)) {
+            switch (
+                PercentEncoding.decode(rawName, plusAsSpace: false),
+                PercentEncoding.decode(piece.slice(eq + 1, piece.count), plusAsSpace: plusAsSpace)
+            ) {
             case (.success(let name), .success(let value)):
                 result.pairs.append((name: name, value: value))
             case (.failure(let e), _), (_, .failure(let e)):
-                return .failure(TLCPRequestError(code: 67, message: "Bad encoding in parameter \(String(validUTF8: rawName).prefix(40)): \(e)"))
+                return .failure(
+                    TLCPRequestError(code: 67, message: "Bad encoding in parameter \(String(validUTF8: rawName).prefix(40)): \(e)"))
             }
         }
         return .success(result)

@@ -27,7 +27,10 @@ public enum RequestCharset: Sendable, Hashable {
     /// Reads the `charset` of a Content-Type header (`text/plain; charset=utf-8`,
     /// `application/x-www-form-urlencoded`). No charset means UTF-8. Nil for one we do not support.
     public init?(contentType: String?) {
-        guard let contentType else { self = .utf8; return }
+        guard let contentType else {
+            self = .utf8
+            return
+        }
         var charset: String?
         for part in contentType.split(separator: ";").dropFirst() {
             let kv = part.split(separator: "=", maxSplits: 1)
@@ -82,11 +85,13 @@ public enum TLCPRequestParser {
     /// the query string (without `?`), `body` the raw body bytes, `contentType` the header.
     /// On POST the query's parameters (typically `LS_protocol`, `LS_session`) are defaults for
     /// every body line; a request with no body line (GET) is made of the query alone.
-    public static func parseHTTP(fileName: Substring, query: Substring, body: some Collection<UInt8>,
-                                 contentType: String? = nil) throws(TLCPRequestError) -> ParsedRequestBatch {
+    public static func parseHTTP(
+        fileName: Substring, query: Substring, body: some Collection<UInt8>,
+        contentType: String? = nil
+    ) throws(TLCPRequestError) -> ParsedRequestBatch {
         guard fileName.hasSuffix(".txt"),
-              let name = TLCPRequestName(rawValue: String(fileName.dropLast(4))),
-              name != .wsok
+            let name = TLCPRequestName(rawValue: String(fileName.dropLast(4))),
+            name != .wsok
         else {
             throw TLCPRequestError(code: 67, message: "Unknown request '\(fileName.prefix(40))'")
         }
@@ -106,8 +111,9 @@ public enum TLCPRequestParser {
         defaults.remove("LS_protocol")
         var lines = splitLines(Substring(text)).filter { !$0.isEmpty }
         if lines.isEmpty { lines = [""] }
-        return ParsedRequestBatch(name: name, version: version,
-                                  requests: parseLines(name: name, lines: lines, defaults: defaults, http: true))
+        return ParsedRequestBatch(
+            name: name, version: version,
+            requests: parseLines(name: name, lines: lines, defaults: defaults, http: true))
     }
 
     /// Splits on CR-LF (a lone LF is tolerated too).
@@ -149,9 +155,11 @@ public enum TLCPRequestParser {
     static func parseLines(name: TLCPRequestName, lines: [Substring], defaults: RequestParameters, http: Bool) -> [ParsedRequest] {
         if name == .createSession {
             // One create; any further line is a combo control belonging to it.
-            return [Result { () throws(TLCPRequestError) -> TLCPRequest in
-                try parseCreate(lines: lines, defaults: defaults)
-            }]
+            return [
+                Result { () throws(TLCPRequestError) -> TLCPRequest in
+                    try parseCreate(lines: lines, defaults: defaults)
+                }
+            ]
         }
         return lines.map { line in
             Result { () throws(TLCPRequestError) -> TLCPRequest in
@@ -236,9 +244,10 @@ public enum TLCPRequestParser {
     static func parseBind(_ params: RequestParameters, http: Bool) throws(TLCPRequestError) -> BindSessionRequest {
         let r = ParameterReader(params: params, requestId: nil)
         if http { _ = try r.requiredNonEmpty("LS_session") }
-        return BindSessionRequest(session: params["LS_session"],
-                                  recoveryFrom: try r.int("LS_recovery_from", min: 0),
-                                  stream: try parseStream(r))
+        return BindSessionRequest(
+            session: params["LS_session"],
+            recoveryFrom: try r.int("LS_recovery_from", min: 0),
+            stream: try parseStream(r))
     }
 
     static func parseControl(_ params: RequestParameters, http: Bool) throws(TLCPRequestError) -> ControlRequest {
@@ -247,69 +256,76 @@ public enum TLCPRequestParser {
         }
         let r = ParameterReader(params: params, requestId: reqId)
         if http { _ = try r.requiredNonEmpty("LS_session") }
-        return ControlRequest(requestId: reqId, session: params["LS_session"], operation: try parseOperation(r),
-                              ack: try r.bool("LS_ack"), cause: params["LS_cause"])
+        return ControlRequest(
+            requestId: reqId, session: params["LS_session"], operation: try parseOperation(r),
+            ack: try r.bool("LS_ack"), cause: params["LS_cause"])
     }
 
     static func parseOperation(_ r: ParameterReader) throws(TLCPRequestError) -> ControlOperation {
         let op = try r.required("LS_op")
         switch op {
         case "add":
-            return .add(SubscribeParameters(
-                subscriptionId: try r.requiredInt("LS_subId", min: 0),
-                mode: try r.requiredParsed("LS_mode", SubscriptionMode.init(rawValue:)),
-                group: try r.requiredNonEmpty("LS_group"),
-                schema: try r.requiredNonEmpty("LS_schema"),
-                dataAdapter: r.string("LS_data_adapter"),
-                selector: r.string("LS_selector"),
-                bufferSize: try r.parsed("LS_requested_buffer_size", RequestedBufferSize.init(wireValue:)),
-                maxFrequency: try r.parsed("LS_requested_max_frequency", RequestedFrequency.init(wireValue:)),
-                snapshot: try r.parsed("LS_snapshot", SnapshotRequest.init(wireValue:))))
+            return .add(
+                SubscribeParameters(
+                    subscriptionId: try r.requiredInt("LS_subId", min: 0),
+                    mode: try r.requiredParsed("LS_mode", SubscriptionMode.init(rawValue:)),
+                    group: try r.requiredNonEmpty("LS_group"),
+                    schema: try r.requiredNonEmpty("LS_schema"),
+                    dataAdapter: r.string("LS_data_adapter"),
+                    selector: r.string("LS_selector"),
+                    bufferSize: try r.parsed("LS_requested_buffer_size", RequestedBufferSize.init(wireValue:)),
+                    maxFrequency: try r.parsed("LS_requested_max_frequency", RequestedFrequency.init(wireValue:)),
+                    snapshot: try r.parsed("LS_snapshot", SnapshotRequest.init(wireValue:))))
         case "delete":
             return .delete(subscriptionId: try r.requiredInt("LS_subId", min: 0))
         case "reconf":
-            return .reconf(subscriptionId: try r.requiredInt("LS_subId", min: 0),
-                           maxFrequency: try r.parsed("LS_requested_max_frequency", RequestedFrequency.init(wireValue:)))
+            return .reconf(
+                subscriptionId: try r.requiredInt("LS_subId", min: 0),
+                maxFrequency: try r.parsed("LS_requested_max_frequency", RequestedFrequency.init(wireValue:)))
         case "constrain":
             return .constrain(maxBandwidth: try r.parsed("LS_requested_max_bandwidth", RequestedBandwidth.init(wireValue:)))
         case "force_rebind":
             return .forceRebind(pollingMillis: try r.int("LS_polling_millis", min: 0), closeSocket: try r.bool("LS_close_socket"))
         case "destroy":
-            return .destroy(causeCode: try r.int("LS_cause_code"), causeMessage: r.string("LS_cause_message"),
-                            closeSocket: try r.bool("LS_close_socket"))
+            return .destroy(
+                causeCode: try r.int("LS_cause_code"), causeMessage: r.string("LS_cause_message"),
+                closeSocket: try r.bool("LS_close_socket"))
         case "register":
-            return .mpnRegister(MPNRegisterParameters(
-                platform: try r.requiredParsed("PN_type", MPNPlatform.init(rawValue:)),
-                applicationId: try r.requiredNonEmpty("PN_appId"),
-                deviceToken: try r.requiredNonEmpty("PN_deviceToken"),
-                newDeviceToken: r.string("PN_newDeviceToken")))
+            return .mpnRegister(
+                MPNRegisterParameters(
+                    platform: try r.requiredParsed("PN_type", MPNPlatform.init(rawValue:)),
+                    applicationId: try r.requiredNonEmpty("PN_appId"),
+                    deviceToken: try r.requiredNonEmpty("PN_deviceToken"),
+                    newDeviceToken: r.string("PN_newDeviceToken")))
         case "reset_badge":
             return .mpnResetBadge(deviceId: try r.requiredNonEmpty("PN_deviceId"))
         case "activate":
-            return .mpnActivate(MPNActivateParameters(
-                subscriptionId: try r.requiredInt("LS_subId", min: 0),
-                mode: try r.requiredParsed("LS_mode", SubscriptionMode.init(rawValue:)),
-                group: try r.requiredNonEmpty("LS_group"),
-                schema: try r.requiredNonEmpty("LS_schema"),
-                dataAdapter: r.string("LS_data_adapter"),
-                bufferSize: try r.parsed("LS_requested_buffer_size", RequestedBufferSize.init(wireValue:)),
-                maxFrequency: try r.parsed("LS_requested_max_frequency", RequestedFrequency.init(wireValue:)),
-                deviceId: try r.requiredNonEmpty("PN_deviceId"),
-                notificationFormat: try r.required("PN_notificationFormat"),
-                trigger: r.string("PN_trigger"),
-                coalescing: try r.bool("PN_coalescing"),
-                mpnSubscriptionId: r.string("PN_subscriptionId")))
+            return .mpnActivate(
+                MPNActivateParameters(
+                    subscriptionId: try r.requiredInt("LS_subId", min: 0),
+                    mode: try r.requiredParsed("LS_mode", SubscriptionMode.init(rawValue:)),
+                    group: try r.requiredNonEmpty("LS_group"),
+                    schema: try r.requiredNonEmpty("LS_schema"),
+                    dataAdapter: r.string("LS_data_adapter"),
+                    bufferSize: try r.parsed("LS_requested_buffer_size", RequestedBufferSize.init(wireValue:)),
+                    maxFrequency: try r.parsed("LS_requested_max_frequency", RequestedFrequency.init(wireValue:)),
+                    deviceId: try r.requiredNonEmpty("PN_deviceId"),
+                    notificationFormat: try r.required("PN_notificationFormat"),
+                    trigger: r.string("PN_trigger"),
+                    coalescing: try r.bool("PN_coalescing"),
+                    mpnSubscriptionId: r.string("PN_subscriptionId")))
         case "pn_reconf":
-            return .mpnReconf(MPNReconfParameters(
-                deviceId: try r.requiredNonEmpty("PN_deviceId"),
-                mpnSubscriptionId: try r.requiredNonEmpty("PN_subscriptionId"),
-                mode: try r.parsed("LS_mode", SubscriptionMode.init(rawValue:)),
-                group: r.string("LS_group"),
-                schema: r.string("LS_schema"),
-                dataAdapter: r.string("LS_data_adapter"),
-                maxFrequency: try r.parsed("LS_requested_max_frequency", RequestedFrequency.init(wireValue:)),
-                notificationFormat: r.string("PN_notificationFormat"),
-                trigger: r.string("PN_trigger")))
+            return .mpnReconf(
+                MPNReconfParameters(
+                    deviceId: try r.requiredNonEmpty("PN_deviceId"),
+                    mpnSubscriptionId: try r.requiredNonEmpty("PN_subscriptionId"),
+                    mode: try r.parsed("LS_mode", SubscriptionMode.init(rawValue:)),
+                    group: r.string("LS_group"),
+                    schema: r.string("LS_schema"),
+                    dataAdapter: r.string("LS_data_adapter"),
+                    maxFrequency: try r.parsed("LS_requested_max_frequency", RequestedFrequency.init(wireValue:)),
+                    notificationFormat: r.string("PN_notificationFormat"),
+                    trigger: r.string("PN_trigger")))
         case "deactivate":
             let deviceId = try r.requiredNonEmpty("PN_deviceId")
             if let id = r.string("PN_subscriptionId") {
@@ -342,8 +358,9 @@ public enum TLCPRequestParser {
         }
         let prog = try r.int("LS_msg_prog", min: 1)
         if sequence != nil, prog == nil { throw r.error("Missing parameter LS_msg_prog") }
-        return MessageRequest(requestId: reqId, session: params["LS_session"], message: try r.required("LS_message"),
-                              sequence: sequence, progressive: prog, maxWait: try r.int("LS_max_wait", min: 0),
-                              ack: try r.bool("LS_ack"), outcome: try r.bool("LS_outcome"))
+        return MessageRequest(
+            requestId: reqId, session: params["LS_session"], message: try r.required("LS_message"),
+            sequence: sequence, progressive: prog, maxWait: try r.int("LS_max_wait", min: 0),
+            ack: try r.bool("LS_ack"), outcome: try r.bool("LS_outcome"))
     }
 }

@@ -52,9 +52,11 @@ public struct StreamParameters: Sendable, Hashable {
     /// `LS_cause`: a diagnostic, for logs only.
     public var cause: String?
 
-    public init(contentLength: Int? = nil, polling: Bool = false, pollingMillis: Int? = nil, idleMillis: Int? = nil,
-                inactivityMillis: Int? = nil, keepaliveMillis: Int? = nil, sendSync: Bool? = nil,
-                reduceHead: Bool? = nil, cause: String? = nil) {
+    public init(
+        contentLength: Int? = nil, polling: Bool = false, pollingMillis: Int? = nil, idleMillis: Int? = nil,
+        inactivityMillis: Int? = nil, keepaliveMillis: Int? = nil, sendSync: Bool? = nil,
+        reduceHead: Bool? = nil, cause: String? = nil
+    ) {
         self.contentLength = contentLength
         self.polling = polling
         self.pollingMillis = pollingMillis
@@ -84,10 +86,12 @@ public struct CreateSessionRequest: Sendable, Hashable {
     /// Control operations carried by the same request (the create+control combo, 1.8).
     public var comboOperations: [ControlOperation]
 
-    public init(clientId: String = CreateSessionRequest.standardClientId, user: String? = nil, password: String? = nil,
-                adapterSet: String? = nil, requestedMaxBandwidth: RequestedBandwidth? = nil,
-                supportedDiffs: [DiffFormat]? = nil, ttl: RequestTTL? = nil, oldSession: String? = nil,
-                stream: StreamParameters = StreamParameters(), comboOperations: [ControlOperation] = []) {
+    public init(
+        clientId: String = CreateSessionRequest.standardClientId, user: String? = nil, password: String? = nil,
+        adapterSet: String? = nil, requestedMaxBandwidth: RequestedBandwidth? = nil,
+        supportedDiffs: [DiffFormat]? = nil, ttl: RequestTTL? = nil, oldSession: String? = nil,
+        stream: StreamParameters = StreamParameters(), comboOperations: [ControlOperation] = []
+    ) {
         self.clientId = clientId
         self.user = user
         self.password = password
@@ -189,9 +193,11 @@ public struct SubscribeParameters: Sendable, Hashable {
     public var maxFrequency: RequestedFrequency?
     public var snapshot: SnapshotRequest?
 
-    public init(subscriptionId: Int, mode: SubscriptionMode, group: String, schema: String, dataAdapter: String? = nil,
-                selector: String? = nil, bufferSize: RequestedBufferSize? = nil, maxFrequency: RequestedFrequency? = nil,
-                snapshot: SnapshotRequest? = nil) {
+    public init(
+        subscriptionId: Int, mode: SubscriptionMode, group: String, schema: String, dataAdapter: String? = nil,
+        selector: String? = nil, bufferSize: RequestedBufferSize? = nil, maxFrequency: RequestedFrequency? = nil,
+        snapshot: SnapshotRequest? = nil
+    ) {
         self.subscriptionId = subscriptionId
         self.mode = mode
         self.group = group
@@ -236,9 +242,11 @@ public struct MPNActivateParameters: Sendable, Hashable {
     /// `PN_subscriptionId`: modify that existing MPN subscription.
     public var mpnSubscriptionId: String?
 
-    public init(subscriptionId: Int, mode: SubscriptionMode, group: String, schema: String, dataAdapter: String? = nil,
-                bufferSize: RequestedBufferSize? = nil, maxFrequency: RequestedFrequency? = nil, deviceId: String,
-                notificationFormat: String, trigger: String? = nil, coalescing: Bool? = nil, mpnSubscriptionId: String? = nil) {
+    public init(
+        subscriptionId: Int, mode: SubscriptionMode, group: String, schema: String, dataAdapter: String? = nil,
+        bufferSize: RequestedBufferSize? = nil, maxFrequency: RequestedFrequency? = nil, deviceId: String,
+        notificationFormat: String, trigger: String? = nil, coalescing: Bool? = nil, mpnSubscriptionId: String? = nil
+    ) {
         self.subscriptionId = subscriptionId
         self.mode = mode
         self.group = group
@@ -269,9 +277,11 @@ public struct MPNReconfParameters: Sendable, Hashable {
     /// nil keeps the current trigger; an empty string removes it.
     public var trigger: String?
 
-    public init(deviceId: String, mpnSubscriptionId: String, mode: SubscriptionMode? = nil, group: String? = nil,
-                schema: String? = nil, dataAdapter: String? = nil, maxFrequency: RequestedFrequency? = nil,
-                notificationFormat: String? = nil, trigger: String? = nil) {
+    public init(
+        deviceId: String, mpnSubscriptionId: String, mode: SubscriptionMode? = nil, group: String? = nil,
+        schema: String? = nil, dataAdapter: String? = nil, maxFrequency: RequestedFrequency? = nil,
+        notificationFormat: String? = nil, trigger: String? = nil
+    ) {
         self.deviceId = deviceId
         self.mpnSubscriptionId = mpnSubscriptionId
         self.mode = mode
@@ -308,8 +318,10 @@ public struct MessageRequest: Sendable, Hashable {
     /// `LS_outcome=false`: no MSGDONE/MSGFAIL.
     public var outcome: Bool?
 
-    public init(requestId: String, session: String? = nil, message: String, sequence: String? = nil,
-                progressive: Int? = nil, maxWait: Int? = nil, ack: Bool? = nil, outcome: Bool? = nil) {
+    public init(
+        requestId: String, session: String? = nil, message: String, sequence: String? = nil,
+        progressive: Int? = nil, maxWait: Int? = nil, ack: Bool? = nil, outcome: Bool? = nil
+    ) {
         self.requestId = requestId
         self.session = session
         self.message = message

@@ -72,8 +72,10 @@ public enum Saturating {
 
     /// The nearest `Int64` to `value` within `range`; NaN gives `nan`.
     @inlinable
-    public static func int64(_ value: Double, in range: ClosedRange<Int64> = Int64.min...Int64.max,
-                             nan: Int64 = 0) -> Int64 {
+    public static func int64(
+        _ value: Double, in range: ClosedRange<Int64> = Int64.min...Int64.max,
+        nan: Int64 = 0
+    ) -> Int64 {
         guard !value.isNaN else { return clamp(nan, to: range) }
         // Compare as doubles first: `Int64(value)` traps outside ±2^63.
         if value <= Double(range.lowerBound) { return range.lowerBound }

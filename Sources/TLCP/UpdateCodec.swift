@@ -102,7 +102,10 @@ public enum UpdateCodec {
         if diffs.contains(.tlcpDiff), let d = TLCPDiff.make(from: old, to: new) {
             let candidate = FieldDelta.tlcpDiff(d)
             let length = candidate.encodedLength
-            if length < bestLength { best = candidate; bestLength = length }
+            if length < bestLength {
+                best = candidate
+                bestLength = length
+            }
         }
         // A JSON Patch costs at least ~30 bytes (`[{"op":"replace","path":…}]`): when the
         // TLCP-diff is already shorter than that, skip parsing both documents.
@@ -117,8 +120,8 @@ public enum UpdateCodec {
     /// reproduces `new` byte for byte (so a client serializing compactly gets the same text).
     static func jsonPatch(from old: String, to new: String) -> String? {
         guard let f = new.utf8.first, f == UInt8(ascii: "{") || f == UInt8(ascii: "["),
-              let a = try? JSONValue.parse(old), let b = try? JSONValue.parse(new),
-              b.serialized == new
+            let a = try? JSONValue.parse(old), let b = try? JSONValue.parse(new),
+            b.serialized == new
         else { return nil }
         let patch = JSONPatch.make(from: a, to: b)
         guard let result = try? JSONPatch.apply(patch, to: a), result.serialized == new else { return nil }
@@ -128,7 +131,10 @@ public enum UpdateCodec {
     static func decimalWidth(_ n: Int) -> Int {
         var w = 1
         var v = n
-        while v >= 10 { v /= 10; w += 1 }
+        while v >= 10 {
+            v /= 10
+            w += 1
+        }
         return w
     }
 }
@@ -139,7 +145,8 @@ extension FieldDelta {
         func escaped(_ text: String, leadingSpecials: Bool) -> Int {
             var n = 0
             for (i, b) in text.utf8.enumerated() {
-                let special = PercentEncoding.isFieldSpecial(b)
+                let special =
+                    PercentEncoding.isFieldSpecial(b)
                     || (leadingSpecials && i == 0 && (b == UInt8(ascii: "#") || b == UInt8(ascii: "$") || b == UInt8(ascii: "^")))
                 n += special ? 3 : 1
             }

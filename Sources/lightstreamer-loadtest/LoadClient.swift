@@ -51,7 +51,8 @@ final class LoadClientHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let request = "GET /lightstreamer HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        let request =
+            "GET /lightstreamer HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
             + "Sec-WebSocket-Protocol: TLCP-2.5.0.lightstreamer.com\r\n\r\n"
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: request)), promise: nil)
@@ -82,11 +83,13 @@ final class LoadClientHandler: ChannelInboundHandler {
             buffer.moveReaderIndex(forwardBy: view.distance(from: view.startIndex, to: end.upperBound))
             handshakeDone = true
             sendText("wsok", context: context)
-            sendText("create_session\r\nLS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_adapter_set=\(adapterSet)&LS_send_sync=false", context: context)
+            sendText(
+                "create_session\r\nLS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_adapter_set=\(adapterSet)&LS_send_sync=false", context: context)
             if subscribe {
                 let group = items.joined(separator: "%20")
-                sendText("control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=\(group)&LS_schema=ts&LS_ack=false",
-                         context: context)
+                sendText(
+                    "control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=\(group)&LS_schema=ts&LS_ack=false",
+                    context: context)
             }
             context.flush()
         }
@@ -149,7 +152,8 @@ final class LoadClientHandler: ChannelInboundHandler {
                 } else if line.starts(with: Array("CONOK".utf8)), !subscribe {
                     stats.state.withLockedValue { $0.subscribed += 1 }
                 } else if line.starts(with: Array("CONERR".utf8)) || line.starts(with: Array("REQERR".utf8))
-                            || line.starts(with: Array("END".utf8)) {
+                    || line.starts(with: Array("END".utf8))
+                {
                     stats.state.withLockedValue { $0.errors += 1 }
                 }
                 lineStart = view.index(after: i)

@@ -30,11 +30,17 @@ struct LoadTestCommand: AsyncParsableCommand {
     @Option(help: "Port for --serve (0: any).") var port = 0
     @Option(help: "Server: longest delay added to updates to batch them per write (ms).") var maxUpdateDelayMillis = 0
 
-    @Option(help: "Remote adapters benchmark: a python with lightstreamer-adapter; runs --remote-script as the remote adapters and counts the updates its Data Adapter pushes into the item engine (BENCHMARKS.md, \"Remote adapters\").")
+    @Option(
+        help:
+            "Remote adapters benchmark: a python with lightstreamer-adapter; runs --remote-script as the remote adapters and counts the updates its Data Adapter pushes into the item engine (BENCHMARKS.md, \"Remote adapters\")."
+    )
     var remotePython: String?
     @Option(help: "The remote adapters script of --remote-python.") var remoteScript = "Tests/Interop/remote_adapters.py"
     @Option(help: "Items the remote Data Adapter floods (--remote-python).") var remoteItems = 1
-    @Flag(help: "Remote adapters benchmark without an SDK: a Swift remote Data Adapter (this executable, a child process) feeds --items items over ARI; counts the updates into the item engine and, with --sessions, serves that many WS sessions from a second child process (BENCHMARKS.md, \"Remote adapters\").")
+    @Flag(
+        help:
+            "Remote adapters benchmark without an SDK: a Swift remote Data Adapter (this executable, a child process) feeds --items items over ARI; counts the updates into the item engine and, with --sessions, serves that many WS sessions from a second child process (BENCHMARKS.md, \"Remote adapters\")."
+    )
     var remoteSwift = false
     @Option(help: "Updates/s in total the Swift remote sends (--remote-swift); 0: as fast as it can.") var remoteRate = 0.0
     @Option(help: "Internal (--remote-swift): run as the Swift remote Data Adapter connecting to this port.") var remoteFeedPort: Int?
@@ -57,13 +63,17 @@ struct LoadTestCommand: AsyncParsableCommand {
             return
         }
         if remoteSwift {
-            try await RemoteSwiftBench(items: items, rate: remoteRate, sessions: sessions, itemsPerSession: itemsPerSession,
-                                       warmup: warmup, seconds: seconds, serverThreads: serverThreads).run()
+            try await RemoteSwiftBench(
+                items: items, rate: remoteRate, sessions: sessions, itemsPerSession: itemsPerSession,
+                warmup: warmup, seconds: seconds, serverThreads: serverThreads
+            ).run()
             return
         }
         if let remotePython {
-            try await RemoteBench(python: remotePython, script: remoteScript, items: remoteItems, warmup: warmup,
-                                  seconds: seconds).run()
+            try await RemoteBench(
+                python: remotePython, script: remoteScript, items: remoteItems, warmup: warmup,
+                seconds: seconds
+            ).run()
             return
         }
         if let connectPort {
@@ -107,9 +117,10 @@ struct LoadTestCommand: AsyncParsableCommand {
                 let now = (cpu: processCPUSeconds(), updates: server.metrics.snapshot.updatesSent)
                 let updates = now.updates - last.updates
                 let perUpdate = updates > 0 ? (now.cpu - last.cpu) / Double(updates) * 1e6 : 0
-                let line = String(format: "sessions %d, RSS %.1f MiB (%.1f at start); last 5 s: %d updates/s, CPU %.2f s, %.2f µs per update\n",
-                                  server.sessionCount, Double(residentBytes()) / 1_048_576, Double(before) / 1_048_576,
-                                  updates / 5, now.cpu - last.cpu, perUpdate)
+                let line = String(
+                    format: "sessions %d, RSS %.1f MiB (%.1f at start); last 5 s: %d updates/s, CPU %.2f s, %.2f µs per update\n",
+                    server.sessionCount, Double(residentBytes()) / 1_048_576, Double(before) / 1_048_576,
+                    updates / 5, now.cpu - last.cpu, perUpdate)
                 // Unbuffered, so that a script reading a pipe or file sees each line at once.
                 FileHandle.standardError.write(Data(line.utf8))
                 last = now
@@ -128,8 +139,10 @@ struct LoadTestCommand: AsyncParsableCommand {
         try await timerGroup.shutdownGracefully()
     }
 
-    func open(_ count: Int, port: Int, group: any EventLoopGroup, stats: LoadStats, subscribe: Bool,
-              offset: Int = 0) async throws -> [any Channel] {
+    func open(
+        _ count: Int, port: Int, group: any EventLoopGroup, stats: LoadStats, subscribe: Bool,
+        offset: Int = 0
+    ) async throws -> [any Channel] {
         var channels: [any Channel] = []
         var batch: [EventLoopFuture<any Channel>] = []
         for i in 0..<count {
@@ -139,8 +152,10 @@ struct LoadTestCommand: AsyncParsableCommand {
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .channelInitializer { ch in
                     ch.eventLoop.makeCompletedFuture {
-                        try ch.pipeline.syncOperations.addHandler(LoadClientHandler(items: names, stats: stats, subscribe: subscribe,
-                                                                                    adapterSet: adapterSet))
+                        try ch.pipeline.syncOperations.addHandler(
+                            LoadClientHandler(
+                                items: names, stats: stats, subscribe: subscribe,
+                                adapterSet: adapterSet))
                     }
                 }
                 .connect(host: "127.0.0.1", port: port)
@@ -167,8 +182,11 @@ struct LoadTestCommand: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(1))
         let after = residentBytes()
         let per = Double(after - before) / Double(max(idleSessions, 1))
-        print(String(format: "idle: %d WS sessions (server and client in one process): %.1f KiB per session (RSS %.1f -> %.1f MiB), %d sessions live",
-                     idleSessions, per / 1024, Double(before) / 1_048_576, Double(after) / 1_048_576, server.sessionCount))
+        print(
+            String(
+                format:
+                    "idle: %d WS sessions (server and client in one process): %.1f KiB per session (RSS %.1f -> %.1f MiB), %d sessions live",
+                idleSessions, per / 1024, Double(before) / 1_048_576, Double(after) / 1_048_576, server.sessionCount))
         for c in channels { try? await c.close() }
         try await Task.sleep(for: .seconds(1))
     }
@@ -190,16 +208,20 @@ struct LoadTestCommand: AsyncParsableCommand {
             s.recording = false
             return (s.updates, s.latenciesMicros)
         }
-        let elapsed = Double((ContinuousClock.now - measureStart).components.attoseconds) / 1e18
+        let elapsed =
+            Double((ContinuousClock.now - measureStart).components.attoseconds) / 1e18
             + Double((ContinuousClock.now - measureStart).components.seconds)
         let sorted = latencies.sorted()
         func pct(_ p: Double) -> Double {
             sorted.isEmpty ? .nan : Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1000
         }
         let driverCPU = processCPUSeconds() - cpuAtStart
-        print(String(format: "load: %d sessions x %d items x %.0f/s: expected %.0f updates/s, delivered %.0f updates/s (%.1f%%); latency p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms (%d samples); load tool CPU %.0f %% of a core",
-                     sessions, itemsPerSession, rate, expected, Double(updates) / elapsed, 100 * Double(updates) / elapsed / expected,
-                     pct(0.5), pct(0.99), pct(0.999), sorted.count, 100 * driverCPU / max(elapsed, 0.001)))
+        print(
+            String(
+                format:
+                    "load: %d sessions x %d items x %.0f/s: expected %.0f updates/s, delivered %.0f updates/s (%.1f%%); latency p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms (%d samples); load tool CPU %.0f %% of a core",
+                sessions, itemsPerSession, rate, expected, Double(updates) / elapsed, 100 * Double(updates) / elapsed / expected,
+                pct(0.5), pct(0.99), pct(0.999), sorted.count, 100 * driverCPU / max(elapsed, 0.001)))
         for c in channels { try? await c.close() }
     }
 }

@@ -45,8 +45,10 @@ struct RemoteBench {
             guard let port = ports[key] else { throw RemoteBenchError(description: "no \(key) port") }
             let p = Process()
             p.executableURL = URL(fileURLWithPath: python)
-            p.arguments = [script, "--role", role, "--port", String(port), "--user", "remote1", "--password", "change-me",
-                           "--run-for", String(Int(warmup + seconds + 30))]
+            p.arguments = [
+                script, "--role", role, "--port", String(port), "--user", "remote1", "--password", "change-me",
+                "--run-for", String(Int(warmup + seconds + 30)),
+            ]
             p.standardOutput = FileHandle.nullDevice
             try p.run()
             remotes.append(p)
@@ -54,8 +56,10 @@ struct RemoteBench {
         try await starting.value
         let sink = CountingSink()
         let names = (1...items).map { "flood\($0)" }
-        let handle = try await engine.subscribe(TableSpec(adapterSet: "REMOTE", dataAdapter: "DEFAULT", mode: .raw,
-                                                          items: names, fields: ["n", "ts"]), sink: sink)
+        let handle = try await engine.subscribe(
+            TableSpec(
+                adapterSet: "REMOTE", dataAdapter: "DEFAULT", mode: .raw,
+                items: names, fields: ["n", "ts"]), sink: sink)
         _ = handle
         try await Task.sleep(for: .seconds(warmup))
         let dataPid = remotes[1].processIdentifier
@@ -64,17 +68,20 @@ struct RemoteBench {
         let end = (count: sink.count, at: Date(), cpu: processCPUSeconds(), remoteCPU: Self.cpuSeconds(pid: dataPid))
         let elapsed = end.at.timeIntervalSince(start.at)
         let rate = Double(end.count - start.count) / elapsed
-        print(String(format: "remote data adapter (Python SDK, %d flood items): %.0f updates/s into the item engine over %.1f s; "
-                     + "CPU: server process %.0f%%, Python data process %.0f%%",
-                     items, rate, elapsed, 100 * (end.cpu - start.cpu) / elapsed,
-                     100 * (end.remoteCPU - start.remoteCPU) / elapsed))
+        print(
+            String(
+                format: "remote data adapter (Python SDK, %d flood items): %.0f updates/s into the item engine over %.1f s; "
+                    + "CPU: server process %.0f%%, Python data process %.0f%%",
+                items, rate, elapsed, 100 * (end.cpu - start.cpu) / elapsed,
+                100 * (end.remoteCPU - start.remoteCPU) / elapsed))
         await server.shutdown()
     }
 
     /// utime + stime of a process from /proc (Linux), in seconds; 0 elsewhere.
     static func cpuSeconds(pid: Int32) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After the command: state is field 3, utime 14, stime 15 (1-based in proc(5)).
         guard fields.count > 12, let u = Double(fields[11]), let s = Double(fields[12]) else { return 0 }

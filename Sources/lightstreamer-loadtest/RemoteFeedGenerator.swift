@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+
 #if canImport(Glibc)
 import Glibc
 #endif

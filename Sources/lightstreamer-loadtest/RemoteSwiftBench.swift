@@ -23,9 +23,11 @@ struct RemoteSwiftBench {
     }
 
     func run() async throws {
-        var config = AdapterSetConfiguration(name: "REMOTE", dataAdapters: [
-            .init(name: "DEFAULT", items: [:], remote: RemoteAdapterConfiguration(port: 0, requestTimeoutMillis: 30_000)),
-        ])
+        var config = AdapterSetConfiguration(
+            name: "REMOTE",
+            dataAdapters: [
+                .init(name: "DEFAULT", items: [:], remote: RemoteAdapterConfiguration(port: 0, requestTimeoutMillis: 30_000))
+            ])
         config.remoteWaitMillis = 30_000
         let set = config.makeAdapterSet()
         let engine = ItemEngine(adapterSets: [set])
@@ -54,33 +56,44 @@ struct RemoteSwiftBench {
 
         let sink = RemoteBench.CountingSink()
         let names = (0..<items).map { "load\($0)" }
-        let handle = try await engine.subscribe(TableSpec(adapterSet: "REMOTE", dataAdapter: "DEFAULT", mode: .raw,
-                                                          items: names, fields: ["n", "ts"]), sink: sink)
+        let handle = try await engine.subscribe(
+            TableSpec(
+                adapterSet: "REMOTE", dataAdapter: "DEFAULT", mode: .raw,
+                items: names, fields: ["n", "ts"]), sink: sink)
         _ = handle
         if sessions > 0 {
             let perItem = rate > 0 ? rate / Double(items) : 0
-            children.append(try Self.spawn([
-                "--connect-port", String(port), "--adapter-set", "REMOTE", "--sessions", String(sessions), "--items", String(items),
-                "--items-per-session", String(itemsPerSession), "--rate", String(perItem), "--warmup", String(warmup),
-                "--seconds", String(seconds)], output: true))
+            children.append(
+                try Self.spawn(
+                    [
+                        "--connect-port", String(port), "--adapter-set", "REMOTE", "--sessions", String(sessions), "--items", String(items),
+                        "--items-per-session", String(itemsPerSession), "--rate", String(perItem), "--warmup", String(warmup),
+                        "--seconds", String(seconds),
+                    ], output: true))
             for _ in 0..<1200 where server.sessionCount < sessions { try await Task.sleep(for: .milliseconds(100)) }
         }
         try await Task.sleep(for: .seconds(warmup))
         let generatorPid = generator.processIdentifier
-        let start = (count: sink.count, at: Date(), cpu: processCPUSeconds(), remoteCPU: RemoteBench.cpuSeconds(pid: generatorPid),
-                     sent: server.metrics.snapshot.updatesSent)
+        let start = (
+            count: sink.count, at: Date(), cpu: processCPUSeconds(), remoteCPU: RemoteBench.cpuSeconds(pid: generatorPid),
+            sent: server.metrics.snapshot.updatesSent
+        )
         try await Task.sleep(for: .seconds(seconds))
-        let end = (count: sink.count, at: Date(), cpu: processCPUSeconds(), remoteCPU: RemoteBench.cpuSeconds(pid: generatorPid),
-                   sent: server.metrics.snapshot.updatesSent)
+        let end = (
+            count: sink.count, at: Date(), cpu: processCPUSeconds(), remoteCPU: RemoteBench.cpuSeconds(pid: generatorPid),
+            sent: server.metrics.snapshot.updatesSent
+        )
         let elapsed = end.at.timeIntervalSince(start.at)
         let ingested = Double(end.count - start.count)
         let serverCPU = end.cpu - start.cpu
-        print(String(format: "remote data adapter (Swift generator, %d items, %@): %.0f updates/s into the item engine over %.1f s; "
-                     + "%d sessions: %.0f U lines/s written; CPU: server process %.0f%% (%.2f µs per ingested update), "
-                     + "generator process %.0f%%",
-                     items, rate > 0 ? String(format: "%.0f/s asked", rate) : "unpaced", ingested / elapsed, elapsed, sessions,
-                     Double(end.sent - start.sent) / elapsed, 100 * serverCPU / elapsed,
-                     ingested > 0 ? serverCPU / ingested * 1e6 : 0, 100 * (end.remoteCPU - start.remoteCPU) / elapsed))
+        print(
+            String(
+                format: "remote data adapter (Swift generator, %d items, %@): %.0f updates/s into the item engine over %.1f s; "
+                    + "%d sessions: %.0f U lines/s written; CPU: server process %.0f%% (%.2f µs per ingested update), "
+                    + "generator process %.0f%%",
+                items, rate > 0 ? String(format: "%.0f/s asked", rate) : "unpaced", ingested / elapsed, elapsed, sessions,
+                Double(end.sent - start.sent) / elapsed, 100 * serverCPU / elapsed,
+                ingested > 0 ? serverCPU / ingested * 1e6 : 0, 100 * (end.remoteCPU - start.remoteCPU) / elapsed))
         if let clients = children.last, sessions > 0 {
             for _ in 0..<300 where clients.isRunning { try await Task.sleep(for: .milliseconds(100)) }
         }

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import LightstreamerServer
 import Logging
-import Metrics
 import MPNModule
+import Metrics
 import Prometheus
 import ServiceLifecycle
 
@@ -24,8 +24,9 @@ struct ServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("config"), help: "JSON configuration file (adapter sets, timeouts, TLS, URL prefix).")
     var configFile: String?
 
-    @Option(name: .customLong("mpn-store"),
-            help: "SQLite file of the MPN Module (default mpn.sqlite; overrides the configuration's store).")
+    @Option(
+        name: .customLong("mpn-store"),
+        help: "SQLite file of the MPN Module (default mpn.sqlite; overrides the configuration's store).")
     var mpnStore: String?
 
     @Flag(name: .customLong("no-mpn"), help: "Serve without the MPN Module (MPN requests refused with 40).")
@@ -37,16 +38,21 @@ struct ServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-format"), help: "text, or json: one JSON object per line (default: the configuration's, or text).")
     var logFormat: String?
 
-    @Option(name: .customLong("node-name"),
-            help: "This node's name in SERVNAME, logs and /metrics (default: the configuration's, or the host name).")
+    @Option(
+        name: .customLong("node-name"),
+        help: "This node's name in SERVNAME, logs and /metrics (default: the configuration's, or the host name).")
     var nodeName: String?
 
-    @Option(name: .customLong("control-link"),
-            help: "host[:port][/prefix] sent in CONOK, where clients send binds and new connections (default: the configuration's, or *).")
+    @Option(
+        name: .customLong("control-link"),
+        help: "host[:port][/prefix] sent in CONOK, where clients send binds and new connections (default: the configuration's, or *).")
     var controlLink: String?
 
-    @Option(name: .customLong("drain-millis"),
-            help: "On SIGTERM or SIGINT: how long sessions may stay while new ones are refused, before they are told to move (default 0, or the configuration's).")
+    @Option(
+        name: .customLong("drain-millis"),
+        help:
+            "On SIGTERM or SIGINT: how long sessions may stay while new ones are refused, before they are told to move (default 0, or the configuration's)."
+    )
     var drainMillis: Int?
 
     func validate() throws {

@@ -1,6 +1,6 @@
 import Foundation
-import NIOConcurrencyHelpers
 import LightstreamerClient
+import NIOConcurrencyHelpers
 
 /// One soak client's checker: its `counter` subscription (MERGE, unfiltered) must deliver
 /// strictly consecutive counts for as long as the session lasts, across any number of
@@ -118,10 +118,14 @@ final class CounterProbe: ClientDelegate, SubscriptionDelegate, @unchecked Senda
     private func note(_ s: String) {
         if figures.anomalies.count < 10 { figures.anomalies.append(s) }
         // Also at once on standard error (the first 200 of the run), with what the client is doing.
-        if Self.reported.withLockedValue({ n -> Bool in n += 1; return n <= 200 }) {
+        if Self.reported.withLockedValue({ n -> Bool in
+            n += 1
+            return n <= 200
+        }) {
             let status = client.map { "\($0.status)" } ?? "?"
-            log("anomaly: client \(index) \(s); status \(status); sessions so far \(figures.sessions), "
-                + "recovery attempts \(figures.recoveryAttempts), recovered \(figures.recovered)")
+            log(
+                "anomaly: client \(index) \(s); status \(status); sessions so far \(figures.sessions), "
+                    + "recovery attempts \(figures.recoveryAttempts), recovered \(figures.recovered)")
         }
     }
 
@@ -137,7 +141,9 @@ final class CounterProbe: ClientDelegate, SubscriptionDelegate, @unchecked Senda
 
     func subscription(_ subscription: Subscription, didClearSnapshotForItemName itemName: String?, itemPos: UInt) {}
     func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forCommandSecondLevelItemWithKey key: String) {}
-    func subscription(_ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String) {}
+    func subscription(
+        _ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String
+    ) {}
     func subscription(_ subscription: Subscription, didEndSnapshotForItemName itemName: String?, itemPos: UInt) {}
     func subscriptionDidRemoveDelegate(_ subscription: Subscription) {}
     func subscriptionDidAddDelegate(_ subscription: Subscription) {}

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A loopback TCP proxy between the soak clients and the server that can cut connections on
 /// demand: `cut(fraction:)` resets (SO_LINGER 0, then close) a random share of the proxied

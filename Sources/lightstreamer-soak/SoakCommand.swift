@@ -63,13 +63,14 @@ struct SoakCommand: AsyncParsableCommand {
     func run() async throws {
         let started = ContinuousClock.now
         if let clientLog {
-            let level: ConsoleLogLevel = switch clientLog {
-            case "trace": .trace
-            case "debug": .debug
-            case "info": .info
-            case "warn": .warn
-            default: .error
-            }
+            let level: ConsoleLogLevel =
+                switch clientLog {
+                case "trace": .trace
+                case "debug": .debug
+                case "info": .info
+                case "warn": .warn
+                default: .error
+                }
             LightstreamerClient.setLoggerProvider(ConsoleLoggerProvider(level: level))
         }
         let proxy = CutProxy(group: MultiThreadedEventLoopGroup.singleton, upstreamPort: serverPort)
@@ -82,8 +83,9 @@ struct SoakCommand: AsyncParsableCommand {
         clients.reserveCapacity(sessions)
         let batch = max(1, rampPerSecond / 10)
         for i in 0..<sessions {
-            let c = SoakClient(index: i, serverAddress: address, adapterSet: adapterSet, stockItems: stockItems,
-                               withMPN: i < mpnClients)
+            let c = SoakClient(
+                index: i, serverAddress: address, adapterSet: adapterSet, stockItems: stockItems,
+                withMPN: i < mpnClients)
             clients.append(c)
             c.connect()
             if (i + 1) % batch == 0 { try await Task.sleep(for: .milliseconds(100)) }
@@ -127,8 +129,10 @@ struct SoakCommand: AsyncParsableCommand {
             }
             if now >= nextProgress {
                 let t = SoakTotals(all)
-                log("t=\(Int((now - steadyStart).seconds))s connected=\(t.connected) updates=\(t.updates) lost=\(t.lost) dup=\(t.duplicated) "
-                    + "recovered=\(t.recovered)/\(t.recoveryAttempts) sessions=\(t.sessions) cuts=\(cuts) proxied=\(proxy.liveConnections)")
+                log(
+                    "t=\(Int((now - steadyStart).seconds))s connected=\(t.connected) updates=\(t.updates) lost=\(t.lost) dup=\(t.duplicated) "
+                        + "recovered=\(t.recovered)/\(t.recoveryAttempts) sessions=\(t.sessions) cuts=\(cuts) proxied=\(proxy.liveConnections)"
+                )
                 nextProgress = now + .seconds(progressEvery)
             }
         }
@@ -184,7 +188,9 @@ struct SoakCommand: AsyncParsableCommand {
         }
         for c in stale.prefix(20) {
             let f = c.probe.snapshot
-            log("stale client \(c.probe.index) (\(c.transport)) status=\(c.client.status) lastCount=\(f.lastCount.map(String.init) ?? "none")")
+            log(
+                "stale client \(c.probe.index) (\(c.transport)) status=\(c.client.status) lastCount=\(f.lastCount.map(String.init) ?? "none")"
+            )
         }
         if clientLog != nil {
             for line in proxy.describeLive(limit: 20) { log("proxy pair: \(line)") }

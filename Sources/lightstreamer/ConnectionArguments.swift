@@ -27,12 +27,16 @@ struct ConnectionArguments: ParsableArguments {
     mutating func validate() throws {
         if case .failure = OptionValue.address(server) { throw ValidationError("Invalid --server '\(server)'") }
         if let t = transport, TransportSelection(rawValue: t) == nil { throw ValidationError("Invalid --transport '\(t)'") }
-        if let b = requestedMaxBandwidth, OptionValue.bandwidth(b) == nil { throw ValidationError("Invalid --requested-max-bandwidth '\(b)'") }
-        for (name, v, strict) in [("keepalive-ms", keepaliveMs, false), ("idle-timeout-ms", idleTimeoutMs, false),
-                                  ("polling-interval-ms", pollingIntervalMs, false), ("retry-delay-ms", retryDelayMs, true),
-                                  ("first-retry-max-delay-ms", firstRetryMaxDelayMs, true), ("reconnect-timeout-ms", reconnectTimeoutMs, true),
-                                  ("stalled-timeout-ms", stalledTimeoutMs, true), ("session-recovery-timeout-ms", sessionRecoveryTimeoutMs, false),
-                                  ("reverse-heartbeat-ms", reverseHeartbeatMs, false)] {
+        if let b = requestedMaxBandwidth, OptionValue.bandwidth(b) == nil {
+            throw ValidationError("Invalid --requested-max-bandwidth '\(b)'")
+        }
+        for (name, v, strict) in [
+            ("keepalive-ms", keepaliveMs, false), ("idle-timeout-ms", idleTimeoutMs, false),
+            ("polling-interval-ms", pollingIntervalMs, false), ("retry-delay-ms", retryDelayMs, true),
+            ("first-retry-max-delay-ms", firstRetryMaxDelayMs, true), ("reconnect-timeout-ms", reconnectTimeoutMs, true),
+            ("stalled-timeout-ms", stalledTimeoutMs, true), ("session-recovery-timeout-ms", sessionRecoveryTimeoutMs, false),
+            ("reverse-heartbeat-ms", reverseHeartbeatMs, false),
+        ] {
             if let v, strict ? v <= 0 : v < 0 { throw ValidationError("Invalid --\(name) \(v)") }
         }
         if let c = contentLength, c == 0 { throw ValidationError("Invalid --content-length 0") }
@@ -41,7 +45,8 @@ struct ConnectionArguments: ParsableArguments {
     /// A configured client (not connected).
     func makeClient() -> LightstreamerClient {
         if let logLevel {
-            let level: ConsoleLogLevel = ["trace": .trace, "debug": .debug, "info": .info, "warn": .warn, "error": .error][logLevel] ?? .info
+            let level: ConsoleLogLevel =
+                ["trace": .trace, "debug": .debug, "info": .info, "warn": .warn, "error": .error][logLevel] ?? .info
             LightstreamerClient.setLoggerProvider(ConsoleLoggerProvider(level: level))
         }
         let client = LightstreamerClient(serverAddress: server, adapterSet: adapterSet)

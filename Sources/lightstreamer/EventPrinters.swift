@@ -68,7 +68,9 @@ final class SubscriptionEventPrinter: SubscriptionDelegate, @unchecked Sendable 
     func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forCommandSecondLevelItemWithKey key: String) {
         emit(["event": "lost_updates", "sub": name, "item": key, "pos": nil, "lost": Int(lostUpdates)])
     }
-    func subscription(_ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String) {
+    func subscription(
+        _ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String
+    ) {
         emit(["event": "second_level_error", "sub": name, "key": key, "code": code, "message": message])
     }
     func subscription(_ subscription: Subscription, didEndSnapshotForItemName itemName: String?, itemPos: UInt) {

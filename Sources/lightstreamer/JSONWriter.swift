@@ -81,7 +81,10 @@ struct JSONWriter: ~Copyable {
         // Digits of the magnitude, least significant first, then reversed in place.
         var m = v.magnitude
         reserve(41)
-        if v < 0 { base[count] = UInt8(ascii: "-"); count += 1 }
+        if v < 0 {
+            base[count] = UInt8(ascii: "-")
+            count += 1
+        }
         let start = count
         repeat {
             let (q, r) = m.quotientAndRemainder(dividingBy: 10)
@@ -234,8 +237,9 @@ enum JSONKeyOrder {
     private static let locale = Locale(identifier: "")
 
     static func less(_ a: String, _ b: String) -> Bool {
-        a.compare(b, options: [.numeric, .caseInsensitive, .forcedOrdering], range: a.startIndex..<a.endIndex,
-                  locale: locale) == .orderedAscending
+        a.compare(
+            b, options: [.numeric, .caseInsensitive, .forcedOrdering], range: a.startIndex..<a.endIndex,
+            locale: locale) == .orderedAscending
     }
 
     static func sorted<S: Sequence>(_ keys: S) -> [String] where S.Element == String {

@@ -52,7 +52,10 @@ struct LiveTable {
     }
 
     mutating func setStatus(_ s: String) {
-        if s != status { status = s; dirty = true }
+        if s != status {
+            status = s
+            dirty = true
+        }
     }
 
     mutating func markDrawn() { dirty = false }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -25,7 +26,7 @@ final class LiveTableTerminal: @unchecked Sendable {
     private let writeLock = NSLock()
     private var writing = false
     private let queue = DispatchQueue(label: "lightstreamer.live-table")
-    private var timer: DispatchSourceTimer?  // runs until the process exits (one table per process)
+    private var timer: DispatchSourceTimer? // runs until the process exits (one table per process)
     private var signals: [DispatchSourceSignal] = []
 
     /// The table on screen, for the exit hook.

@@ -6,24 +6,31 @@ import LightstreamerClient
 struct MPNCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mpn", abstract: "Mobile push notifications: register a device, manage its MPN subscriptions.",
-        subcommands: [MPNRegisterCommand.self, MPNSubscribeCommand.self, MPNListCommand.self, MPNUnsubscribeCommand.self,
-                      MPNResetBadgeCommand.self])
+        subcommands: [
+            MPNRegisterCommand.self, MPNSubscribeCommand.self, MPNListCommand.self, MPNUnsubscribeCommand.self,
+            MPNResetBadgeCommand.self,
+        ])
 }
 
 /// Options shared by the `mpn` subcommands.
 struct MPNDeviceArguments: ParsableArguments {
     @OptionGroup var connection: ConnectionArguments
-    @Option(name: .customLong("device-token"), help: ArgumentHelp(
-        "The device token (hexadecimal for Apple).",
-        discussion: "By default each token is a device of its own: a token never seen before registers a new device.")) var deviceToken: String
+    @Option(
+        name: .customLong("device-token"),
+        help: ArgumentHelp(
+            "The device token (hexadecimal for Apple).",
+            discussion: "By default each token is a device of its own: a token never seen before registers a new device.")) var deviceToken:
+        String
     @Option(name: .customLong("app-id"), help: "The application id.") var appId: String
     @Option(help: "Apple or Google.") var platform = "Apple"
     @Option(help: "Give up after S seconds.") var timeout: Double = 15
     @Flag(help: "Print JSON.") var json = false
-    @Flag(name: .customLong("replace-stored-token"), help: ArgumentHelp(
-        "Send --device-token as the new token of the device last registered from this machine for this --app-id "
-            + "and --platform (a token change), instead of registering it as a device of its own.",
-        discussion: "The last token used is kept in $LS_MPN_STORE_DIR (default ~/.config/lightstreamer/mpn)."))
+    @Flag(
+        name: .customLong("replace-stored-token"),
+        help: ArgumentHelp(
+            "Send --device-token as the new token of the device last registered from this machine for this --app-id "
+                + "and --platform (a token change), instead of registering it as a device of its own.",
+            discussion: "The last token used is kept in $LS_MPN_STORE_DIR (default ~/.config/lightstreamer/mpn)."))
     var replaceStoredToken = false
 
     func validate() throws {
@@ -81,7 +88,10 @@ final class MPNRun: @unchecked Sendable {
             case "mpn_device_registration_failed":
                 self.done.finish(ExitStatus.refused)
             case "mpn_device_registered" where !waitForList, "mpn_subscriptions_updated" where waitForList:
-                let first: Bool = self.lock.withLock { defer { self.started = true }; return !self.started }
+                let first: Bool = self.lock.withLock {
+                    defer { self.started = true }
+                    return !self.started
+                }
                 if first { body(self) }
             default: break
             }
@@ -96,10 +106,12 @@ final class MPNRun: @unchecked Sendable {
     }
 
     static func describe(_ s: MPNSubscription) -> [String: Any?] {
-        ["id": s.subscriptionId, "status": s.status.rawValue, "status_timestamp": s.statusTimestamp, "mode": s.mode.rawValue,
-         "group": s.itemGroup ?? s.items?.joined(separator: " "), "schema": s.fieldSchema ?? s.fields?.joined(separator: " "),
-         "adapter": s.dataAdapter, "format": s.actualNotificationFormat ?? s.notificationFormat,
-         "trigger": s.actualTriggerExpression ?? s.triggerExpression]
+        [
+            "id": s.subscriptionId, "status": s.status.rawValue, "status_timestamp": s.statusTimestamp, "mode": s.mode.rawValue,
+            "group": s.itemGroup ?? s.items?.joined(separator: " "), "schema": s.fieldSchema ?? s.fields?.joined(separator: " "),
+            "adapter": s.dataAdapter, "format": s.actualNotificationFormat ?? s.notificationFormat,
+            "trigger": s.actualTriggerExpression ?? s.triggerExpression,
+        ]
     }
 
     func print(_ object: [String: Any?], text: String) {
@@ -113,8 +125,9 @@ struct MPNRegisterCommand: ParsableCommand {
 
     func run() throws {
         let code = MPNRun(device).run(waitForList: false) { r in
-            r.print(["device_id": r.device.deviceId, "status": r.device.status.rawValue],
-                    text: "\(r.device.deviceId ?? "-") \(r.device.status.rawValue)")
+            r.print(
+                ["device_id": r.device.deviceId, "status": r.device.status.rawValue],
+                text: "\(r.device.deviceId ?? "-") \(r.device.status.rawValue)")
             r.done.finish(ExitStatus.done)
         }
         throw ExitCode(code)
@@ -130,16 +143,19 @@ struct MPNSubscribeCommand: ParsableCommand {
     @Option(name: .customLong("max-frequency"), help: "Updates per second, or unlimited.") var maxFrequency: String?
     @Option(help: "The notification format (JSON).") var format: String
     // `.unconditional`: an expression may start with `-` (`-1 < Double.parseDouble(${x})`).
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Trigger expression (Java syntax).",
-        discussion: "The next argument is taken whole, even when it starts with '-'; --trigger=EXPR works too."))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Trigger expression (Java syntax).",
+            discussion: "The next argument is taken whole, even when it starts with '-'; --trigger=EXPR works too."))
     var trigger: String?
     @Flag(help: "Coalesce with an equal MPN subscription.") var coalescing = false
 
     var options: MPNRequestOptions {
-        MPNRequestOptions(mode: mode, items: what.itemList, group: what.group, fields: what.fieldList, schema: what.schema,
-                          format: format, trigger: trigger, dataAdapter: what.dataAdapter, bufferSize: bufferSize,
-                          maxFrequency: maxFrequency)
+        MPNRequestOptions(
+            mode: mode, items: what.itemList, group: what.group, fields: what.fieldList, schema: what.schema,
+            format: format, trigger: trigger, dataAdapter: what.dataAdapter, bufferSize: bufferSize,
+            maxFrequency: maxFrequency)
     }
 
     func validate() throws {
@@ -195,8 +211,10 @@ struct MPNListCommand: ParsableCommand {
         let filter = try MPNSessionDriver.parseFilter(status)
         let code = MPNRun(device).run(waitForList: true) { r in
             for s in r.client.filterMPNSubscriptions(filter) {
-                r.print(MPNRun.describe(s), text: "\(s.subscriptionId ?? "-") \(s.status.rawValue) \(s.itemGroup ?? "") \(s.fieldSchema ?? "") "
-                    + "trigger=\(s.triggerExpression ?? "-") format=\(s.notificationFormat ?? "-")")
+                r.print(
+                    MPNRun.describe(s),
+                    text: "\(s.subscriptionId ?? "-") \(s.status.rawValue) \(s.itemGroup ?? "") \(s.fieldSchema ?? "") "
+                        + "trigger=\(s.triggerExpression ?? "-") format=\(s.notificationFormat ?? "-")")
             }
             r.done.finish(ExitStatus.done)
         }
@@ -205,8 +223,9 @@ struct MPNListCommand: ParsableCommand {
 }
 
 struct MPNUnsubscribeCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "unsubscribe",
-                                                    abstract: "Deactivate one MPN subscription, or all in a status.")
+    static let configuration = CommandConfiguration(
+        commandName: "unsubscribe",
+        abstract: "Deactivate one MPN subscription, or all in a status.")
     @OptionGroup var device: MPNDeviceArguments
     @Argument(help: "The MPN subscription id.") var id: String?
     @Option(help: "ALL, SUBSCRIBED or TRIGGERED (instead of an id).") var status: String?

@@ -103,7 +103,8 @@ final class MPNSessionDriver: @unchecked Sendable {
             mode: try text(cmd, "mode"), items: try list(cmd, "items"), group: optional(cmd, "group"), fields: try list(cmd, "fields"),
             schema: optional(cmd, "schema"), format: optional(cmd, "format"), trigger: optional(cmd, "trigger"),
             dataAdapter: optional(cmd, "data_adapter"), bufferSize: optional(cmd, "buffer_size"),
-            maxFrequency: optional(cmd, "max_frequency")).make()
+            maxFrequency: optional(cmd, "max_frequency")
+        ).make()
         let printer = MPNSubscriptionEventPrinter(name: name)
         s.addDelegate(printer)
         subscriptions[name] = s
@@ -133,7 +134,9 @@ struct MPNRequestOptions {
         guard let format, !format.isEmpty else { throw E("Specify property 'notificationFormat'") }
         let s = MPNSubscription(subscriptionMode: m)
         if let items {
-            guard !items.isEmpty, items.allSatisfy({ !$0.isEmpty && !$0.contains(" ") && Int($0) == nil }) else { throw E("Invalid item list") }
+            guard !items.isEmpty, items.allSatisfy({ !$0.isEmpty && !$0.contains(" ") && Int($0) == nil }) else {
+                throw E("Invalid item list")
+            }
             s.items = items
         } else if let group {
             guard !group.isEmpty else { throw E("Empty item group") }
@@ -151,14 +154,22 @@ struct MPNRequestOptions {
             s.dataAdapter = dataAdapter
         }
         if let bufferSize {
-            if bufferSize == "unlimited" { s.requestedBufferSize = .unlimited } else if let n = Int(bufferSize), n > 0 {
+            if bufferSize == "unlimited" {
+                s.requestedBufferSize = .unlimited
+            } else if let n = Int(bufferSize), n > 0 {
                 s.requestedBufferSize = .limited(n)
-            } else { throw E("Invalid buffer size '\(bufferSize)'") }
+            } else {
+                throw E("Invalid buffer size '\(bufferSize)'")
+            }
         }
         if let maxFrequency {
-            if maxFrequency == "unlimited" { s.requestedMaxFrequency = .unlimited } else if let f = Double(maxFrequency), f > 0 {
+            if maxFrequency == "unlimited" {
+                s.requestedMaxFrequency = .unlimited
+            } else if let f = Double(maxFrequency), f > 0 {
                 s.requestedMaxFrequency = .limited(f)
-            } else { throw E("Invalid max frequency '\(maxFrequency)'") }
+            } else {
+                throw E("Invalid max frequency '\(maxFrequency)'")
+            }
         }
         s.notificationFormat = format
         s.triggerExpression = trigger

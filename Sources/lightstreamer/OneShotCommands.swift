@@ -37,7 +37,12 @@ final class Completion: @unchecked Sendable {
     /// or the connection to it was lost and not regained).
     func wait(seconds: Double?) -> Int32 {
         let result: DispatchTimeoutResult
-        if let seconds { result = semaphore.wait(timeout: .now() + seconds) } else { semaphore.wait(); result = .success }
+        if let seconds {
+            result = semaphore.wait(timeout: .now() + seconds)
+        } else {
+            semaphore.wait()
+            result = .success
+        }
         let (exit, message): (Int32, String?) = lock.withLock {
             guard result == .timedOut, code == nil else { return (code ?? ExitStatus.done, nil) }
             let outcome = Self.timeoutOutcome(everConnected: everConnected, status: lastStatus, seconds: seconds ?? 0)
@@ -56,11 +61,17 @@ final class Completion: @unchecked Sendable {
         if status.hasPrefix("CONNECTED") { return (ExitStatus.timeout, nil) }
         let after = seconds == seconds.rounded() && abs(seconds) < 1e9 ? "\(Int(seconds)) s" : "\(seconds) s"
         if everConnected {
-            return (ExitStatus.noSession, "connection to the server lost: status \(status) when the \(after) timeout ran out "
-                        + "(the server closed the connection or stopped answering, and no new session could be made)")
+            return (
+                ExitStatus.noSession,
+                "connection to the server lost: status \(status) when the \(after) timeout ran out "
+                    + "(the server closed the connection or stopped answering, and no new session could be made)"
+            )
         }
-        return (ExitStatus.noSession, "no session with the server within \(after) (status \(status); "
-                    + "it could not be reached or did not answer)")
+        return (
+            ExitStatus.noSession,
+            "no session with the server within \(after) (status \(status); "
+                + "it could not be reached or did not answer)"
+        )
     }
 }
 
@@ -83,12 +94,12 @@ struct SubscribeCommand: ParsableCommand {
     @Flag(help: "One line per update even on a terminal (no live table).") var plain = false
 
     var request: SubscriptionRequest {
-        SubscriptionRequest(mode: mode, items: what.itemList, group: what.group, fields: what.fieldList, schema: what.schema,
-                            dataAdapter: what.dataAdapter, snapshot: snapshot, maxFrequency: maxFrequency, bufferSize: bufferSize,
-                            selector: selector, secondLevelFields: secondLevelFields.map(ItemArguments.splitList),
-                            secondLevelSchema: secondLevelSchema, secondLevelAdapter: secondLevelAdapter)
+        SubscriptionRequest(
+            mode: mode, items: what.itemList, group: what.group, fields: what.fieldList, schema: what.schema,
+            dataAdapter: what.dataAdapter, snapshot: snapshot, maxFrequency: maxFrequency, bufferSize: bufferSize,
+            selector: selector, secondLevelFields: secondLevelFields.map(ItemArguments.splitList),
+            secondLevelSchema: secondLevelSchema, secondLevelAdapter: secondLevelAdapter)
     }
-
 
     func validate() throws {
         do { _ = try request.make() } catch { throw ValidationError(error.message) }
@@ -116,7 +127,10 @@ struct SubscribeCommand: ParsableCommand {
         let table = json || live != nil ? nil : UpdateTable(fields: fields)
         if let live {
             done.beforeMessage = { live.stop() }
-            clientEvents.onStatus = { done.statusChanged($0.rawValue); live.setStatus($0.rawValue) }
+            clientEvents.onStatus = {
+                done.statusChanged($0.rawValue)
+                live.setStatus($0.rawValue)
+            }
             clientEvents.onServerError = { code, message in
                 live.stop()
                 Output.error("Refused by the server: \(code) \(message)")
@@ -136,8 +150,10 @@ struct SubscribeCommand: ParsableCommand {
                     key = k >= 1 && k <= values.count ? values[k - 1] ?? "" : ""
                     command = c >= 1 && c <= values.count ? values[c - 1] : nil
                 }
-                live.apply(LiveTable.Update(item: u.itemName ?? String(u.itemPos), values: values, changed: changed,
-                                            key: key, command: command))
+                live.apply(
+                    LiveTable.Update(
+                        item: u.itemName ?? String(u.itemPos), values: values, changed: changed,
+                        key: key, command: command))
             }
             table?.print(u)
             received += 1
@@ -222,7 +238,9 @@ struct SendCommand: ParsableCommand {
     @Flag(help: "Print the outcome as a JSON event.") var json = false
 
     func validate() throws {
-        if let sequence, !sequence.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }) {
+        if let sequence,
+            !sequence.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") })
+        {
             throw ValidationError("Invalid --sequence '\(sequence)'")
         }
     }

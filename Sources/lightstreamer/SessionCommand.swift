@@ -5,8 +5,9 @@ import LightstreamerClient
 /// `lightstreamer session`: JSON commands on stdin, every callback as a JSON event on stdout
 /// (docs/protocol/CLI.md).
 struct SessionCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "session",
-                                                    abstract: "Drive a client with JSON commands on stdin; print events on stdout.")
+    static let configuration = CommandConfiguration(
+        commandName: "session",
+        abstract: "Drive a client with JSON commands on stdin; print events on stdout.")
 
     @OptionGroup var connection: ConnectionArguments
 
@@ -41,7 +42,8 @@ final class SessionDriver: @unchecked Sendable {
 
     func handle(_ line: String) -> Outcome {
         guard let data = line.data(using: .utf8),
-              let object = try? JSONSerialization.jsonObject(with: data), let cmd = object as? [String: Any] else {
+            let object = try? JSONSerialization.jsonObject(with: data), let cmd = object as? [String: Any]
+        else {
             Output.json(["event": "error", "message": "Bad JSON command"])
             return .next
         }
@@ -63,7 +65,9 @@ final class SessionDriver: @unchecked Sendable {
                 let sub = try string(cmd, "sub")
                 guard let s = subscriptions[sub] else { throw CommandError("Unknown subscription '\(sub)'") }
                 let value = cmd["value"].map { "\($0)" } ?? ""
-                guard s.mode != .RAW, let f = SubscriptionRequest.frequency(value) else { throw CommandError("Invalid frequency '\(value)'") }
+                guard s.mode != .RAW, let f = SubscriptionRequest.frequency(value) else {
+                    throw CommandError("Invalid frequency '\(value)'")
+                }
                 if s.isActive {
                     guard let old = s.requestedMaxFrequency, old != .unfiltered, f != .unfiltered else {
                         throw CommandError("Cannot change the frequency from/to unfiltered while active")
@@ -123,8 +127,12 @@ final class SessionDriver: @unchecked Sendable {
         } catch {
             throw CommandError(error.message)
         }
-        let printer = SubscriptionEventPrinter(name: name, names: sub.fields != nil && (sub.mode != .COMMAND
-            || (request.secondLevelFields != nil || request.secondLevelSchema == nil)))
+        let printer = SubscriptionEventPrinter(
+            name: name,
+            names: sub.fields != nil
+                && (sub.mode != .COMMAND
+                    || (request.secondLevelFields != nil || request.secondLevelSchema == nil))
+        )
         sub.addDelegate(printer)
         subscriptions[name] = sub
         subscriptionPrinters[name] = printer
@@ -135,14 +143,17 @@ final class SessionDriver: @unchecked Sendable {
         let name = optionalString(cmd, "msg") ?? ""
         let text = try string(cmd, "message")
         let sequence = optionalString(cmd, "sequence")
-        if let sequence, !sequence.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }) {
+        if let sequence,
+            !sequence.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") })
+        {
             throw CommandError("Invalid sequence '\(sequence)'")
         }
         let timeout = (cmd["timeout_ms"] as? Int) ?? -1
         let listener = (cmd["listener"] as? Bool) ?? true
         let enqueue = (cmd["enqueue"] as? Bool) ?? false
-        client.sendMessage(text, withSequence: sequence, timeout: timeout,
-                           delegate: listener ? MessageEventPrinter(name: name) : nil, enqueueWhileDisconnected: enqueue)
+        client.sendMessage(
+            text, withSequence: sequence, timeout: timeout,
+            delegate: listener ? MessageEventPrinter(name: name) : nil, enqueueWhileDisconnected: enqueue)
     }
 
     private func setOption(_ cmd: [String: Any]) throws {
@@ -156,7 +167,10 @@ final class SessionDriver: @unchecked Sendable {
         }
         switch name {
         case "transport":
-            if raw == nil || raw is NSNull { o.forcedTransport = nil; return }
+            if raw == nil || raw is NSNull {
+                o.forcedTransport = nil
+                return
+            }
             guard let t = TransportSelection(rawValue: text) else { throw CommandError("Invalid transport '\(text)'") }
             o.forcedTransport = t
         case "content_length":

@@ -63,8 +63,12 @@ struct SubscriptionRequest {
         }
         if let snapshot {
             switch snapshot {
-            case "yes", "true": guard m != .RAW else { throw Invalid(message: "No snapshot in RAW mode") }; sub.requestedSnapshot = .yes
-            case "no", "false": guard m != .RAW else { throw Invalid(message: "No snapshot in RAW mode") }; sub.requestedSnapshot = .no
+            case "yes", "true":
+                guard m != .RAW else { throw Invalid(message: "No snapshot in RAW mode") }
+                sub.requestedSnapshot = .yes
+            case "no", "false":
+                guard m != .RAW else { throw Invalid(message: "No snapshot in RAW mode") }
+                sub.requestedSnapshot = .no
             default:
                 guard let n = Int(snapshot), n > 0, m == .DISTINCT else { throw Invalid(message: "Invalid snapshot '\(snapshot)'") }
                 sub.requestedSnapshot = .length(n)

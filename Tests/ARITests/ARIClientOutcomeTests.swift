@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ARI
 
 @Suite struct ARIClientOutcomeTests {
@@ -7,22 +8,26 @@ import Testing
     @Test func loginRefusals() {
         #expect(outcome(.credits(message: "m", code: -5, userMessage: "No"), .notifyUser) == .conerr(code: -5, message: "No"))
         #expect(outcome(.credits(message: "m", code: -5, userMessage: nil), .notifyUserAuth) == .conerr(code: -5, message: ""))
-        #expect(outcome(.conflictingSession(message: nil, code: -2, userMessage: "dup", sessionId: "S"), .notifyUser)
-            == .conerr(code: -2, message: "dup"))
+        #expect(
+            outcome(.conflictingSession(message: nil, code: -2, userMessage: "dup", sessionId: "S"), .notifyUser)
+                == .conerr(code: -2, message: "dup"))
         #expect(outcome(.access(message: "bad"), .notifyUser) == .conerr(code: 1, message: "bad"))
         #expect(outcome(.resourceUnavailable(message: nil), .notifyUser) == .conerr(code: 6, message: "Retry later"))
-        #expect(outcome(.generic(message: "NullPointerException at …"), .notifyUser)
-            == .conerr(code: 66, message: "Metadata Adapter error"))
+        #expect(
+            outcome(.generic(message: "NullPointerException at …"), .notifyUser)
+                == .conerr(code: 66, message: "Metadata Adapter error"))
         #expect(outcome(.notification(message: "x"), .notifyNewSession) == .conerr(code: 66, message: "Metadata Adapter error"))
-        #expect(outcome(.credits(message: nil, code: -9, userMessage: "max sessions"), .notifyNewSession)
-            == .conerr(code: -9, message: "max sessions"))
+        #expect(
+            outcome(.credits(message: nil, code: -9, userMessage: "max sessions"), .notifyNewSession)
+                == .conerr(code: -9, message: "max sessions"))
     }
 
     @Test func positiveOrHugeCodesStayOutOfTheServersRange() {
         #expect(outcome(.credits(message: nil, code: 5, userMessage: "u"), .notifyUser) == .conerr(code: 1, message: "u"))
         #expect(outcome(.credits(message: nil, code: 5, userMessage: "u"), .notifyUserMessage) == .msgfail(code: 0, message: "u"))
-        #expect(outcome(.credits(message: nil, code: Int.min, userMessage: "u"), .notifyNewTables)
-            == .reqerr(code: Int(Int32.min), message: "u"))
+        #expect(
+            outcome(.credits(message: nil, code: Int.min, userMessage: "u"), .notifyNewTables)
+                == .reqerr(code: Int(Int32.min), message: "u"))
     }
 
     @Test func subscriptionRefusals() {
@@ -37,8 +42,9 @@ import Testing
     }
 
     @Test func messageRefusals() {
-        #expect(outcome(.credits(message: "m", code: -5, userMessage: "No chat for you"), .notifyUserMessage)
-            == .msgfail(code: -5, message: "No chat for you"))
+        #expect(
+            outcome(.credits(message: "m", code: -5, userMessage: "No chat for you"), .notifyUserMessage)
+                == .msgfail(code: -5, message: "No chat for you"))
         #expect(outcome(.notification(message: "nope"), .notifyUserMessage) == .msgfail(code: 34, message: "nope"))
         #expect(outcome(.generic(message: "crash"), .notifyUserMessage) == .msgfail(code: 35, message: "Metadata Adapter error"))
     }
@@ -52,9 +58,11 @@ import Testing
     }
 
     @Test func dataAndLifecycleErrorsReachNoClientDirectly() {
-        for (e, m) in [(ARIErrorReply.subscription(message: nil), ARIMethod.subscribe), (.failure(message: nil), .unsubscribe),
-                       (.dataProvider(message: nil), .dataInit), (.metadataProvider(message: nil), .metadataInit),
-                       (.notification(message: nil), .notifySessionClose), (.generic(message: nil), .notifyTablesClose)] {
+        for (e, m) in [
+            (ARIErrorReply.subscription(message: nil), ARIMethod.subscribe), (.failure(message: nil), .unsubscribe),
+            (.dataProvider(message: nil), .dataInit), (.metadataProvider(message: nil), .metadataInit),
+            (.notification(message: nil), .notifySessionClose), (.generic(message: nil), .notifyTablesClose),
+        ] {
             #expect(outcome(e, m) == .notClientVisible)
         }
     }

@@ -1,5 +1,6 @@
-import Testing
 import TLCP
+import Testing
+
 @testable import ARI
 
 /// Lines a remote sends: real ones from the Python SDK 1.3.1 and the Node SDK 1.8.1, every
@@ -12,35 +13,51 @@ import TLCP
     }
 
     @Test func pythonSessionLines() throws {
-        guard case .remoteCredentials(let rac) = try decode(
-            "1|RAC|S|user|S|rmt|S|password|S|s3cret%26%7Cx|S|enableClosePacket|S|true|S|SDK|S|Python+Adapter+SDK") else {
+        guard
+            case .remoteCredentials(let rac) = try decode(
+                "1|RAC|S|user|S|rmt|S|password|S|s3cret%26%7Cx|S|enableClosePacket|S|true|S|SDK|S|Python+Adapter+SDK")
+        else {
             Issue.record("RAC expected")
             return
         }
         #expect(rac.user == "rmt" && rac.password == "s3cret&|x" && rac.enableClosePacket && rac.sdk == "Python Adapter SDK")
         #expect(try decode("10|MPI|S|ARI.version|S|1.8.3") == reply("10", .metadataInit, .initialized(version: "1.8.3")))
         #expect(try decode("10|MPI|V") == reply("10", .metadataInit, .initialized(version: nil)))
-        #expect(try decode("11|NUS|D|40.5|B|1") == reply("11", .notifyUser, .userAuthorization(maxBandwidth: 40.5, wantsTablesNotification: true)))
+        #expect(
+            try decode("11|NUS|D|40.5|B|1")
+                == reply("11", .notifyUser, .userAuthorization(maxBandwidth: 40.5, wantsTablesNotification: true)))
         #expect(try decode("12|NNS|V") == reply("12", .notifyNewSession, .void))
         #expect(try decode("13|GIS|S|feed1|S|nosnap2") == reply("13", .getItems, .names(["feed1", "nosnap2"])))
         #expect(try decode("13|GIS") == reply("13", .getItems, .names([])))
         #expect(try decode("14|GSC|S|bid|S|ask|S|time") == reply("14", .getSchema, .names(["bid", "ask", "time"])))
-        #expect(try decode("15|GIT|I|10|D|2.5|M|RMDC|I|10|D|2.5|M|RMDC") == reply("15", .getItemData, .itemData([
-            ARIItemData(distinctSnapshotLength: 10, minSourceFrequency: 2.5, modes: .all),
-            ARIItemData(distinctSnapshotLength: 10, minSourceFrequency: 2.5, modes: .all),
-        ])))
-        #expect(try decode("16|GUI|I|5|D|1.5|M|MDC") == reply("16", .getUserItemData, .userItemData([
-            ARIUserItemData(allowedBufferSize: 5, allowedMaxFrequency: 1.5, allowedModes: [.merge, .distinct, .command]),
-        ])))
+        #expect(
+            try decode("15|GIT|I|10|D|2.5|M|RMDC|I|10|D|2.5|M|RMDC")
+                == reply(
+                    "15", .getItemData,
+                    .itemData([
+                        ARIItemData(distinctSnapshotLength: 10, minSourceFrequency: 2.5, modes: .all),
+                        ARIItemData(distinctSnapshotLength: 10, minSourceFrequency: 2.5, modes: .all),
+                    ])))
+        #expect(
+            try decode("16|GUI|I|5|D|1.5|M|MDC")
+                == reply(
+                    "16", .getUserItemData,
+                    .userItemData([
+                        ARIUserItemData(allowedBufferSize: 5, allowedMaxFrequency: 1.5, allowedModes: [.merge, .distinct, .command])
+                    ])))
         #expect(try decode("31|SUB|V") == reply("31", .subscribe, .void))
         #expect(try decode("KEEPALIVE") == .keepalive)
         #expect(try decode("1795466804311|EOS|S|feed1|S|31") == .endOfSnapshot(item: "feed1", subscriptionId: "31"))
         #expect(try decode("1795466804511|CLS|S|feed1|S|31") == .clearSnapshot(item: "feed1", subscriptionId: "31"))
-        #expect(try decode("19|NUM|EC|message+refused|-5|No+chat+for+you")
-            == .reply(ARIReply(id: "19", method: .notifyUserMessage,
-                               outcome: .failure(.credits(message: "message refused", code: -5, userMessage: "No chat for you")))))
-        #expect(try decode("30|FAL|E|Unexpected+request+SUB+while+waiting+for+DPI+request")
-            == .failure(message: "Unexpected request SUB while waiting for DPI request"))
+        #expect(
+            try decode("19|NUM|EC|message+refused|-5|No+chat+for+you")
+                == .reply(
+                    ARIReply(
+                        id: "19", method: .notifyUserMessage,
+                        outcome: .failure(.credits(message: "message refused", code: -5, userMessage: "No chat for you")))))
+        #expect(
+            try decode("30|FAL|E|Unexpected+request+SUB+while+waiting+for+DPI+request")
+                == .failure(message: "Unexpected request SUB while waiting for DPI request"))
     }
 
     @Test func updatesWithNullsEmptiesAndBytes() throws {
@@ -50,8 +67,11 @@ import TLCP
             return
         }
         #expect(u.item == "feed1" && u.subscriptionId == "31" && u.isSnapshot)
-        #expect(u.fields == [ARIField("bid", .text("1.0")), ARIField("ask", .text("1.1 x|y€")), ARIField("time", .text(nil)),
-                             ARIField("raw", .bytes([0x00, 0xFF]))])
+        #expect(
+            u.fields == [
+                ARIField("bid", .text("1.0")), ARIField("ask", .text("1.1 x|y€")), ARIField("time", .text(nil)),
+                ARIField("raw", .bytes([0x00, 0xFF])),
+            ])
         let map = u.fieldMap
         #expect(map["time"] == .some(nil))
         #expect(map["raw"] == .some("\u{0}ÿ"))
@@ -75,11 +95,18 @@ import TLCP
         #expect(u.fields.map(\.value) == [.text("1.0"), .text("1.1 x|y€+%"), .text(nil), .text("#")])
         #expect(try decode("30|DPI|S|ARI.version|S|1.9.1") == reply("30", .dataInit, .initialized(version: "1.9.1")))
         #expect(try decode("12|NNS|I|3600") == reply("12", .notifyNewSession, .sessionTimeToLive(seconds: 3600)))
-        #expect(try decode("17|NNT|B|1|B|0") == reply("17", .notifyNewTables,
-                                                     .tablesNotificationOptions(enableUnsubscription: true, wantsFinalStatistics: false)))
-        #expect(try decode("8|DFD|S|feed1|S|31|S|json|F|JM|S|text|F|$") == .diffOrders(item: "feed1", subscriptionId: "31", fields: [
-            ARIDiffOrder(field: "json", algorithms: [.jsonPatch, .diffMatchPatch]), ARIDiffOrder(field: "text", algorithms: []),
-        ]))
+        #expect(
+            try decode("17|NNT|B|1|B|0")
+                == reply(
+                    "17", .notifyNewTables,
+                    .tablesNotificationOptions(enableUnsubscription: true, wantsFinalStatistics: false)))
+        #expect(
+            try decode("8|DFD|S|feed1|S|31|S|json|F|JM|S|text|F|$")
+                == .diffOrders(
+                    item: "feed1", subscriptionId: "31",
+                    fields: [
+                        ARIDiffOrder(field: "json", algorithms: [.jsonPatch, .diffMatchPatch]), ARIDiffOrder(field: "text", algorithms: []),
+                    ]))
     }
 
     static let errors: [(ARIMethod, ARIErrorReply)] = [
@@ -97,9 +124,12 @@ import TLCP
             let r = ARIReply(id: String(i + 40), method: method, outcome: .failure(error))
             #expect(try decode(r.encode()) == .reply(r), "\(r.encode())")
         }
-        #expect(ARIReply(id: "9", method: .notifyNewSession,
-                         outcome: .failure(.conflictingSession(message: "a b", code: -7, userMessage: nil, sessionId: "S9"))).encode()
-            == "9|NNS|EX|a%20b|-7|#|S9")
+        #expect(
+            ARIReply(
+                id: "9", method: .notifyNewSession,
+                outcome: .failure(.conflictingSession(message: "a b", code: -7, userMessage: nil, sessionId: "S9"))
+            ).encode()
+                == "9|NNS|EX|a%20b|-7|#|S9")
         // A bare marker is accepted as a message-less error.
         #expect(try decode("9|SUB|EU") == .reply(ARIReply(id: "9", method: .subscribe, outcome: .failure(.subscription(message: nil)))))
     }
@@ -111,8 +141,10 @@ import TLCP
             reply("3", .notifyUserAuth, .userAuthorization(maxBandwidth: 0, wantsTablesNotification: false)),
             reply("4", .getUserItemData, .userItemData([])), reply("5", .mpnDeviceAccess, .void),
             reply("6", .notifyTablesClose, .void),
-            .update(ARIUpdate(item: "i", subscriptionId: "10", isSnapshot: false,
-                              fields: [ARIField("a", .bytes(nil)), ARIField("b", .bytes([])), ARIField("c", .text("$"))])),
+            .update(
+                ARIUpdate(
+                    item: "i", subscriptionId: "10", isSnapshot: false,
+                    fields: [ARIField("a", .bytes(nil)), ARIField("b", .bytes([])), ARIField("c", .text("$"))])),
             .failure(message: "adapter down"), .failure(message: nil),
         ]
         for line in lines {
@@ -162,8 +194,10 @@ import TLCP
 
     @Test func randomGarbageNeverTraps() {
         var rng = SplitMix(seed: 99)
-        let pieces = ["|", "S", "V", "E", "EC", "UD3", "SUB", "GIT", "I", "D", "M", "Y", "#", "$", "%", "%2", "1", "-",
-                      "B", "NNT", "RAC", "KEEPALIVE", "€", "x", "9999999999999999999999", "AP8=", "F", "L", "P"]
+        let pieces = [
+            "|", "S", "V", "E", "EC", "UD3", "SUB", "GIT", "I", "D", "M", "Y", "#", "$", "%", "%2", "1", "-",
+            "B", "NNT", "RAC", "KEEPALIVE", "€", "x", "9999999999999999999999", "AP8=", "F", "L", "P",
+        ]
         var decoded = 0
         for _ in 0..<5000 {
             let n = Int(rng.next() % 14)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ARI
 
 @Suite struct ARIRequestCorrelatorTests {

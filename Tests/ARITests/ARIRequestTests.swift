@@ -1,17 +1,21 @@
-import Testing
 import TLCP
+import Testing
+
 @testable import ARI
 
 @Suite struct ARIRequestTests {
-    static let table = ARITableInfo(windowIndex: 1, mode: .merge, group: "feed1 nosnap2", dataAdapter: "QUOTES",
-                                    schema: "bid ask time", firstItemIndex: 1, lastItemIndex: 2, selector: nil,
-                                    items: ["feed1", "nosnap2"])
+    static let table = ARITableInfo(
+        windowIndex: 1, mode: .merge, group: "feed1 nosnap2", dataAdapter: "QUOTES",
+        schema: "bid ask time", firstItemIndex: 1, lastItemIndex: 2, selector: nil,
+        items: ["feed1", "nosnap2"])
     static let device = ARIMPNDevice(platform: .apple, applicationId: "com.example.app", deviceToken: "0a1b")
 
     static let every: [ARIRequest] = [
         .dataInit(ARIInitParameters(keepaliveHintMillis: 3000, adapterSet: "DEMO", dataAdapter: "QUOTES", serverInstanceId: "s1")),
-        .metadataInit(ARIInitParameters(keepaliveHintMillis: nil, adapterSet: "DEMO", dataAdapter: nil, serverInstanceId: nil,
-                                        custom: [ARIPair("remote:color", "blue"), ARIPair("remote:none", nil)])),
+        .metadataInit(
+            ARIInitParameters(
+                keepaliveHintMillis: nil, adapterSet: "DEMO", dataAdapter: nil, serverInstanceId: nil,
+                custom: [ARIPair("remote:color", "blue"), ARIPair("remote:none", nil)])),
         .subscribe(item: "feed1"), .unsubscribe(item: "a|b c"),
         .notifyUser(user: "user1", password: "s3cret&|x", headers: [ARIPair("host", "127.0.0.1:8080"), ARIPair("REQUEST_ID", "1")]),
         .notifyUser(user: nil, password: nil, headers: []),
@@ -26,10 +30,12 @@ import TLCP
         .notifyNewTables(user: "user1", sessionId: "S1", tables: [table, table]),
         .notifyTablesClose(sessionId: "S1", tables: [table]),
         .mpnDeviceAccess(user: "user1", sessionId: "S1", device: device),
-        .mpnSubscriptionActivation(user: "user1", sessionId: "S1", table: table, device: device, trigger: nil,
-                                   notificationFormat: "{\"aps\":{\"alert\":\"${bid}\"}}"),
-        .mpnDeviceTokenChange(user: nil, sessionId: "S1", device: ARIMPNDevice(platform: nil, applicationId: nil, deviceToken: nil),
-                              newDeviceToken: "ff"),
+        .mpnSubscriptionActivation(
+            user: "user1", sessionId: "S1", table: table, device: device, trigger: nil,
+            notificationFormat: "{\"aps\":{\"alert\":\"${bid}\"}}"),
+        .mpnDeviceTokenChange(
+            user: nil, sessionId: "S1", device: ARIMPNDevice(platform: nil, applicationId: nil, deviceToken: nil),
+            newDeviceToken: "ff"),
     ]
 
     /// What a table keeps in a dialect (1.8 has no data adapter, item list or statistics).
@@ -64,37 +70,49 @@ import TLCP
     }
 
     @Test func initLinesMatchTheWire() {
-        let mpi = ARIRequest.metadataInit(ARIInitParameters(keepaliveHintMillis: 3000, adapterSet: "DEMO", dataAdapter: nil,
-                                                            serverInstanceId: nil, custom: [ARIPair("remote:color", "blue")]))
-        #expect(mpi.encode(id: "10", dialect: .v1_8)
-            == "10|MPI|S|ARI.version|S|1.9.1|S|keepalive_hint.millis|S|3000|S|adapters_conf.id|S|DEMO|S|remote%3Acolor|S|blue")
-        let dpi = ARIRequest.dataInit(ARIInitParameters(keepaliveHintMillis: 3000, adapterSet: "DEMO", dataAdapter: "QUOTES",
-                                                        serverInstanceId: nil))
-        #expect(dpi.encode(id: "30", dialect: .v1_8)
-            == "30|DPI|S|ARI.version|S|1.9.1|S|keepalive_hint.millis|S|3000|S|adapters_conf.id|S|DEMO|S|data_provider.name|S|QUOTES")
+        let mpi = ARIRequest.metadataInit(
+            ARIInitParameters(
+                keepaliveHintMillis: 3000, adapterSet: "DEMO", dataAdapter: nil,
+                serverInstanceId: nil, custom: [ARIPair("remote:color", "blue")]))
+        #expect(
+            mpi.encode(id: "10", dialect: .v1_8)
+                == "10|MPI|S|ARI.version|S|1.9.1|S|keepalive_hint.millis|S|3000|S|adapters_conf.id|S|DEMO|S|remote%3Acolor|S|blue")
+        let dpi = ARIRequest.dataInit(
+            ARIInitParameters(
+                keepaliveHintMillis: 3000, adapterSet: "DEMO", dataAdapter: "QUOTES",
+                serverInstanceId: nil))
+        #expect(
+            dpi.encode(id: "30", dialect: .v1_8)
+                == "30|DPI|S|ARI.version|S|1.9.1|S|keepalive_hint.millis|S|3000|S|adapters_conf.id|S|DEMO|S|data_provider.name|S|QUOTES")
     }
 
     @Test func tableLayoutsPerDialect() {
         let nnt = ARIRequest.notifyNewTables(user: "user1", sessionId: "S1", tables: [Self.table])
-        #expect(nnt.encode(id: "17", dialect: .v1_8)
-            == "17|NNT|S|user1|S|S1|I|1|M|M|S|feed1%20nosnap2|S|bid%20ask%20time|I|1|I|2|S|#")
-        #expect(nnt.encode(id: "17", dialect: .v1_9)
-            == "17|NNT|S|user1|S|S1|I|1|M|M|S|feed1%20nosnap2|S|QUOTES|S|bid%20ask%20time|I|1|I|2|S|#|I|2|S|feed1|S|nosnap2")
+        #expect(
+            nnt.encode(id: "17", dialect: .v1_8)
+                == "17|NNT|S|user1|S|S1|I|1|M|M|S|feed1%20nosnap2|S|bid%20ask%20time|I|1|I|2|S|#")
+        #expect(
+            nnt.encode(id: "17", dialect: .v1_9)
+                == "17|NNT|S|user1|S|S1|I|1|M|M|S|feed1%20nosnap2|S|QUOTES|S|bid%20ask%20time|I|1|I|2|S|#|I|2|S|feed1|S|nosnap2")
         var closed = Self.table
         closed.statistics = [ARIItemStatistics(realTimeUpdates: 5, lostUpdates: 0, filteredUpdates: 1)]
-        #expect(ARIRequest.notifyTablesClose(sessionId: "S1", tables: [closed]).encode(id: "20", dialect: .v1_9)
-            .hasSuffix("|S|#|I|2|S|feed1|S|nosnap2|I|1|L|5|L|0|L|1"))
-        let msa = ARIRequest.mpnSubscriptionActivation(user: "u", sessionId: "S1", table: Self.table, device: Self.device,
-                                                       trigger: nil, notificationFormat: "{}")
-        #expect(msa.encode(id: "5", dialect: .v1_8)
-            == "5|MSA|S|u|S|S1|I|1|M|M|S|feed1%20nosnap2|S|bid%20ask%20time|I|1|I|2|P|A|S|com.example.app|S|0a1b|S|#|S|%7B%7D")
+        #expect(
+            ARIRequest.notifyTablesClose(sessionId: "S1", tables: [closed]).encode(id: "20", dialect: .v1_9)
+                .hasSuffix("|S|#|I|2|S|feed1|S|nosnap2|I|1|L|5|L|0|L|1"))
+        let msa = ARIRequest.mpnSubscriptionActivation(
+            user: "u", sessionId: "S1", table: Self.table, device: Self.device,
+            trigger: nil, notificationFormat: "{}")
+        #expect(
+            msa.encode(id: "5", dialect: .v1_8)
+                == "5|MSA|S|u|S|S1|I|1|M|M|S|feed1%20nosnap2|S|bid%20ask%20time|I|1|I|2|P|A|S|com.example.app|S|0a1b|S|#|S|%7B%7D")
     }
 
     @Test func closeHasIdZeroAndAnOptionalReason() throws {
         #expect(ARIRequest.encodeClose(reason: "server shutting down") == "0|CLOSE|S|reason|S|server%20shutting%20down")
         #expect(ARIRequest.encodeClose(reason: nil) == "0|CLOSE")
-        #expect(try ARIProxyLine.decode("0|CLOSE|S|reason|S|server+shutting+down", dialect: .v1_8)
-            == .close(reason: "server shutting down"))
+        #expect(
+            try ARIProxyLine.decode("0|CLOSE|S|reason|S|server+shutting+down", dialect: .v1_8)
+                == .close(reason: "server shutting down"))
         #expect(try ARIProxyLine.decode("0|CLOSE", dialect: .v1_9) == .close(reason: nil))
     }
 

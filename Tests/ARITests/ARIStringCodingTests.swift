@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ARI
 
 @Suite struct ARIStringCodingTests {
@@ -49,7 +50,9 @@ import Testing
 
     @Test func randomTextsRoundTripAndNeverCarrySeparators() throws {
         var rng = SplitMix(seed: 0xA41)
-        let alphabet: [Character] = ["a", "Z", "0", " ", "+", "|", "%", "#", "$", "\r", "\n", "é", "€", "😀", "~", ":", "&", "\u{301}", "\t", "="]
+        let alphabet: [Character] = [
+            "a", "Z", "0", " ", "+", "|", "%", "#", "$", "\r", "\n", "é", "€", "😀", "~", ":", "&", "\u{301}", "\t", "=",
+        ]
         for _ in 0..<2000 {
             let length = Int(rng.next() % 12)
             let text = String((0..<length).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] })

@@ -1,5 +1,6 @@
-import Testing
 import TLCP
+import Testing
+
 @testable import ARI
 
 @Suite struct ARIValueTests {

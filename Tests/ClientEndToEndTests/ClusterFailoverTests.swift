@@ -1,6 +1,7 @@
 import Foundation
-@testable import LightstreamerClient
 import Testing
+
+@testable import LightstreamerClient
 
 /// docs/CLUSTER.md's deployment with the MPN Module on one PostgreSQL database, and one node
 /// killed (`kill -9`): its clients get a new session on another node and receive again, the
@@ -8,10 +9,12 @@ import Testing
 /// taken over by a live one and its trigger fires once there, and the node, restarted, gets new
 /// sessions again. Prints the failover times (docs/CLUSTER.md quotes them).
 /// Needs nginx and `LS_TEST_POSTGRES_URL` (scripts/test.sh provides both; CI fails without them).
-@Suite(.serialized, .timeLimit(.minutes(3)),
-       .enabled(if: (ClusterProcesses.nginx != nil && ClusterProcesses.postgresURL != nil)
-                || ProcessInfo.processInfo.environment["CI"] != nil,
-                "nginx or LS_TEST_POSTGRES_URL missing (scripts/test.sh provides both)"))
+@Suite(
+    .serialized, .timeLimit(.minutes(3)),
+    .enabled(
+        if: (ClusterProcesses.nginx != nil && ClusterProcesses.postgresURL != nil)
+            || ProcessInfo.processInfo.environment["CI"] != nil,
+        "nginx or LS_TEST_POSTGRES_URL missing (scripts/test.sh provides both)"))
 struct ClusterFailoverTests {
     static let nodeNames = ["node-1", "node-2", "node-3"]
     /// nginx skips a node that refused a connection for this long.
@@ -44,8 +47,9 @@ struct ClusterFailoverTests {
 
     @Test func killedNodeClientsAndDevicesMoveAndTheNodeComesBack() async throws {
         let url = try #require(ClusterProcesses.postgresURL, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)")
-        let cluster = try await ClusterOnPostgres.start(names: Self.nodeNames, postgresURL: url, failTimeout: Self.failTimeout,
-                                                        label: "cluster-failover")
+        let cluster = try await ClusterOnPostgres.start(
+            names: Self.nodeNames, postgresURL: url, failTimeout: Self.failTimeout,
+            label: "cluster-failover")
         let dir = cluster.dir
         let balancerPort = cluster.balancerPort
         var clients: [LightstreamerClient] = []
@@ -76,7 +80,9 @@ struct ClusterFailoverTests {
             device.addDelegate(mpnEvents)
             app.register(forMPN: device)
             _ = try await app.connectAndWait()
-            try await waitUntil(seconds: 15) { mpnEvents.events.contains("registered") || mpnEvents.events.contains { $0.hasPrefix("registrationFailed") } }
+            try await waitUntil(seconds: 15) {
+                mpnEvents.events.contains("registered") || mpnEvents.events.contains { $0.hasPrefix("registrationFailed") }
+            }
             try #require(mpnEvents.events.contains("registered"), "register refused: \(mpnEvents.events)")
             let deviceId = try #require(device.deviceId)
             let victimServer = try #require(app.connectionDetails.serverSocketName)
@@ -90,7 +96,9 @@ struct ClusterFailoverTests {
             sub.triggerExpression = "Double.parseDouble(${count}) > \(highest + 80)"
             sub.addDelegate(mpnEvents)
             app.subscribeMPN(sub, coalescing: false)
-            try await waitUntil(seconds: 15) { mpnEvents.events.contains("subscribed") || mpnEvents.events.contains { $0.hasPrefix("subscriptionFailed") } }
+            try await waitUntil(seconds: 15) {
+                mpnEvents.events.contains("subscribed") || mpnEvents.events.contains { $0.hasPrefix("subscriptionFailed") }
+            }
             try #require(mpnEvents.events.contains("subscribed"), "activation refused: \(mpnEvents.events)")
             let mpnId = try #require(sub.subscriptionId)
             app.disconnect()
@@ -125,8 +133,10 @@ struct ClusterFailoverTests {
             // Sooner than the clients' recovery timeout (15 s): a live node told them "session not
             // found" (nginx's backups), rather than nginx answering 502 until they gave up.
             #expect(backAfter.values.allSatisfy { $0 < .seconds(10) }, "slow: \(backAfter.values.map { Self.seconds($0) })")
-            #expect(backAfter.count == affected.count,
-                    "clients not back: \(affected.enumerated().filter { backAfter[$0.offset] == nil }.map { "\($0.element.transport) on \($0.element.node)" })")
+            #expect(
+                backAfter.count == affected.count,
+                "clients not back: \(affected.enumerated().filter { backAfter[$0.offset] == nil }.map { "\($0.element.transport) on \($0.element.node)" })"
+            )
 
             // The MPN device: taken over by a live node, its trigger fired once, there.
             var takenOverAfter: Duration?
@@ -134,8 +144,11 @@ struct ClusterFailoverTests {
             let mpnDeadline = killed + .seconds(60)
             while ContinuousClock.now < mpnDeadline {
                 if takenOverAfter == nil,
-                   let node = Self.nodeNames.first(where: { $0 != victim && cluster.log($0).contains("taken over")
-                                                        && cluster.log($0).contains(deviceId) }) {
+                    let node = Self.nodeNames.first(where: {
+                        $0 != victim && cluster.log($0).contains("taken over")
+                            && cluster.log($0).contains(deviceId)
+                    })
+                {
                     takenOverAfter = ContinuousClock.now - killed
                     takenOverBy = node
                 }
@@ -145,10 +158,11 @@ struct ClusterFailoverTests {
             }
             let firedAfter = ContinuousClock.now - killed
             #expect(takenOverBy != nil, "no live node took the device over")
-            try await Task.sleep(for: .seconds(2))  // a second notification would show by now
+            try await Task.sleep(for: .seconds(2)) // a second notification would show by now
             let perNode = Self.nodeNames.map { ($0, Self.lines(cluster.notifications($0), containing: mpnId).count) }
             #expect(perNode.map(\.1).reduce(0, +) == 1, "exactly one notification in the cluster: \(perNode)")
-            #expect(perNode.first { $0.0 == takenOverBy }?.1 == 1, "fired by the node that took over (\(takenOverBy ?? "none")): \(perNode)")
+            #expect(
+                perNode.first { $0.0 == takenOverBy }?.1 == 1, "fired by the node that took over (\(takenOverBy ?? "none")): \(perNode)")
 
             // Nobody else noticed: same sessions, no status change, still receiving.
             for (i, p) in others.enumerated() {
@@ -166,7 +180,7 @@ struct ClusterFailoverTests {
                 let p = try await Self.connectProbe(balancerPort: balancerPort, transport: .WS_STREAMING)
                 clients.append(p.client)
                 let updates = p.updates
-                try await waitUntil(seconds: 15) { updates.counts.count >= 1 }  // SERVNAME came before
+                try await waitUntil(seconds: 15) { updates.counts.count >= 1 } // SERVNAME came before
                 if p.node == victimServer { back = p } else { try await Task.sleep(for: .milliseconds(250)) }
             }
             let returned = try #require(back, "no new session on the restarted \(victim)")
@@ -175,11 +189,12 @@ struct ClusterFailoverTests {
             let rotationAfter = ContinuousClock.now - restartedAt
 
             let clientTimes = backAfter.values.sorted()
-            print("cluster failover: affected clients back after \(clientTimes.map { Self.seconds($0) }) (slowest "
-                  + "\(clientTimes.last.map { Self.seconds($0) } ?? "-")); MPN device taken over by \(takenOverBy ?? "-") after "
-                  + "\(takenOverAfter.map { Self.seconds($0) } ?? "-") (moduleTimeoutMillis \(ClusterOnPostgres.moduleTimeoutMillis), "
-                  + "check every \(ClusterOnPostgres.moduleCheckMillis) ms); trigger fired \(Self.seconds(firedAfter)) after the kill; "
-                  + "restarted node back in rotation after \(Self.seconds(rotationAfter)) (fail_timeout \(Self.failTimeout)s)")
+            print(
+                "cluster failover: affected clients back after \(clientTimes.map { Self.seconds($0) }) (slowest "
+                    + "\(clientTimes.last.map { Self.seconds($0) } ?? "-")); MPN device taken over by \(takenOverBy ?? "-") after "
+                    + "\(takenOverAfter.map { Self.seconds($0) } ?? "-") (moduleTimeoutMillis \(ClusterOnPostgres.moduleTimeoutMillis), "
+                    + "check every \(ClusterOnPostgres.moduleCheckMillis) ms); trigger fired \(Self.seconds(firedAfter)) after the kill; "
+                    + "restarted node back in rotation after \(Self.seconds(rotationAfter)) (fail_timeout \(Self.failTimeout)s)")
             for c in clients { c.disconnect() }
         } catch {
             for c in clients { c.disconnect() }

@@ -14,13 +14,13 @@ enum ClusterNginxConfig {
     /// found", on which clients create a new session at once.
     static func http(listenPort: Int, nodes: [Node], failTimeout: Int = 10) -> String {
         var c = """
-            map $http_upgrade $connection_upgrade {
-                default upgrade;
-                ''      close;
-            }
+                map $http_upgrade $connection_upgrade {
+                    default upgrade;
+                    ''      close;
+                }
 
-            upstream lightstreamer_nodes {
-        """
+                upstream lightstreamer_nodes {
+            """
         for n in nodes { c += "\n        server 127.0.0.1:\(n.port) max_fails=1 fail_timeout=\(failTimeout)s;" }
         c += "\n    }\n"
         for n in nodes {
@@ -30,30 +30,30 @@ enum ClusterNginxConfig {
         }
         c += """
 
-            server {
-                listen 127.0.0.1:\(listenPort);
+                server {
+                    listen 127.0.0.1:\(listenPort);
 
-                proxy_http_version 1.1;
-                proxy_set_header Upgrade $http_upgrade;
-                proxy_set_header Connection $connection_upgrade;
-                proxy_set_header Host $host;
-                proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-                proxy_buffering off;
-                proxy_request_buffering off;
-                proxy_read_timeout 1h;
-                proxy_send_timeout 1h;
+                    proxy_http_version 1.1;
+                    proxy_set_header Upgrade $http_upgrade;
+                    proxy_set_header Connection $connection_upgrade;
+                    proxy_set_header Host $host;
+                    proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+                    proxy_buffering off;
+                    proxy_request_buffering off;
+                    proxy_read_timeout 1h;
+                    proxy_send_timeout 1h;
 
-                location /lightstreamer {
-                    proxy_pass http://lightstreamer_nodes;
-                }
-        """
+                    location /lightstreamer {
+                        proxy_pass http://lightstreamer_nodes;
+                    }
+            """
         for n in nodes {
             c += """
 
-                    location /\(n.name)/ {
-                        proxy_pass http://lightstreamer_\(n.name)/;
-                    }
-            """
+                        location /\(n.name)/ {
+                            proxy_pass http://lightstreamer_\(n.name)/;
+                        }
+                """
         }
         return c + "\n    }\n"
     }

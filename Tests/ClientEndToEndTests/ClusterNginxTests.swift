@@ -1,14 +1,16 @@
 import Foundation
-@testable import LightstreamerClient
 import NIOPosix
 import Testing
+
+@testable import LightstreamerClient
 
 /// docs/CLUSTER.md's deployment, run: nginx on loopback in front of three `lightstreamer-server`
 /// nodes, each announcing `<nginx>/<node>` as its control link. Clients on all four transports
 /// connect to nginx only: creates spread over the nodes, and each client's binds, controls and
 /// messages reach the node that holds its session (a message is processed only there).
 /// Skipped when nginx is not installed (scripts/test.sh installs it; CI fails without it).
-@Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: ClusterProcesses.nginx != nil || ProcessInfo.processInfo.environment["CI"] != nil))
+@Suite(
+    .serialized, .timeLimit(.minutes(3)), .enabled(if: ClusterProcesses.nginx != nil || ProcessInfo.processInfo.environment["CI"] != nil))
 struct ClusterNginxTests {
     static let nodeNames = ["node-1", "node-2", "node-3"]
 
@@ -22,8 +24,9 @@ struct ClusterNginxTests {
             let balancerPort = try await ClusterProcesses.freePort(group: group)
             var nodes: [ClusterNginxConfig.Node] = []
             for name in Self.nodeNames {
-                let (child, port) = try await ClusterProcesses.startNode(name: name, controlLink: "127.0.0.1:\(balancerPort)/\(name)",
-                                                                        directory: dir)
+                let (child, port) = try await ClusterProcesses.startNode(
+                    name: name, controlLink: "127.0.0.1:\(balancerPort)/\(name)",
+                    directory: dir)
                 children.append(child)
                 nodes.append(.init(name: name, port: port))
             }
@@ -74,7 +77,8 @@ struct ClusterNginxTests {
                 #expect(line.contains("/lightstreamer/create_session.txt"), "a non-create request through the pool: \(line)")
             }
             for name in Self.nodeNames {
-                #expect(access.contains("POST /\(name)/lightstreamer/bind_session.txt"), "no bind through /\(name)/: \(access.suffix(2_000))")
+                #expect(
+                    access.contains("POST /\(name)/lightstreamer/bind_session.txt"), "no bind through /\(name)/: \(access.suffix(2_000))")
                 #expect(access.contains("POST /\(name)/lightstreamer/msg.txt"), "no message through /\(name)/")
             }
             for client in clients { client.disconnect() }

@@ -42,10 +42,12 @@ final class ClusterOnPostgres {
                 let port = try await cluster.startNode(name, port: 0)
                 cluster.nodes.append(.init(name: name, port: port))
             }
-            let config = ClusterNginxConfig.forTest(listenPort: cluster.balancerPort, nodes: cluster.nodes, directory: dir.path,
-                                                    failTimeout: failTimeout)
-            cluster.nginx = try await ClusterProcesses.startNginx(config: config, port: cluster.balancerPort, directory: dir,
-                                                                  group: group)
+            let config = ClusterNginxConfig.forTest(
+                listenPort: cluster.balancerPort, nodes: cluster.nodes, directory: dir.path,
+                failTimeout: failTimeout)
+            cluster.nginx = try await ClusterProcesses.startNginx(
+                config: config, port: cluster.balancerPort, directory: dir,
+                group: group)
         } catch {
             await cluster.stop(keepFiles: true)
             throw error
@@ -76,9 +78,10 @@ final class ClusterOnPostgres {
     func log(_ node: String) -> String { children[node]?.text ?? "" }
 
     private func startNode(_ name: String, port: Int) async throws -> Int {
-        let (child, actual) = try await ClusterProcesses.startNode(name: name, controlLink: "127.0.0.1:\(balancerPort)/\(name)",
-                                                                   directory: dir, port: port,
-                                                                   options: ["--config", configFile(name).path])
+        let (child, actual) = try await ClusterProcesses.startNode(
+            name: name, controlLink: "127.0.0.1:\(balancerPort)/\(name)",
+            directory: dir, port: port,
+            options: ["--config", configFile(name).path])
         children[name] = child
         return actual
     }

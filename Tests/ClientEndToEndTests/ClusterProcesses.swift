@@ -75,18 +75,25 @@ enum ClusterProcesses {
     /// Starts a server node: `--node-name`, `--control-link`, on `port` (0: a free one), no MPN
     /// unless `options` say otherwise (`["--config", file]`). Its output is appended to
     /// `<name>.log` (a restarted node keeps its earlier lines).
-    static func startNode(name: String, controlLink: String, directory: URL, port: Int = 0,
-                          options: [String] = ["--no-mpn"]) async throws -> (ChildProcess, Int) {
+    static func startNode(
+        name: String, controlLink: String, directory: URL, port: Int = 0,
+        options: [String] = ["--no-mpn"]
+    ) async throws -> (ChildProcess, Int) {
         guard let binary = built("lightstreamer-server") else { throw TestError("lightstreamer-server is not built") }
         let output = directory.appendingPathComponent("\(name).log")
         let earlier = (try? String(contentsOf: output, encoding: .utf8))?.count ?? 0
-        let child = try await ChildProcess(executable: binary, arguments: [
-            "--port", String(port), "--node-name", name, "--control-link", controlLink, "--log-level", "notice",
-        ] + options, output: output, append: true)
+        let child = try await ChildProcess(
+            executable: binary,
+            arguments: [
+                "--port", String(port), "--node-name", name, "--control-link", controlLink, "--log-level", "notice",
+            ] + options, output: output, append: true)
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline, child.process.isRunning {
-            if let line = String(child.text.dropFirst(earlier)).split(separator: "\n").first(where: { $0.hasPrefix("lightstreamer-server ready on ") }),
-               let port = line.split(separator: ":").last.flatMap({ Int($0) }) {
+            if let line = String(child.text.dropFirst(earlier)).split(separator: "\n").first(where: {
+                $0.hasPrefix("lightstreamer-server ready on ")
+            }),
+                let port = line.split(separator: ":").last.flatMap({ Int($0) })
+            {
                 return (child, port)
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -101,9 +108,13 @@ enum ClusterProcesses {
         guard let nginx else { throw TestError("nginx not found") }
         let file = directory.appendingPathComponent("nginx.conf")
         try Data(config.utf8).write(to: file)
-        let child = try await ChildProcess(executable: nginx, arguments: ["-p", directory.path, "-c", file.path,
-                                                                                "-e", directory.appendingPathComponent("error.log").path],
-                                           output: directory.appendingPathComponent("nginx.out"))
+        let child = try await ChildProcess(
+            executable: nginx,
+            arguments: [
+                "-p", directory.path, "-c", file.path,
+                "-e", directory.appendingPathComponent("error.log").path,
+            ],
+            output: directory.appendingPathComponent("nginx.out"))
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline, child.process.isRunning {
             if let c = try? await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port).get() {

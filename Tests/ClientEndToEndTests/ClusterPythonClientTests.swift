@@ -8,10 +8,12 @@ import Testing
 /// new session on another node, receive and send there, and the others notice nothing.
 /// Needs nginx, `LS_TEST_POSTGRES_URL` and the interop venv (scripts/test.sh provides all three;
 /// CI fails without them).
-@Suite(.serialized, .timeLimit(.minutes(3)),
-       .enabled(if: (ClusterProcesses.nginx != nil && ClusterProcesses.postgresURL != nil && OfficialPythonClient.python != nil)
-                || ProcessInfo.processInfo.environment["CI"] != nil,
-                "nginx, LS_TEST_POSTGRES_URL or the interop venv missing (scripts/test.sh provides them)"))
+@Suite(
+    .serialized, .timeLimit(.minutes(3)),
+    .enabled(
+        if: (ClusterProcesses.nginx != nil && ClusterProcesses.postgresURL != nil && OfficialPythonClient.python != nil)
+            || ProcessInfo.processInfo.environment["CI"] != nil,
+        "nginx, LS_TEST_POSTGRES_URL or the interop venv missing (scripts/test.sh provides them)"))
 struct ClusterPythonClientTests {
     static let nodeNames = ["node-1", "node-2", "node-3"]
     static let sessions = 30
@@ -19,8 +21,9 @@ struct ClusterPythonClientTests {
     @Test func thirtyOfficialClientsThenOneNodeKilled() async throws {
         let url = try #require(ClusterProcesses.postgresURL, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)")
         let python = try #require(OfficialPythonClient.python, "no venv with lightstreamer-client-lib (scripts/test.sh makes it)")
-        let cluster = try await ClusterOnPostgres.start(names: Self.nodeNames, postgresURL: url, failTimeout: 10,
-                                                        label: "cluster-python")
+        let cluster = try await ClusterOnPostgres.start(
+            names: Self.nodeNames, postgresURL: url, failTimeout: 10,
+            label: "cluster-python")
         let dir = cluster.dir
         let balancerPort = cluster.balancerPort
         var driverProcess: ChildProcess?
@@ -28,9 +31,11 @@ struct ClusterPythonClientTests {
             let signal = dir.appendingPathComponent("killed")
             let driver = try await ChildProcess(
                 executable: URL(fileURLWithPath: python),
-                arguments: [OfficialPythonClient.interopDir.appendingPathComponent("cluster_driver.py").path,
-                            "--url", "http://127.0.0.1:\(balancerPort)", "--sessions", String(Self.sessions),
-                            "--signal-file", signal.path],
+                arguments: [
+                    OfficialPythonClient.interopDir.appendingPathComponent("cluster_driver.py").path,
+                    "--url", "http://127.0.0.1:\(balancerPort)", "--sessions", String(Self.sessions),
+                    "--signal-file", signal.path,
+                ],
                 output: dir.appendingPathComponent("driver.out"))
             driverProcess = driver
 
@@ -83,8 +88,9 @@ struct ClusterPythonClientTests {
             #expect(affected.count == perNode[victimServer], "\(affected)")
             let seconds = affected.compactMap { $0["seconds"] as? Double }.sorted()
             for a in affected { print("  client \(a["i"] ?? "?") \(a["transport"] ?? "?"): \(a["statuses"] ?? "")") }
-            print("cluster with the official Python client: \(clients.count) sessions \(perNode); after kill -9 of \(victim), "
-                  + "its \(affected.count) clients received again after \(seconds.map { String(format: "%.2fs", $0) })")
+            print(
+                "cluster with the official Python client: \(clients.count) sessions \(perNode); after kill -9 of \(victim), "
+                    + "its \(affected.count) clients received again after \(seconds.map { String(format: "%.2fs", $0) })")
             for _ in 0..<250 where driver.process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
             #expect(!driver.process.isRunning && driver.process.terminationStatus == 0, "driver: \(driver.text.suffix(2_000))")
         } catch {

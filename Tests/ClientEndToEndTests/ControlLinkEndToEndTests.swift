@@ -1,9 +1,10 @@
 import Foundation
-@testable import LightstreamerClient
 import LightstreamerServer
 import NIOConcurrencyHelpers
 import NIOPosix
 import Testing
+
+@testable import LightstreamerClient
 
 /// Our client against a server whose CONOK names a control link, over real sockets: the client
 /// reaches the server through an "entry" proxy (the balancer's address) and the control link
@@ -106,8 +107,9 @@ import Testing
             #expect(!s.entry.clientText.contains("bind_session"), "\(s.entry.clientText)")
             // Then the stream went back to WebSocket, opened on the control link too.
             try await waitUntil(seconds: 10) { s.link.clientText.contains("GET /lightstreamer HTTP/1.1") }
-            #expect(s.entry.clientText.components(separatedBy: "GET /lightstreamer HTTP/1.1").count == 2,
-                    "one WebSocket opened through the entry")
+            #expect(
+                s.entry.clientText.components(separatedBy: "GET /lightstreamer HTTP/1.1").count == 2,
+                "one WebSocket opened through the entry")
             client.disconnect()
         } catch {
             await s.stop()

@@ -1,7 +1,8 @@
 import Foundation
-@testable import LightstreamerClient
 import LightstreamerServer
 import Testing
+
+@testable import LightstreamerClient
 
 /// More features against our server: content-length rebinds, two-level COMMAND, Stream-Sense,
 /// live frequency and transport changes, async views.
@@ -103,7 +104,9 @@ final class FrequencyRecorder: SubscriptionDelegate, @unchecked Sendable {
     var values: [RealMaxFrequency?] { lock.withLock { _values } }
     func subscription(_ subscription: Subscription, didClearSnapshotForItemName itemName: String?, itemPos: UInt) {}
     func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forCommandSecondLevelItemWithKey key: String) {}
-    func subscription(_ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String) {}
+    func subscription(
+        _ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String
+    ) {}
     func subscription(_ subscription: Subscription, didEndSnapshotForItemName itemName: String?, itemPos: UInt) {}
     func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forItemName itemName: String?, itemPos: UInt) {}
     func subscription(_ subscription: Subscription, didUpdateItem itemUpdate: ItemUpdate) {}

@@ -1,8 +1,9 @@
 import Foundation
-@testable import LightstreamerClient
 import LightstreamerServer
 import MPNModule
 import Testing
+
+@testable import LightstreamerClient
 
 /// The client against our server (DEMO adapter set), in process, on every transport.
 /// Every wait is bounded (a few seconds); nothing sleeps for a fixed time to pass.
@@ -64,8 +65,9 @@ import Testing
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let (client, events) = server.client(transport: transport)
-        let stocks = Subscription(subscriptionMode: .MERGE, items: ["item1", "item2"],
-                                  fields: ["stock_name", "last_price", "time"])
+        let stocks = Subscription(
+            subscriptionMode: .MERGE, items: ["item1", "item2"],
+            fields: ["stock_name", "last_price", "time"])
         let stockUpdates = UpdateRecorder()
         stocks.addDelegate(stockUpdates)
         let chat = Subscription(subscriptionMode: .DISTINCT, item: "chat_room", fields: ["message", "timestamp", "IP", "nick"])
@@ -126,8 +128,10 @@ struct TestServer: Sendable {
     let stopper: @Sendable () async -> Void
 
     static func demoSet() -> AdapterSet {
-        DemoAdapters.makeDemoAdapterSet(options: .init(stockUpdatesPerSecond: 5, counterUpdatesPerSecond: 20,
-                                                       portfolioChangesPerSecond: 2))
+        DemoAdapters.makeDemoAdapterSet(
+            options: .init(
+                stockUpdatesPerSecond: 5, counterUpdatesPerSecond: 20,
+                portfolioChangesPerSecond: 2))
     }
 
     static func start() async throws -> TestServer {
@@ -145,8 +149,9 @@ struct TestServer: Sendable {
         app.logFile = logFile
         mpn.apple = [app]
         mpn.google = [app]
-        let server = try await LightstreamerMPNServer.make(options: ServerOptions(host: "127.0.0.1", port: 0),
-                                                          adapterSets: [demoSet()], mpn: mpn)
+        let server = try await LightstreamerMPNServer.make(
+            options: ServerOptions(host: "127.0.0.1", port: 0),
+            adapterSets: [demoSet()], mpn: mpn)
         try await server.start()
         guard let port = server.port else { throw TestError("no port") }
         return TestServer(port: port, stopper: { await server.shutdown() })
@@ -205,7 +210,9 @@ final class UpdateRecorder: SubscriptionDelegate, @unchecked Sendable {
 
     func subscription(_ subscription: Subscription, didClearSnapshotForItemName itemName: String?, itemPos: UInt) {}
     func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forCommandSecondLevelItemWithKey key: String) {}
-    func subscription(_ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String) {}
+    func subscription(
+        _ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String
+    ) {}
     func subscription(_ subscription: Subscription, didEndSnapshotForItemName itemName: String?, itemPos: UInt) {}
     func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forItemName itemName: String?, itemPos: UInt) {}
     func subscription(_ subscription: Subscription, didUpdateItem itemUpdate: ItemUpdate) {
@@ -226,8 +233,12 @@ final class MessageRecorder: ClientMessageDelegate, @unchecked Sendable {
     var outcomes: [String] { lock.withLock { _outcomes } }
     private func add(_ s: String) { lock.withLock { _outcomes.append(s) } }
     func client(_ client: LightstreamerClient, didAbortMessage originalMessage: String, sentOnNetwork: Bool) { add("aborted") }
-    func client(_ client: LightstreamerClient, didDenyMessage originalMessage: String, withCode code: Int, error: String) { add("denied \(code)") }
+    func client(_ client: LightstreamerClient, didDenyMessage originalMessage: String, withCode code: Int, error: String) {
+        add("denied \(code)")
+    }
     func client(_ client: LightstreamerClient, didDiscardMessage originalMessage: String) { add("discarded") }
     func client(_ client: LightstreamerClient, didFailMessage originalMessage: String) { add("failed") }
-    func client(_ client: LightstreamerClient, didProcessMessage originalMessage: String, withResponse response: String) { add("processed") }
+    func client(_ client: LightstreamerClient, didProcessMessage originalMessage: String, withResponse response: String) {
+        add("processed")
+    }
 }

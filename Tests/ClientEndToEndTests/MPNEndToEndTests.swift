@@ -1,7 +1,8 @@
 import Foundation
-@testable import LightstreamerClient
 import LightstreamerServer
 import Testing
+
+@testable import LightstreamerClient
 
 /// The MPN API against our server's MPN Module (SQLite store, log provider): register,
 /// subscribe with a trigger on the demo `counter` item, see it trigger (and exactly one
@@ -20,7 +21,9 @@ struct MPNEndToEndTests {
         func mpnDeviceDidRegister(_ device: MPNDevice) { add("registered") }
         func mpnDeviceDidSuspend(_ device: MPNDevice) {}
         func mpnDeviceDidResume(_ device: MPNDevice) {}
-        func mpnDevice(_ device: MPNDevice, didFailRegistrationWithErrorCode code: Int, message: String?) { add("registrationFailed \(code)") }
+        func mpnDevice(_ device: MPNDevice, didFailRegistrationWithErrorCode code: Int, message: String?) {
+            add("registrationFailed \(code)")
+        }
         func mpnDevice(_ device: MPNDevice, didChangeStatus status: MPNDevice.Status, timestamp: Int64) {}
         func mpnDeviceDidUpdateSubscriptions(_ device: MPNDevice) { add("updated") }
         func mpnDeviceDidResetBadge(_ device: MPNDevice) {}
@@ -29,12 +32,16 @@ struct MPNEndToEndTests {
         func mpnSubscriptionDidRemoveDelegate(_ subscription: MPNSubscription) {}
         func mpnSubscriptionDidSubscribe(_ subscription: MPNSubscription) { add("subscribed") }
         func mpnSubscriptionDidUnsubscribe(_ subscription: MPNSubscription) { add("unsubscribed") }
-        func mpnSubscription(_ subscription: MPNSubscription, didFailSubscriptionWithErrorCode code: Int, message: String?) { add("subscriptionFailed \(code)") }
+        func mpnSubscription(_ subscription: MPNSubscription, didFailSubscriptionWithErrorCode code: Int, message: String?) {
+            add("subscriptionFailed \(code)")
+        }
         func mpnSubscription(_ subscription: MPNSubscription, didFailUnsubscriptionWithErrorCode code: Int, message: String?) {}
         func mpnSubscriptionDidTrigger(_ subscription: MPNSubscription) { add("triggered") }
         func mpnSubscription(_ subscription: MPNSubscription, didChangeStatus status: MPNSubscription.Status, timestamp: Int64) {}
         func mpnSubscription(_ subscription: MPNSubscription, didChangeProperty property: String) {}
-        func mpnSubscription(_ subscription: MPNSubscription, didFailModificationWithErrorCode code: Int, message: String?, property: String) {}
+        func mpnSubscription(
+            _ subscription: MPNSubscription, didFailModificationWithErrorCode code: Int, message: String?, property: String
+        ) {}
     }
 
     @Test func triggerThenFindAgainAfterReconnect() async throws {

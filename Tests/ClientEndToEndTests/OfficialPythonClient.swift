@@ -9,9 +9,11 @@ enum OfficialPythonClient {
 
     static var python: String? {
         let root = interopDir.deletingLastPathComponent().deletingLastPathComponent()
-        let candidates: [String?] = [ProcessInfo.processInfo.environment["LS_INTEROP_PYTHON"],
-                          root.appendingPathComponent(".venv-interop/bin/python").path,
-                          interopDir.appendingPathComponent(".venv/bin/python").path]
+        let candidates: [String?] = [
+            ProcessInfo.processInfo.environment["LS_INTEROP_PYTHON"],
+            root.appendingPathComponent(".venv-interop/bin/python").path,
+            interopDir.appendingPathComponent(".venv/bin/python").path,
+        ]
         return candidates.compactMap { $0 }.first { !$0.isEmpty && FileManager.default.isExecutableFile(atPath: $0) }
     }
 
@@ -19,7 +21,8 @@ enum OfficialPythonClient {
     static func events(_ event: String, in text: String) -> [[String: Any]] {
         text.split(separator: "\n").compactMap { line in
             guard line.hasPrefix("{"), let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  obj["event"] as? String == event else { return nil }
+                obj["event"] as? String == event
+            else { return nil }
             return obj
         }
     }

@@ -27,9 +27,10 @@ final class RecordingProxy: Sendable {
                 ClientBootstrap(group: child.eventLoop).connect(host: "127.0.0.1", port: target()).flatMapThrowing { upstream in
                     // Both channels are on the child's event loop.
                     try upstream.pipeline.syncOperations.addHandler(Forwarder(peer: child, record: nil))
-                    try child.pipeline.syncOperations.addHandler(Forwarder(peer: upstream) { bytes in
-                        sent.withLockedValue { $0.append(contentsOf: bytes) }
-                    })
+                    try child.pipeline.syncOperations.addHandler(
+                        Forwarder(peer: upstream) { bytes in
+                            sent.withLockedValue { $0.append(contentsOf: bytes) }
+                        })
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()

@@ -1,13 +1,15 @@
 import Crypto
 import Foundation
-#if canImport(Security)
-import Security
-#endif
-@testable import LightstreamerClient
 import LightstreamerServer
 import MPNTestSupport
 import Testing
 import X509
+
+@testable import LightstreamerClient
+
+#if canImport(Security)
+import Security
+#endif
 
 /// https and wss against the in-process server with a test CA's certificate for `localhost`:
 /// the client trusts the CA through the internal hook; `certificatePins` with the server's
@@ -33,8 +35,9 @@ import X509
             let keyFile = dir.appendingPathComponent("key.pem").path
             try (leafPEM + "\n" + caPEM + "\n").write(toFile: chain, atomically: true, encoding: .utf8)
             try leaf.keyPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
-            return TestPKI(caPEM: caPEM, leafPEM: leafPEM, otherPEM: other.pem, directory: dir,
-                           chainFile: chain, keyFile: keyFile)
+            return TestPKI(
+                caPEM: caPEM, leafPEM: leafPEM, otherPEM: other.pem, directory: dir,
+                chainFile: chain, keyFile: keyFile)
         }
     }
 
@@ -76,8 +79,9 @@ import X509
         #if canImport(Security)
         let base64 = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
         guard let der = Data(base64Encoded: base64),
-              let certificate = SecCertificateCreateWithData(nil, der as CFData),
-              let key = SecCertificateCopyKey(certificate) else { throw TestError("no key in \(pem)") }
+            let certificate = SecCertificateCreateWithData(nil, der as CFData),
+            let key = SecCertificateCopyKey(certificate)
+        else { throw TestError("no key in \(pem)") }
         return key
         #else
         return try SecKey(certificatePEM: pem)
@@ -156,7 +160,7 @@ import X509
         #expect(client.connectionDetails.certificatePins.isEmpty)
         let key = try pinKey(pki.leafPEM)
         client.connectionDetails.certificatePins = [key]
-        client.connectionDetails.certificatePins = [try pinKey(pki.leafPEM)]  // same key
+        client.connectionDetails.certificatePins = [try pinKey(pki.leafPEM)] // same key
         client.connectionDetails.certificatePins = []
         try await waitUntil(seconds: 30) { rec.properties.filter { $0 == "certificatePins" }.count >= 2 }
         try await Task.sleep(for: .milliseconds(100))

@@ -34,8 +34,9 @@ import Testing
         let r = try await InteropTests.runOffPool(venvPython, [driver, "--chromium", chromium] + arguments, timeout: 150)
         let line = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
         let report = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
-        #expect(r.status == 0 && report["ok"] as? Bool == true,
-                "driver exited \(r.status): \(r.stdout.suffix(4000))\n\(r.stderr.suffix(2000))")
+        #expect(
+            r.status == 0 && report["ok"] as? Bool == true,
+            "driver exited \(r.status): \(r.stdout.suffix(4000))\n\(r.stderr.suffix(2000))")
         return report
     }
 
@@ -56,8 +57,10 @@ import Testing
         let port = try #require(server.port)
         let shot = Self.artifacts.appendingPathComponent("welcome.png")
         try? FileManager.default.removeItem(at: shot)
-        let report = try await Self.drive(["--url", "http://127.0.0.1:\(port)/", "--scenario", "welcome",
-                                           "--auth", "\(Self.admin.user):\(Self.admin.password)", "--screenshot", shot.path])
+        let report = try await Self.drive([
+            "--url", "http://127.0.0.1:\(port)/", "--scenario", "welcome",
+            "--auth", "\(Self.admin.user):\(Self.admin.password)", "--screenshot", shot.path,
+        ])
         // The page shows the thirty stocks by name, and saw prices move.
         let names = report["stocks"] as? [String] ?? []
         #expect(names.count == DemoAdapters.stockItemCount && names.allSatisfy { !$0.isEmpty }, "\(names)")
@@ -106,10 +109,12 @@ import Testing
 
         let shot = Self.artifacts.appendingPathComponent("dashboard.png")
         try? FileManager.default.removeItem(at: shot)
-        let report = try await Self.drive(["--url", "http://127.0.0.1:\(port)/dashboard", "--scenario", "dashboard",
-                                           "--auth", "\(Self.admin.user):\(Self.admin.password)",
-                                           "--destroy-session", victim, "--block", "--settle", "4",
-                                           "--screenshot", shot.path])
+        let report = try await Self.drive([
+            "--url", "http://127.0.0.1:\(port)/dashboard", "--scenario", "dashboard",
+            "--auth", "\(Self.admin.user):\(Self.admin.password)",
+            "--destroy-session", victim, "--block", "--settle", "4",
+            "--screenshot", shot.path,
+        ])
         // The destroyed client got END 32, and the server blocks new sessions.
         try await Self.waitUntil { recorder.errors.contains(32) }
         #expect(server.admin.newSessionsBlocked)
@@ -179,7 +184,9 @@ final class ChatRecorder: SubscriptionDelegate, @unchecked Sendable {
     var endOfSnapshot: Bool { lock.withLock { _ended } }
     func subscription(_ subscription: Subscription, didClearSnapshotForItemName itemName: String?, itemPos: UInt) {}
     func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forCommandSecondLevelItemWithKey key: String) {}
-    func subscription(_ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String) {}
+    func subscription(
+        _ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String
+    ) {}
     func subscription(_ subscription: Subscription, didEndSnapshotForItemName itemName: String?, itemPos: UInt) {
         lock.withLock { _ended = true }
     }

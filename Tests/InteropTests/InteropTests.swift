@@ -24,8 +24,9 @@ import Testing
 
     static let pythonAvailable = python != nil
 
-    @Test(.enabled(if: pythonAvailable, "python3 with venv and pip is not available: interop with the official client skipped"),
-          .timeLimit(.minutes(5)))
+    @Test(
+        .enabled(if: pythonAvailable, "python3 with venv and pip is not available: interop with the official client skipped"),
+        .timeLimit(.minutes(5)))
     func officialPythonClientOnEveryTransport() async throws {
         let python = try #require(Self.python)
         let venvPython = try await withCheckedThrowingContinuation { c in
@@ -34,8 +35,10 @@ import Testing
 
         var options = ServerOptions(host: "127.0.0.1", port: 0)
         options.adapterSetAliases = ["DEFAULT": "DEMO"]
-        let demo = DemoAdapters.makeDemoAdapterSet(options: .init(stockUpdatesPerSecond: 5, counterUpdatesPerSecond: 10,
-                                                                 portfolioChangesPerSecond: 1))
+        let demo = DemoAdapters.makeDemoAdapterSet(
+            options: .init(
+                stockUpdatesPerSecond: 5, counterUpdatesPerSecond: 10,
+                portfolioChangesPerSecond: 1))
         let server = LightstreamerServer(options: options, adapterSets: [demo])
         try await server.start()
         defer { Task { await server.shutdown() } }
@@ -47,10 +50,14 @@ import Testing
         let results = try await withThrowingTaskGroup(of: (String, ProcessResult).self) { group in
             for t in transports {
                 group.addTask {
-                    let r = try await Self.runOffPool(venvPython, [driver, "--port", String(port), "--transport", t,
-                                                      "--refused-code", String(DemoAdapters.refusedLoginCode),
-                                                      "--chat-fields", "message", "timestamp", "IP", "nick"],
-                                         timeout: 200)
+                    let r = try await Self.runOffPool(
+                        venvPython,
+                        [
+                            driver, "--port", String(port), "--transport", t,
+                            "--refused-code", String(DemoAdapters.refusedLoginCode),
+                            "--chat-fields", "message", "timestamp", "IP", "nick",
+                        ],
+                        timeout: 200)
                     return (t, r)
                 }
             }
@@ -64,8 +71,9 @@ import Testing
             var scenarios: [String: Bool] = [:]
             for line in lines {
                 guard let data = line.data(using: .utf8),
-                      let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                      let name = obj["scenario"] as? String, let ok = obj["ok"] as? Bool else { continue }
+                    let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                    let name = obj["scenario"] as? String, let ok = obj["ok"] as? Bool
+                else { continue }
                 scenarios[name] = ok
                 summary.append("\(transport) \(name): \(ok ? "ok" : "FAILED") — \(obj["detail"] ?? "") (\(obj["seconds"] ?? "?") s)")
             }
@@ -86,14 +94,16 @@ import Testing
     static func prepareVenv(python: String) throws -> String {
         // CI (scripts/test.sh) prepares the venv and names its python.
         if let given = ProcessInfo.processInfo.environment["LS_INTEROP_PYTHON"], FileManager.default.isExecutableFile(atPath: given),
-           let r = try? run(given, ["-c", importCheck], timeout: 30), r.status == 0 {
+            let r = try? run(given, ["-c", importCheck], timeout: 30), r.status == 0
+        {
             return given
         }
         let venv = interopDir.appendingPathComponent(".venv")
         let venvPython = venv.appendingPathComponent("bin/python").path
         let requirements = interopDir.appendingPathComponent("requirements.txt").path
         if FileManager.default.isExecutableFile(atPath: venvPython),
-           let r = try? run(venvPython, ["-c", importCheck], timeout: 30), r.status == 0 {
+            let r = try? run(venvPython, ["-c", importCheck], timeout: 30), r.status == 0
+        {
             return venvPython
         }
         let created = try run(python, ["-m", "venv", venv.path], timeout: 120)
@@ -135,13 +145,20 @@ import Testing
         nonisolated(unsafe) var outData = Data()
         nonisolated(unsafe) var errData = Data()
         group.enter()
-        Thread { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }.start()
+        Thread {
+            outData = out.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }.start()
         group.enter()
-        Thread { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }.start()
+        Thread {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }.start()
         p.waitUntilExit()
         group.wait()
         killer.cancel()
-        return ProcessResult(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                             stderr: String(decoding: errData, as: UTF8.self))
+        return ProcessResult(
+            status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 }

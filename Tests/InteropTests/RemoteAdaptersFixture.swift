@@ -28,14 +28,19 @@ extension RemoteAdaptersInteropTests {
 
     /// Starts the SDK's Metadata and Data Adapters (`remote_adapters.py`, credentials
     /// remote1/change-me) on `ports`, with `extra` arguments; the caller terminates them.
-    static func spawnRemotes(_ venvPython: String, ports: [String: Int], runFor seconds: Int,
-                             extra: [String] = []) throws -> [Process] {
+    static func spawnRemotes(
+        _ venvPython: String, ports: [String: Int], runFor seconds: Int,
+        extra: [String] = []
+    ) throws -> [Process] {
         let script = InteropTests.interopDir.appendingPathComponent("remote_adapters.py").path
         var remotes: [Process] = []
         for (role, key) in [("metadata", "metadata"), ("data", "data:DEFAULT")] {
             let port = try #require(ports[key], "the server did not bind its \(key) remote port")
-            remotes.append(try spawn(venvPython, [script, "--role", role, "--port", String(port)] + extra
-                + ["--user", "remote1", "--password", "change-me", "--run-for", String(seconds)]))
+            remotes.append(
+                try spawn(
+                    venvPython,
+                    [script, "--role", role, "--port", String(port)] + extra
+                        + ["--user", "remote1", "--password", "change-me", "--run-for", String(seconds)]))
         }
         return remotes
     }
@@ -49,16 +54,20 @@ extension RemoteAdaptersInteropTests {
 
     /// An MPN-enabled server (SQLite store and a log provider under `dir`) with the adapter set of
     /// `configJSON`, started once the SDK's two adapters (spawned here, run for 60 s) connected.
-    static func startMPNServer(configJSON: String, dir: URL, venvPython: String) async throws
-        -> (server: LightstreamerMPNServer, remotes: [Process]) {
+    static func startMPNServer(
+        configJSON: String, dir: URL, venvPython: String
+    ) async throws
+        -> (server: LightstreamerMPNServer, remotes: [Process])
+    {
         let config = try JSONDecoder().decode(AdapterSetConfiguration.self, from: Data(configJSON.utf8))
         let set = config.makeAdapterSet()
         var mpn = MPNConfiguration.demoDefault(sqlitePath: dir.appendingPathComponent("mpn.sqlite").path)
         var app = MPNConfiguration.Application(id: "*")
         app.logFile = dir.appendingPathComponent("notifications.jsonl").path
         mpn.apple = [app]
-        let server = try await LightstreamerMPNServer.make(options: ServerOptions(host: "127.0.0.1", port: 0),
-                                                          adapterSets: [set], mpn: mpn)
+        let server = try await LightstreamerMPNServer.make(
+            options: ServerOptions(host: "127.0.0.1", port: 0),
+            adapterSets: [set], mpn: mpn)
         let starting = Task { try await server.start() }
         let remotes = try spawnRemotes(venvPython, ports: try await remotePorts(of: set), runFor: 60)
         do {

@@ -19,9 +19,11 @@ import Testing
          "dataAdapters": [{"name": "DEFAULT", "remote": {"port": 0, "user": "remote1", "password": "change-me"}}]}
         """#
 
-    @Test(.enabled(if: InteropTests.pythonAvailable || inCI,
-                   "python3 with venv and pip is not available: interop with the Remote Adapter SDK skipped"),
-          .timeLimit(.minutes(5)))
+    @Test(
+        .enabled(
+            if: InteropTests.pythonAvailable || inCI,
+            "python3 with venv and pip is not available: interop with the Remote Adapter SDK skipped"),
+        .timeLimit(.minutes(5)))
     func pythonRemoteAdaptersServeTheOfficialClient() async throws {
         let venvPython = try await Self.venvPython()
         let config = try JSONDecoder().decode(AdapterSetConfiguration.self, from: Data(Self.configJSON.utf8))
@@ -41,16 +43,21 @@ import Testing
         let port = try #require(server.port)
 
         let transports = ["WS-STREAMING", "HTTP-STREAMING", "WS-POLLING", "HTTP-POLLING"]
-        let scenarios = ["merge_snapshot", "command", "distinct_nulls", "group_schema", "message", "message_refused",
-                         "refused_login"]
+        let scenarios = [
+            "merge_snapshot", "command", "distinct_nulls", "group_schema", "message", "message_refused",
+            "refused_login",
+        ]
         let driver = InteropTests.interopDir.appendingPathComponent("interop_driver.py").path
         let results = try await withThrowingTaskGroup(of: (String, InteropTests.ProcessResult).self) { group in
             for t in transports {
                 group.addTask {
-                    let r = try await InteropTests.runOffPool(venvPython, [
-                        driver, "--port", String(port), "--transport", t, "--adapter-set", "REMOTE",
-                        "--refused-adapter-set", "REMOTE", "--refused-code", "-7", "--refused-message", "deny this",
-                        "--refused-message-code", "-5", "--scenarios"] + scenarios, timeout: 150)
+                    let r = try await InteropTests.runOffPool(
+                        venvPython,
+                        [
+                            driver, "--port", String(port), "--transport", t, "--adapter-set", "REMOTE",
+                            "--refused-adapter-set", "REMOTE", "--refused-code", "-7", "--refused-message", "deny this",
+                            "--refused-message-code", "-5", "--scenarios",
+                        ] + scenarios, timeout: 150)
                     return (t, r)
                 }
             }
@@ -63,7 +70,8 @@ import Testing
             var passed: [String: Bool] = [:]
             for line in r.stdout.split(separator: "\n") {
                 guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                      let name = obj["scenario"] as? String, let ok = obj["ok"] as? Bool else { continue }
+                    let name = obj["scenario"] as? String, let ok = obj["ok"] as? Bool
+                else { continue }
                 passed[name] = ok
                 summary.append("\(transport) \(name): \(ok ? "ok" : "FAILED") — \(obj["detail"] ?? "")")
             }
@@ -82,11 +90,17 @@ import Testing
         }
         defer { for f in signals { try? FileManager.default.removeItem(atPath: f) } }
         let outages = zip(transports, signals).map { transport, signal in
-            (transport, Task {
-                try await InteropTests.runOffPool(venvPython, [
-                    driver, "--port", String(port), "--transport", transport, "--adapter-set", "REMOTE",
-                    "--signal-file", signal, "--outage-gap", "1.0", "--scenarios", "remote_outage"], timeout: 90)
-            })
+            (
+                transport,
+                Task {
+                    try await InteropTests.runOffPool(
+                        venvPython,
+                        [
+                            driver, "--port", String(port), "--transport", transport, "--adapter-set", "REMOTE",
+                            "--signal-file", signal, "--outage-gap", "1.0", "--scenarios", "remote_outage",
+                        ], timeout: 90)
+                }
+            )
         }
         var signalled = false
         for _ in 0..<300 where !signalled {
@@ -106,8 +120,13 @@ import Testing
             let down = server.metrics.prometheusText(nowMillis: 2)
             #expect(down.contains(#"lightstreamer_remote_adapter_connected{adapter_set="REMOTE",adapter="data:DEFAULT"} 0"#))
             try await Task.sleep(for: .milliseconds(1500))
-            remotes.append(try Self.spawn(venvPython, [script, "--role", "data", "--port", String(dataPort),
-                                                       "--user", "remote1", "--password", "change-me", "--run-for", "240"]))
+            remotes.append(
+                try Self.spawn(
+                    venvPython,
+                    [
+                        script, "--role", "data", "--port", String(dataPort),
+                        "--user", "remote1", "--password", "change-me", "--run-for", "240",
+                    ]))
         }
         for (transport, outage) in outages {
             let o = try await outage.value

@@ -25,13 +25,17 @@ extension RemoteAdaptersInteropTests {
         func mpnSubscriptionDidTrigger(_ subscription: MPNSubscription) {}
         func mpnSubscription(_ subscription: MPNSubscription, didChangeStatus status: MPNSubscription.Status, timestamp: Int64) {}
         func mpnSubscription(_ subscription: MPNSubscription, didChangeProperty property: String) {}
-        func mpnSubscription(_ subscription: MPNSubscription, didFailModificationWithErrorCode code: Int, message: String?,
-                             property: String) {}
+        func mpnSubscription(
+            _ subscription: MPNSubscription, didFailModificationWithErrorCode code: Int, message: String?,
+            property: String
+        ) {}
     }
 
-    @Test(.enabled(if: InteropTests.pythonAvailable || inCI,
-                   "python3 with venv and pip is not available: interop with the Remote Adapter SDK skipped"),
-          .timeLimit(.minutes(2)))
+    @Test(
+        .enabled(
+            if: InteropTests.pythonAvailable || inCI,
+            "python3 with venv and pip is not available: interop with the Remote Adapter SDK skipped"),
+        .timeLimit(.minutes(2)))
     func pythonRemoteMetadataVetoesMPNActivationAndTokenChange() async throws {
         let venvPython = try await Self.venvPython()
         let dir = try Self.temporaryDirectory("ls-remote-mpn-hooks")
@@ -72,8 +76,9 @@ extension RemoteAdaptersInteropTests {
         c1.disconnect()
         #expect(activations["item1"] == ["subscribed"], "accepted activation: \(activations)")
         let refusedActivation = activations["denied1"] ?? []
-        #expect(refusedActivation.count == 1 && refusedActivation.first?.hasPrefix("failed -11") == true,
-                "refused activation: \(activations)")
+        #expect(
+            refusedActivation.count == 1 && refusedActivation.first?.hasPrefix("failed -11") == true,
+            "refused activation: \(activations)")
 
         // MDC: a device registered with one token, then again with another (the client sends the
         // change, as the previous token is in its token store): the remote refuses with -12.

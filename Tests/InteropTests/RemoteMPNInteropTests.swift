@@ -27,9 +27,11 @@ extension RemoteAdaptersInteropTests {
         func mpnDevice(_ device: MPNDevice, didFailBadgeResetWithErrorCode code: Int, message: String?) {}
     }
 
-    @Test(.enabled(if: InteropTests.pythonAvailable || inCI,
-                   "python3 with venv and pip is not available: interop with the Remote Adapter SDK skipped"),
-          .timeLimit(.minutes(2)))
+    @Test(
+        .enabled(
+            if: InteropTests.pythonAvailable || inCI,
+            "python3 with venv and pip is not available: interop with the Remote Adapter SDK skipped"),
+        .timeLimit(.minutes(2)))
     func pythonRemoteMetadataVetoesAnMPNDevice() async throws {
         let venvPython = try await Self.venvPython()
         let dir = try Self.temporaryDirectory("ls-remote-mpn")

@@ -8,9 +8,11 @@ import Testing
 /// both the Metadata and the Data Adapter, and the official Python client gets MERGE updates
 /// with snapshot and DISTINCT updates with nulls through them.
 extension RemoteAdaptersInteropTests {
-    @Test(.enabled(if: InteropTests.pythonAvailable || inCI,
-                   "python3 with venv and pip is not available: interop with the Remote Adapter SDK skipped"),
-          .timeLimit(.minutes(3)))
+    @Test(
+        .enabled(
+            if: InteropTests.pythonAvailable || inCI,
+            "python3 with venv and pip is not available: interop with the Remote Adapter SDK skipped"),
+        .timeLimit(.minutes(3)))
     func pythonRemoteAdaptersOverTLS() async throws {
         let venvPython = try await Self.venvPython()
         let dir = try Self.temporaryDirectory("ls-remote-tls")
@@ -26,19 +28,23 @@ extension RemoteAdaptersInteropTests {
 
         let tls = ServerConfiguration.TLS(certificateChainPath: certFile, privateKeyPath: keyFile)
         var metadata = MetadataConfiguration()
-        metadata.remote = RemoteAdapterConfiguration(port: 0, credentials: RemoteCredentials(user: "remote1", password: "change-me"),
-                                                     tls: tls)
-        let data = RemoteAdapterConfiguration(port: 0, credentials: RemoteCredentials(user: "remote1", password: "change-me"),
-                                              tls: tls)
-        var config = AdapterSetConfiguration(name: "REMOTE", metadata: metadata,
-                                             dataAdapters: [DataAdapterConfiguration(name: "DEFAULT", items: [:], remote: data)])
+        metadata.remote = RemoteAdapterConfiguration(
+            port: 0, credentials: RemoteCredentials(user: "remote1", password: "change-me"),
+            tls: tls)
+        let data = RemoteAdapterConfiguration(
+            port: 0, credentials: RemoteCredentials(user: "remote1", password: "change-me"),
+            tls: tls)
+        var config = AdapterSetConfiguration(
+            name: "REMOTE", metadata: metadata,
+            dataAdapters: [DataAdapterConfiguration(name: "DEFAULT", items: [:], remote: data)])
         config.remoteWaitMillis = 30_000
         let set = config.makeAdapterSet()
         let server = LightstreamerServer(options: ServerOptions(host: "127.0.0.1", port: 0), adapterSets: [set])
         let starting = Task { try await server.start() }
         let ports = try await Self.remotePorts(of: set)
-        let remotes = try Self.spawnRemotes(venvPython, ports: ports, runFor: 150,
-                                            extra: ["--host", "localhost", "--tls-ca", caFile])
+        let remotes = try Self.spawnRemotes(
+            venvPython, ports: ports, runFor: 150,
+            extra: ["--host", "localhost", "--tls-ca", caFile])
         defer { for p in remotes where p.isRunning { p.terminate() } }
         try await starting.value
         defer { Task { await server.shutdown() } }
@@ -47,13 +53,17 @@ extension RemoteAdaptersInteropTests {
 
         let driver = InteropTests.interopDir.appendingPathComponent("interop_driver.py").path
         let scenarios = ["merge_snapshot", "distinct_nulls"]
-        let r = try await InteropTests.runOffPool(venvPython, [
-            driver, "--port", String(port), "--transport", "WS-STREAMING", "--adapter-set", "REMOTE", "--scenarios"] + scenarios,
+        let r = try await InteropTests.runOffPool(
+            venvPython,
+            [
+                driver, "--port", String(port), "--transport", "WS-STREAMING", "--adapter-set", "REMOTE", "--scenarios",
+            ] + scenarios,
             timeout: 100)
         var passed: [String: Bool] = [:]
         for line in r.stdout.split(separator: "\n") {
             guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let name = obj["scenario"] as? String, let ok = obj["ok"] as? Bool else { continue }
+                let name = obj["scenario"] as? String, let ok = obj["ok"] as? Bool
+            else { continue }
             passed[name] = ok
         }
         #expect(r.status == 0, "driver exited \(r.status)\n\(r.stdout)\n\(r.stderr.suffix(3000))")

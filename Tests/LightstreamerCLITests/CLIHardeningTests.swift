@@ -10,9 +10,12 @@ extension CLITests {
     ])
     func triggerStartingWithADashIsAValue(trigger: [String]) async throws {
         // Port 9 (discard) refuses: the arguments parse, then no session is made.
-        let r = try await Self.run(["mpn", "subscribe", "--server", "http://127.0.0.1:9", "--device-token", "abcd",
-                                    "--app-id", "a", "--items", "i1", "--fields", "f1", "--format", "{}", "--timeout", "1"]
-                                   + trigger)
+        let r = try await Self.run(
+            [
+                "mpn", "subscribe", "--server", "http://127.0.0.1:9", "--device-token", "abcd",
+                "--app-id", "a", "--items", "i1", "--fields", "f1", "--format", "{}", "--timeout", "1",
+            ]
+                + trigger)
         #expect(r.code == 3, "\(r.stderr)")
         #expect(r.stderr.contains("no session with the server"), "\(r.stderr)")
     }
@@ -31,8 +34,10 @@ extension CLILiveServerTests {
         let server = try await LiveServer.start()
         defer { Task { await server.stop() } }
         let device = ["--server", server.address, "--device-token", Self.randomToken(), "--app-id", "com.example.app", "--json"]
-        let r = try await CLITests.run(["mpn", "subscribe"] + device + [
-            "--items", "item1", "--fields", "stock_name", "--format", #"{"aps":{"alert":"x"}}"#, "--data-adapter", "NO_SUCH_ADAPTER"])
+        let r = try await CLITests.run(
+            ["mpn", "subscribe"] + device + [
+                "--items", "item1", "--fields", "stock_name", "--format", #"{"aps":{"alert":"x"}}"#, "--data-adapter", "NO_SUCH_ADAPTER",
+            ])
         #expect(r.code == 2, "\(r.stderr)")
         let line = r.stderr.split(separator: "\n").first { $0.hasPrefix("MPN subscription refused by the server: ") }
         let rest = try #require(line, "\(r.stderr)").dropFirst("MPN subscription refused by the server: ".count)
@@ -47,8 +52,10 @@ extension CLILiveServerTests {
         defer { Task { await server.stop() } }
         let device = ["--server", server.address, "--device-token", Self.randomToken(), "--app-id", "com.example.app", "--json"]
         let trigger = "-1 < Double.parseDouble(${last_price})"
-        let r = try await CLITests.run(["mpn", "subscribe"] + device + [
-            "--items", "item1", "--fields", "stock_name,last_price", "--format", #"{"aps":{"alert":"x"}}"#, "--trigger", trigger])
+        let r = try await CLITests.run(
+            ["mpn", "subscribe"] + device + [
+                "--items", "item1", "--fields", "stock_name,last_price", "--format", #"{"aps":{"alert":"x"}}"#, "--trigger", trigger,
+            ])
         #expect(r.code == 0, "\(r.stderr)")
         #expect(r.events.first?["trigger"] as? String == trigger)
     }
@@ -61,8 +68,11 @@ extension CLILiveServerTests {
         let store = FileManager.default.temporaryDirectory.appendingPathComponent("cli-store-\(UUID().uuidString)").path
         let env = ["LS_MPN_STORE_DIR": store]
         func register(_ token: String, _ extra: [String] = []) async throws -> String {
-            let r = try await CLITests.run(["mpn", "register", "--server", server.address, "--device-token", token,
-                                            "--app-id", "com.example.app", "--json"] + extra, environment: env)
+            let r = try await CLITests.run(
+                [
+                    "mpn", "register", "--server", server.address, "--device-token", token,
+                    "--app-id", "com.example.app", "--json",
+                ] + extra, environment: env)
             #expect(r.code == 0, "\(r.stderr)")
             return try #require(r.events.first?["device_id"] as? String, "\(r.stdout) \(r.stderr)")
         }
@@ -82,8 +92,10 @@ extension CLILiveServerTests {
     @Test func serverDyingMidCommandIsReported() async throws {
         let server = try await LiveServer.start()
         defer { Task { await server.stop() } }
-        let r = try await CLITests.run(["subscribe", "--server", server.address, "--items", "item1", "--fields", "stock_name",
-                                        "--json", "--timeout", "25"]) { stdout in
+        let r = try await CLITests.run([
+            "subscribe", "--server", server.address, "--items", "item1", "--fields", "stock_name",
+            "--json", "--timeout", "25",
+        ]) { stdout in
             // Once the session is up, the server dies.
             let deadline = ContinuousClock.now + .seconds(20)
             while !stdout.text.contains(#""status":"CONNECTED:"#), ContinuousClock.now < deadline {

@@ -35,7 +35,8 @@ import Testing
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let p = Process()
             p.executableURL = binary
-            p.arguments = ["--port", "0", "--mpn-store", dir.appendingPathComponent("mpn.sqlite").path, "--log-level", "warning"]
+            p.arguments =
+                ["--port", "0", "--mpn-store", dir.appendingPathComponent("mpn.sqlite").path, "--log-level", "warning"]
                 + extra
             let out = Pipe(), err = Pipe()
             p.standardOutput = out
@@ -52,7 +53,8 @@ import Testing
             while true {
                 // "lightstreamer-server ready on http://127.0.0.1:PORT"
                 if let line = stdout.text.split(separator: "\n").first(where: { $0.hasPrefix("lightstreamer-server ready on ") }),
-                   let port = line.split(separator: ":").last.flatMap({ Int($0) }) {
+                    let port = line.split(separator: ":").last.flatMap({ Int($0) })
+                {
                     return LiveServer(process: p, port: port, stderr: stderr, directory: dir)
                 }
                 if !p.isRunning || Date() > deadline {
@@ -81,8 +83,10 @@ import Testing
     @Test func subscribeCountAndSendAgainstTheDemoServer() async throws {
         let server = try await LiveServer.start()
         defer { Task { await server.stop() } }
-        let sub = try await CLITests.run(["subscribe", "--server", server.address, "--items", "item1,item2",
-                                          "--fields", "stock_name,last_price", "--count", "3", "--json", "--timeout", "20"])
+        let sub = try await CLITests.run([
+            "subscribe", "--server", server.address, "--items", "item1,item2",
+            "--fields", "stock_name,last_price", "--count", "3", "--json", "--timeout", "20",
+        ])
         #expect(sub.code == 0, "\(sub.stderr)")
         let updates = sub.events.filter { $0["event"] as? String == "update" }
         #expect(updates.count == 3)
@@ -106,8 +110,10 @@ import Testing
         let server = try await LiveServer.start()
         defer { Task { await server.stop() } }
         let token = (0..<16).map { _ in String(format: "%02x", Int.random(in: 0..<256)) }.joined()
-        let device = ["--server", server.address, "--device-token", token, "--app-id", "com.example.app", "--platform", "Apple",
-                      "--json"]
+        let device = [
+            "--server", server.address, "--device-token", token, "--app-id", "com.example.app", "--platform", "Apple",
+            "--json",
+        ]
 
         let reg = try await CLITests.run(["mpn", "register"] + device)
         #expect(reg.code == 0, "\(reg.stderr)")
@@ -115,9 +121,11 @@ import Testing
         #expect(reg.events.first?["status"] as? String == "REGISTERED")
 
         let format = #"{"aps":{"alert":"${stock_name} is at ${last_price}"}}"#
-        let subscribe = try await CLITests.run(["mpn", "subscribe"] + device + [
-            "--mode", "MERGE", "--items", "item1", "--fields", "stock_name,last_price", "--format", format,
-            "--trigger", "Double.parseDouble(${last_price}) > 1.0"])
+        let subscribe = try await CLITests.run(
+            ["mpn", "subscribe"] + device + [
+                "--mode", "MERGE", "--items", "item1", "--fields", "stock_name,last_price", "--format", format,
+                "--trigger", "Double.parseDouble(${last_price}) > 1.0",
+            ])
         #expect(subscribe.code == 0, "\(subscribe.stderr)")
         let created = try #require(subscribe.events.first)
         let id = try #require(created["id"] as? String)
@@ -166,15 +174,18 @@ import Testing
     @Test func readmeMPNExampleWorks() async throws {
         let server = try await LiveServer.start()
         defer { Task { await server.stop() } }
-        let register = try await CLITests.run(["mpn", "register", "--device-token", "0a1b2c", "--app-id", "com.example.app",
-                                               "--platform", "Apple", "--server", server.address])
+        let register = try await CLITests.run([
+            "mpn", "register", "--device-token", "0a1b2c", "--app-id", "com.example.app",
+            "--platform", "Apple", "--server", server.address,
+        ])
         #expect(register.code == 0, "\(register.stderr)")
         #expect(register.stdout.hasSuffix(" REGISTERED\n"))
         let subscribe = try await CLITests.run([
             "mpn", "subscribe", "--device-token", "0a1b2c", "--app-id", "com.example.app", "--platform", "Apple",
             "--mode", "MERGE", "--items", "item1", "--fields", "stock_name,last_price",
             "--format", #"{"aps":{"alert":"${stock_name} is at ${last_price}"}}"#,
-            "--trigger", "Double.parseDouble(${last_price}) > 10.0", "--server", server.address])
+            "--trigger", "Double.parseDouble(${last_price}) > 10.0", "--server", server.address,
+        ])
         #expect(subscribe.code == 0, "\(subscribe.stderr)")
         let id = try #require(subscribe.stdout.split(separator: " ").first.map(String.init))
         #expect(subscribe.stdout == "\(id) SUBSCRIBED\n", "stderr: \(subscribe.stderr)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -22,17 +23,23 @@ import FoundationNetworking
     @Test func metricsAfterSessionsUpdatesAndAnMPNNotification() async throws {
         let server = try await CLILiveServerTests.LiveServer.start(arguments: ["--log-format", "json", "--log-level", "info"])
         defer { Task { await server.stop() } }
-        let sub = try await CLITests.run(["subscribe", "--server", server.address, "--items", "item1,item2", "--user", "carol",
-                                          "--fields", "stock_name,last_price", "--count", "5", "--json", "--timeout", "20"])
+        let sub = try await CLITests.run([
+            "subscribe", "--server", server.address, "--items", "item1,item2", "--user", "carol",
+            "--fields", "stock_name,last_price", "--count", "5", "--json", "--timeout", "20",
+        ])
         #expect(sub.code == 0, "\(sub.stderr)")
         let token = (0..<16).map { _ in String(format: "%02x", Int.random(in: 0..<256)) }.joined()
-        let device = ["--server", server.address, "--device-token", token, "--app-id", "com.example.metrics", "--platform", "Apple",
-                      "--json"]
+        let device = [
+            "--server", server.address, "--device-token", token, "--app-id", "com.example.metrics", "--platform", "Apple",
+            "--json",
+        ]
         let reg = try await CLITests.run(["mpn", "register"] + device)
         #expect(reg.code == 0, "\(reg.stderr)")
-        let mpn = try await CLITests.run(["mpn", "subscribe"] + device + [
-            "--mode", "MERGE", "--items", "item1", "--fields", "stock_name,last_price", "--format", #"{"aps":{"alert":"x"}}"#,
-            "--trigger", "Double.parseDouble(${last_price}) > 1.0"])
+        let mpn = try await CLITests.run(
+            ["mpn", "subscribe"] + device + [
+                "--mode", "MERGE", "--items", "item1", "--fields", "stock_name,last_price", "--format", #"{"aps":{"alert":"x"}}"#,
+                "--trigger", "Double.parseDouble(${last_price}) > 1.0",
+            ])
         #expect(mpn.code == 0, "\(mpn.stderr)")
         let id = try #require(mpn.events.first?["id"] as? String)
         let deadline = Date().addingTimeInterval(15)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -114,7 +115,8 @@ import Glibc
         // The shell ignores SIGINT (so Ctrl-C reaches only the CLI) and prints its exit status
         // on the main screen once the CLI has given the terminal back, then stays (a dead pane
         // is not drawn the same way); `kill-server` ends it.
-        let command = "sh -c 'trap \"\" INT; \(cli.path) subscribe --server \(server.address) --items \(items.joined(separator: ",")) "
+        let command =
+            "sh -c 'trap \"\" INT; \(cli.path) subscribe --server \(server.address) --items \(items.joined(separator: ",")) "
             + "--fields stock_name,last_price,time,pct_change --timeout 120; echo cli-exit=$?; sleep 30'"
         try Self.newSession(socket, ["-d", "-x", "120", "-y", "40", "-s", "t", command])
         defer { _ = try? Self.tmux(socket, ["kill-server"]) }
@@ -180,7 +182,8 @@ import Glibc
         defer { Task { await server.stop() } }
         let cli = try #require(CLITests.binary)
         let socket = "ls-cli-\(UUID().uuidString.prefix(8))"
-        let command = "\(cli.path) subscribe --server \(server.address) --mode COMMAND --items portfolio1 "
+        let command =
+            "\(cli.path) subscribe --server \(server.address) --mode COMMAND --items portfolio1 "
             + "--fields key,command,qty,price --timeout 60"
         try Self.newSession(socket, ["-d", "-x", "100", "-y", "30", "-s", "t", command])
         defer { _ = try? Self.tmux(socket, ["kill-server"]) }
@@ -210,7 +213,8 @@ import Glibc
         defer { Task { await server.stop() } }
         let cli = try #require(CLITests.binary)
         let socket = "ls-cli-\(UUID().uuidString.prefix(8))"
-        let command = "\(cli.path) subscribe --server \(server.address) --items item1 --fields stock_name,last_price "
+        let command =
+            "\(cli.path) subscribe --server \(server.address) --items item1 --fields stock_name,last_price "
             + "--count 3 --plain --timeout 30"
         try Self.newSession(socket, ["-d", "-x", "120", "-y", "40", "-s", "t", command])
         defer { _ = try? Self.tmux(socket, ["kill-server"]) }

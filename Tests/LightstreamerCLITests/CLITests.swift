@@ -36,8 +36,10 @@ import Testing
     /// `environment` adds to the test's (each run gets an MPN token store of its own unless it
     /// sets `LS_MPN_STORE_DIR`); `whileRunning` is called with the stdout read so far once the
     /// process has started, before waiting for its exit.
-    static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:],
-                    whileRunning: (@Sendable (OutputCollector) async throws -> Void)? = nil) async throws -> Result {
+    static func run(
+        _ arguments: [String], input: String = "", environment: [String: String] = [:],
+        whileRunning: (@Sendable (OutputCollector) async throws -> Void)? = nil
+    ) async throws -> Result {
         let binary = try #require(Self.binary, "the lightstreamer binary is built next to the tests")
         let p = Process()
         p.executableURL = binary
@@ -68,7 +70,10 @@ import Testing
         p.terminationHandler = { exit.set($0.terminationStatus) }
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
             Thread {
-                do { try p.run() } catch { c.resume(throwing: error); return }
+                do { try p.run() } catch {
+                    c.resume(throwing: error)
+                    return
+                }
                 c.resume()
                 stdin.fileHandleForWriting.write(Data(input.utf8))
                 try? stdin.fileHandleForWriting.close()
@@ -130,22 +135,23 @@ import Testing
     }
 
     @Test func sessionMPNCommandsNeverKillTheProgram() async throws {
-        let input = [
-            #"{"cmd":"mpn_subscribe","mpn":"m1","mode":"MERGE","items":["i1"],"fields":["f1"],"format":"{}"}"#,
-            #"{"cmd":"mpn_reset_badge"}"#,
-            #"{"cmd":"mpn_unsubscribe_filter","filter":"ALL"}"#,
-            #"{"cmd":"mpn_register","platform":"Windows","app_id":"a","token":"t"}"#,
-            #"{"cmd":"mpn_register","app_id":"com.example.app","token":"abcd"}"#,
-            #"{"cmd":"mpn_subscribe","mpn":"m1","mode":"RAW","items":["i1"],"fields":["f1"],"format":"{}"}"#,
-            #"{"cmd":"mpn_subscribe","mpn":"m1","mode":"MERGE","items":["i1"],"fields":["f1"]}"#,
-            #"{"cmd":"mpn_unsubscribe_filter","filter":"BAD"}"#,
-            #"{"cmd":"mpn_set_trigger","mpn":"nope","trigger":null}"#,
-            #"{"cmd":"mpn_subscribe","mpn":"m1","mode":"MERGE","items":["i1"],"fields":["f1"],"format":"{}","trigger":"x > 1","coalescing":true}"#,
-            #"{"cmd":"mpn_unsubscribe","mpn":"m1"}"#,
-            #"{"cmd":"mpn_bogus"}"#,
-            "not json",
-            #"{"cmd":"exit"}"#,
-        ].joined(separator: "\n") + "\n"
+        let input =
+            [
+                #"{"cmd":"mpn_subscribe","mpn":"m1","mode":"MERGE","items":["i1"],"fields":["f1"],"format":"{}"}"#,
+                #"{"cmd":"mpn_reset_badge"}"#,
+                #"{"cmd":"mpn_unsubscribe_filter","filter":"ALL"}"#,
+                #"{"cmd":"mpn_register","platform":"Windows","app_id":"a","token":"t"}"#,
+                #"{"cmd":"mpn_register","app_id":"com.example.app","token":"abcd"}"#,
+                #"{"cmd":"mpn_subscribe","mpn":"m1","mode":"RAW","items":["i1"],"fields":["f1"],"format":"{}"}"#,
+                #"{"cmd":"mpn_subscribe","mpn":"m1","mode":"MERGE","items":["i1"],"fields":["f1"]}"#,
+                #"{"cmd":"mpn_unsubscribe_filter","filter":"BAD"}"#,
+                #"{"cmd":"mpn_set_trigger","mpn":"nope","trigger":null}"#,
+                #"{"cmd":"mpn_subscribe","mpn":"m1","mode":"MERGE","items":["i1"],"fields":["f1"],"format":"{}","trigger":"x > 1","coalescing":true}"#,
+                #"{"cmd":"mpn_unsubscribe","mpn":"m1"}"#,
+                #"{"cmd":"mpn_bogus"}"#,
+                "not json",
+                #"{"cmd":"exit"}"#,
+            ].joined(separator: "\n") + "\n"
         let r = try await Self.run(["session", "--server", "http://127.0.0.1:9"], input: input)
         #expect(r.code == 0, "\(r.stderr)")
         let events = r.events

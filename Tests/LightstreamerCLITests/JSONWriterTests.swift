@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LightstreamerClient
 @testable import lightstreamer
 
@@ -77,8 +78,10 @@ import Testing
             ["event": "lost_updates", "sub": "s", "item": nil, "pos": nil, "lost": 3],
             ["event": "message_aborted", "msg": "m", "sent_on_network": true],
             ["capabilities": ["mpn", "second-level", "json-patch"]],
-            ["Zeta": 1, "alpha": 2, "Beta": 3, "10": 4, "9": 5, "a10": 6, "a9": 7, "_x": 8, "é": 9, "": 10, "A": 11, "a": 12,
-             "ä": 13, "x_1": 14, "x-1": 15, "x1": 16, "KEY": 17, "Key": 18, "key": 19, "F1": 20, "f2": 21, "f10": 22],
+            [
+                "Zeta": 1, "alpha": 2, "Beta": 3, "10": 4, "9": 5, "a10": 6, "a9": 7, "_x": 8, "é": 9, "": 10, "A": 11, "a": 12,
+                "ä": 13, "x_1": 14, "x-1": 15, "x1": 16, "KEY": 17, "Key": 18, "key": 19, "F1": 20, "f2": 21, "f10": 22,
+            ],
             ["nested": ["b": 1, "a": NSNull(), "c": ["x", 2, false]] as [String: Any], "empty": "", "list": [] as [Any]],
         ]
         for o in objects {
@@ -89,8 +92,10 @@ import Testing
     /// The update event, by name and by position, against the old dictionary rendering.
     @Test func updatesMatchTheOldRendering() {
         let cases: [(names: [String]?, values: [String?], changed: [Bool])] = [
-            (["stock_name", "last_price", "time", "Bid", "ask", "10", "9", "a\"b"],
-             ["ACME", "10.5", nil, "", "x\ny", "é😀", "\u{0}", "q"], [true, false, true, true, false, true, false, true]),
+            (
+                ["stock_name", "last_price", "time", "Bid", "ask", "10", "9", "a\"b"],
+                ["ACME", "10.5", nil, "", "x\ny", "é😀", "\u{0}", "q"], [true, false, true, true, false, true, false, true]
+            ),
             (nil, (1...12).map { $0 % 5 == 0 ? nil : "v\($0)" }, (1...12).map { $0 % 3 != 0 }),
             (["dup", "other", "dup"], ["1", "2", "3"], [true, false, false]),
             (["a", "b"], [], []),
@@ -98,8 +103,9 @@ import Testing
         for c in cases {
             for (itemName, pos) in [("item1", 1), (nil, 7)] as [(String?, Int)] {
                 for snapshot in [true, false] {
-                    let u = ItemUpdateValue(itemName: itemName, itemPos: pos, isSnapshot: snapshot, values: c.values,
-                                            changed: c.changed, fieldNames: c.names)
+                    let u = ItemUpdateValue(
+                        itemName: itemName, itemPos: pos, isSnapshot: snapshot, values: c.values,
+                        changed: c.changed, fieldNames: c.names)
                     let byName = c.names != nil
                     var printer = UpdateJSON()
                     let line = Self.text { printer.write(&$0, sub: "sub", u, names: byName) }
@@ -122,8 +128,10 @@ import Testing
             for (k, v) in u.fieldsByPositions { fields[String(k)] = v ?? NSNull() }
             for (k, v) in u.changedFieldsByPositions { changed[String(k)] = v ?? NSNull() }
         }
-        return ["event": "update", "sub": sub, "item": u.itemName, "pos": u.itemPos, "snapshot": u.isSnapshot,
-                "fields": fields, "changed": changed]
+        return [
+            "event": "update", "sub": sub, "item": u.itemName, "pos": u.itemPos, "snapshot": u.isSnapshot,
+            "fields": fields, "changed": changed,
+        ]
     }
 
     /// Table columns, against the old `String`-based padding.
@@ -133,8 +141,10 @@ import Testing
             let t = s.count > w - 1 ? String(s.prefix(w - 2)) + "…" : s
             return t + String(repeating: " ", count: max(1, w - t.count))
         }
-        for s in ["", "a", "item", "1234567890123", "12345678901234", "a much longer value than that", "∅", "é",
-                  "ééééééééééééééé", "😀😀", "line\r\nbreak and more text", "a\r\nb", "tab\there"] {
+        for s in [
+            "", "a", "item", "1234567890123", "12345678901234", "a much longer value than that", "∅", "é",
+            "ééééééééééééééé", "😀😀", "line\r\nbreak and more text", "a\r\nb", "tab\there",
+        ] {
             #expect(Self.text { UpdateTable.pad(&$0, s) } == old(s), "\(s)")
         }
     }

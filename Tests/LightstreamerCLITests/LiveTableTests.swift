@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import lightstreamer
 
 /// The live table's state (`LiveTable`, `RateMeter`) and its renderer, without a terminal.
@@ -18,10 +19,16 @@ import Testing
             if s[i] == "\u{1B}" {
                 // ESC [ params final
                 var j = s.index(after: i)
-                guard j < s.endIndex, s[j] == "[" else { i = j; continue }
+                guard j < s.endIndex, s[j] == "[" else {
+                    i = j
+                    continue
+                }
                 j = s.index(after: j)
                 var params = ""
-                while j < s.endIndex, !(s[j].isLetter) { params.append(s[j]); j = s.index(after: j) }
+                while j < s.endIndex, !(s[j].isLetter) {
+                    params.append(s[j])
+                    j = s.index(after: j)
+                }
                 if j < s.endIndex, s[j] == "H", let row = Int(params.split(separator: ";").first ?? "") { current = row }
                 i = j < s.endIndex ? s.index(after: j) : j
                 continue

@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
 import Foundation
 import Testing
+
+@testable import LightstreamerClient
 
 /// The public API surface: defaults, units, property events, preconditions
 /// (docs/protocol/CLIENT-API.md).
@@ -34,12 +35,14 @@ import Testing
     }
 
     @Test func statusStrings() {
-        #expect(LightstreamerClient.Status.allCases.map(\.description) == [
-            "CONNECTING", "CONNECTED:STREAM-SENSING", "CONNECTED:WS-STREAMING", "CONNECTED:HTTP-STREAMING",
-            "CONNECTED:WS-POLLING", "CONNECTED:HTTP-POLLING", "STALLED", "DISCONNECTED:WILL-RETRY",
-            "DISCONNECTED:TRYING-RECOVERY", "DISCONNECTED",
-        ])
-        #expect(TransportSelection.allCases.map(\.rawValue) == ["WS", "WS-STREAMING", "WS-POLLING", "HTTP", "HTTP-STREAMING", "HTTP-POLLING"])
+        #expect(
+            LightstreamerClient.Status.allCases.map(\.description) == [
+                "CONNECTING", "CONNECTED:STREAM-SENSING", "CONNECTED:WS-STREAMING", "CONNECTED:HTTP-STREAMING",
+                "CONNECTED:WS-POLLING", "CONNECTED:HTTP-POLLING", "STALLED", "DISCONNECTED:WILL-RETRY",
+                "DISCONNECTED:TRYING-RECOVERY", "DISCONNECTED",
+            ])
+        #expect(
+            TransportSelection.allCases.map(\.rawValue) == ["WS", "WS-STREAMING", "WS-POLLING", "HTTP", "HTTP-STREAMING", "HTTP-POLLING"])
         #expect(RequestedMaxBandwidth.limited(12.5).description == "12.5 kilobits/sec")
         #expect(RealMaxBandwidth.unmanaged.description == "unmanaged")
         #expect(RealMaxFrequency.limited(2).description == "2.0 updates/sec")
@@ -75,10 +78,11 @@ import Testing
         c.connectionDetails.adapterSet = "A"
         try await Task.sleep(for: .milliseconds(100))
         CallbackQueue.queue.sync {}
-        #expect(r.lock.withLock { r.names } == [
-            "+", "retryDelay", "forcedTransport", "HTTPExtraHeaders", "HTTPExtraHeadersOnSessionCreationOnly",
-            "requestedMaxBandwidth", "serverAddress", "password", "user", "adapterSet",
-        ])
+        #expect(
+            r.lock.withLock { r.names } == [
+                "+", "retryDelay", "forcedTransport", "HTTPExtraHeaders", "HTTPExtraHeadersOnSessionCreationOnly",
+                "requestedMaxBandwidth", "serverAddress", "password", "user", "adapterSet",
+            ])
     }
 
     @Test func subscriptionDefaultsAndSpec() {
@@ -106,8 +110,9 @@ import Testing
     }
 
     @Test func itemUpdateAccessors() {
-        let u = ItemUpdateValue(itemName: "i", itemPos: 1, isSnapshot: false, values: ["a", nil, "c"],
-                                changed: [true, false, true], fieldNames: ["f1", "f2", "f3"], patches: [2: "[]"])
+        let u = ItemUpdateValue(
+            itemName: "i", itemPos: 1, isSnapshot: false, values: ["a", nil, "c"],
+            changed: [true, false, true], fieldNames: ["f1", "f2", "f3"], patches: [2: "[]"])
         #expect(u.fields == ["f1": "a", "f2": nil, "f3": "c"])
         #expect(u.changedFields == ["f1": "a", "f3": "c"])
         #expect(u.changedFieldsByPositions == [1: "a", 3: "c"])
@@ -124,7 +129,8 @@ import Testing
             return
         }
         #expect(a.webSocketURL == "wss://host.com:8443/pre/lightstreamer")
-        #expect(a.httpURL(.control, session: "S") == "https://host.com:8443/pre/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=S")
+        #expect(
+            a.httpURL(.control, session: "S") == "https://host.com:8443/pre/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=S")
         #expect(ServerAddress.parse("ftp://x") == .failure(.badScheme))
         #expect(ServerAddress.parse("http://x?a=b") == .failure(.hasQuery))
         #expect(ServerAddress.parse("nonsense") == .failure(.malformed))
@@ -144,7 +150,9 @@ import Testing
         await #expect(processExitsWith: .failure) { _ = Subscription(subscriptionMode: .MERGE, items: ["1"], fields: ["x"]) }
         await #expect(processExitsWith: .failure) { Subscription(subscriptionMode: .RAW).requestedSnapshot = .yes }
         await #expect(processExitsWith: .failure) { Subscription(subscriptionMode: .MERGE).requestedSnapshot = .length(3) }
-        await #expect(processExitsWith: .failure) { LightstreamerClient(serverAddress: nil).subscribe(Subscription(subscriptionMode: .MERGE)) }
+        await #expect(processExitsWith: .failure) {
+            LightstreamerClient(serverAddress: nil).subscribe(Subscription(subscriptionMode: .MERGE))
+        }
         await #expect(processExitsWith: .failure) {
             LightstreamerClient(serverAddress: nil).sendMessage("x", withSequence: "bad seq")
         }

@@ -1,9 +1,11 @@
-@testable import LightstreamerClient
 import Foundation
+import Testing
+
+@testable import LightstreamerClient
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 
 /// Cookies are shared through `HTTPCookieStorage.shared`, sent on requests and WS upgrades.
 @Suite struct CookieTests {

@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
 import Foundation
 import Testing
+
+@testable import LightstreamerClient
 
 /// The `description`s and `LogManager.getLogger(_:)` as code written for the official 6.4
 /// client sees them.
@@ -17,8 +18,9 @@ import Testing
 
     @Test func connectionDetailsListOnlyWhatIsSet() {
         let c = LightstreamerClient(serverAddress: "http://localhost:8080", adapterSet: "DEMO")
-        #expect(c.connectionDetails.description
-            == "[serverAddress: http://localhost:8080, adapterSet: DEMO, libVersion: swift_client 6.4.0-alpha.1]")
+        #expect(
+            c.connectionDetails.description
+                == "[serverAddress: http://localhost:8080, adapterSet: DEMO, libVersion: swift_client 6.4.0-alpha.1]")
         c.connectionDetails.user = "alice"
         c.connectionDetails.setPassword("secret")
         let text = c.connectionDetails.description
@@ -29,9 +31,10 @@ import Testing
     @Test func connectionOptionsLeaveOutUnsetTimeoutsAndFalseFlags() {
         let c = LightstreamerClient(serverAddress: "http://localhost:8080", adapterSet: "DEMO")
         let o = c.connectionOptions
-        #expect(o.description == "[requestedMaxBandwidth: unlimited, retryDelay: 4000, firstRetryMaxDelay: 100, "
-            + "sessionRecoveryTimeout: 15000, stalledTimeout: 2000, reconnectTimeout: 3000, idleTimeout: 19000, "
-            + "contentLength: 50000000]")
+        #expect(
+            o.description == "[requestedMaxBandwidth: unlimited, retryDelay: 4000, firstRetryMaxDelay: 100, "
+                + "sessionRecoveryTimeout: 15000, stalledTimeout: 2000, reconnectTimeout: 3000, idleTimeout: 19000, "
+                + "contentLength: 50000000]")
         o.forcedTransport = .WS_STREAMING
         o.requestedMaxBandwidth = .limited(40)
         o.keepaliveInterval = 5000
@@ -51,8 +54,9 @@ import Testing
         #expect(s.description == "[mode: MERGE, items: [\"item1\", \"item2\"], fields: [\"last_price\"], requestedSnapshot: yes]")
         s.requestedMaxFrequency = .limited(2)
         s.dataAdapter = "QUOTE_ADAPTER"
-        #expect(s.description == "[mode: MERGE, items: [\"item1\", \"item2\"], fields: [\"last_price\"], "
-            + "dataAdapter: QUOTE_ADAPTER, requestedSnapshot: yes, requestedMaxFrequency: 2.0 updates/sec]")
+        #expect(
+            s.description == "[mode: MERGE, items: [\"item1\", \"item2\"], fields: [\"last_price\"], "
+                + "dataAdapter: QUOTE_ADAPTER, requestedSnapshot: yes, requestedMaxFrequency: 2.0 updates/sec]")
 
         let g = Subscription(subscriptionMode: .COMMAND)
         g.itemGroup = "portfolio1"
@@ -64,19 +68,22 @@ import Testing
 
         let m = MPNSubscription(subscriptionMode: .MERGE, item: "item1", fields: ["last_price"])
         m.triggerExpression = "Double.parseDouble(${last_price}) > 10"
-        #expect(m.description == "[mode: MERGE, items: [\"item1\"], fields: [\"last_price\"], "
-            + "trigger: Double.parseDouble(${last_price}) > 10]")
+        #expect(
+            m.description == "[mode: MERGE, items: [\"item1\"], fields: [\"last_price\"], "
+                + "trigger: Double.parseDouble(${last_price}) > 10]")
     }
 
     @Test func devicesAndUpdatesUseTheOfficialLayout() {
         let d = MPNDevice(deviceToken: "tok2", applicationId: "com.example.app", platform: "Google", tokenStore: nil)
         #expect(d.description == "[deviceToken: tok2, applicationId: com.example.app, platform: Google]")
 
-        let named = ItemUpdateValue(itemName: "item1", itemPos: 1, isSnapshot: false, values: ["a", nil],
-                                    changed: [true, true], fieldNames: ["f1", "f2"])
+        let named = ItemUpdateValue(
+            itemName: "item1", itemPos: 1, isSnapshot: false, values: ["a", nil],
+            changed: [true, true], fieldNames: ["f1", "f2"])
         #expect(named.description == "[f1:a,f2:nil]")
-        let unnamed = ItemUpdateValue(itemName: nil, itemPos: 1, isSnapshot: false, values: ["x", "y"],
-                                      changed: [true, false], fieldNames: nil)
+        let unnamed = ItemUpdateValue(
+            itemName: nil, itemPos: 1, isSnapshot: false, values: ["x", "y"],
+            changed: [true, false], fieldNames: nil)
         #expect(unnamed.description == "[1:x,2:y]")
     }
 

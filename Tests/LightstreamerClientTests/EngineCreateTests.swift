@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
 import TLCP
 import Testing
+
+@testable import LightstreamerClient
 
 /// docs/protocol/TLCP.md §6 E1, E3, E8, E9, E10 and the create/bind lifecycle.
 @Suite struct EngineCreateTests {
@@ -23,23 +24,26 @@ import Testing
     @Test func e3HTTPCreateStreamingBindAndControl() {
         var h = EngineHarness { $0.forcedTransport = .HTTP_STREAMING }
         h.send(.connect)
-        #expect(h.takeSent() == [
-            "http#1 http://server/lightstreamer/create_session.txt?LS_protocol=TLCP-2.5.0 "
-                + "LS_polling=true&LS_polling_millis=0&LS_idle_millis=0&LS_adapter_set=TEST&\(Self.cid)&LS_cause=api",
-        ])
+        #expect(
+            h.takeSent() == [
+                "http#1 http://server/lightstreamer/create_session.txt?LS_protocol=TLCP-2.5.0 "
+                    + "LS_polling=true&LS_polling_millis=0&LS_idle_millis=0&LS_adapter_set=TEST&\(Self.cid)&LS_cause=api"
+            ])
         h.receive(1, "CONOK,sid,70000,5000,*")
         #expect(h.status == "CONNECTED:STREAM-SENSING")
         h.receive(1, "LOOP,0")
-        #expect(h.takeSent() == [
-            "close#1",
-            "http#2 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
-                + "LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=http.loop",
-        ])
+        #expect(
+            h.takeSent() == [
+                "close#1",
+                "http#2 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+                    + "LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=http.loop",
+            ])
         h.send(.subscribe(key: 7, spec: spec(.distinct, items: ["item"], fields: ["f1", "f2"], snapshot: .no)))
-        #expect(h.takeSent() == [
-            "http#3 http://server/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=sid "
-                + "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=DISTINCT&LS_group=item&LS_schema=f1%20f2&LS_snapshot=false",
-        ])
+        #expect(
+            h.takeSent() == [
+                "http#3 http://server/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=sid "
+                    + "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=DISTINCT&LS_group=item&LS_schema=f1%20f2&LS_snapshot=false"
+            ])
         h.receive(3, "REQOK,1")
         h.send(.connectionClosed(3))
         h.receive(2, "CONOK,sid,70000,5000,*")
@@ -52,11 +56,12 @@ import Testing
         // LOOP at the end of the content length: a new streaming bind at once.
         _ = h.takeSent()
         h.receive(2, "LOOP,0")
-        #expect(h.takeSent() == [
-            "close#2",
-            "http#4 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
-                + "LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=http.loop",
-        ])
+        #expect(
+            h.takeSent() == [
+                "close#2",
+                "http#4 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+                    + "LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=http.loop",
+            ])
     }
 
     @Test func e8ControlLinkMovesTheBind() {
@@ -74,7 +79,10 @@ import Testing
     }
 
     @Test func controlLinkForHTTPControls() {
-        var h = EngineHarness { $0.forcedTransport = .HTTP_STREAMING; $0.requestedMaxBandwidth = .unlimited }
+        var h = EngineHarness {
+            $0.forcedTransport = .HTTP_STREAMING
+            $0.requestedMaxBandwidth = .unlimited
+        }
         h.send(.connect)
         h.receive(1, "CONOK,sid,70000,5000,host.com", "LOOP,0")
         h.receive(h.lastHTTP, "CONOK,sid,70000,5000,*")
@@ -82,10 +90,11 @@ import Testing
         var s = h.engine.settings
         s.requestedMaxBandwidth = .limited(1)
         h.send(.settingsChanged(s, property: "requestedMaxBandwidth"))
-        #expect(h.takeSent() == [
-            "http#3 http://host.com/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=sid "
-                + "LS_reqId=1&LS_op=constrain&LS_requested_max_bandwidth=1",
-        ])
+        #expect(
+            h.takeSent() == [
+                "http#3 http://host.com/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=sid "
+                    + "LS_reqId=1&LS_op=constrain&LS_requested_max_bandwidth=1"
+            ])
     }
 
     @Test func serverInstanceAddressIgnored() {
@@ -100,28 +109,41 @@ import Testing
         h.send(.connect)
         _ = h.takeSent()
         h.send(.connectionFailed(1, "refused"))
-        #expect(h.takeSent() == [
-            "close#1",
-            "http#2 http://server/lightstreamer/create_session.txt?LS_protocol=TLCP-2.5.0 "
-                + "LS_polling=true&LS_polling_millis=0&LS_idle_millis=0&LS_adapter_set=TEST&\(Self.cid)&LS_cause=ws.unavailable",
-        ].filter { $0 != "close#1" })
+        #expect(
+            h.takeSent()
+                == [
+                    "close#1",
+                    "http#2 http://server/lightstreamer/create_session.txt?LS_protocol=TLCP-2.5.0 "
+                        + "LS_polling=true&LS_polling_millis=0&LS_idle_millis=0&LS_adapter_set=TEST&\(Self.cid)&LS_cause=ws.unavailable",
+                ].filter { $0 != "close#1" })
         h.receive(2, "CONOK,sid,70000,5000,*", "LOOP,0")
         // WS gets another chance for the bind; it times out too.
-        #expect(h.takeSent() == ["close#2", "ws.open ws://server/lightstreamer"])  // wsok and the bind wait for the open
+        #expect(h.takeSent() == ["close#2", "ws.open ws://server/lightstreamer"]) // wsok and the bind wait for the open
         h.advance(4000)
-        #expect(h.takeSent() == ["close#3", "http#4 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
-            + "LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=ws.unavailable"])
+        #expect(
+            h.takeSent() == [
+                "close#3",
+                "http#4 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+                    + "LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=ws.unavailable",
+            ])
         // The streaming bind gets nothing within retryDelay (a buffering proxy may hold it while
         // the server has bound the session): force_rebind on a control connection, the stream
         // stays open.
         h.advance(4000)
-        #expect(h.takeSent() == ["http#5 http://server/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=sid "
-            + "LS_reqId=1&LS_op=force_rebind&LS_cause=http.streaming.unavailable"])
+        #expect(
+            h.takeSent() == [
+                "http#5 http://server/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=sid "
+                    + "LS_reqId=1&LS_op=force_rebind&LS_cause=http.streaming.unavailable"
+            ])
         h.receive(5, "REQOK,1")
         // The held stream finally delivers CONOK, then the LOOP the force_rebind caused.
         h.receive(4, "CONOK,sid,70000,5000,*", "LOOP,0")
-        #expect(h.takeSent() == ["close#4", "http#6 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
-            + "LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=http.loop"])
+        #expect(
+            h.takeSent() == [
+                "close#4",
+                "http#6 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+                    + "LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=http.loop",
+            ])
         h.receive(6, "CONOK,sid,70000,19000,*")
         #expect(h.status == "CONNECTED:HTTP-POLLING")
         #expect(h.engine.session?.id == "sid")
@@ -151,7 +173,7 @@ import Testing
         h.send(.connect)
         h.send(.connectionFailed(1, "refused"))
         h.receive(2, "CONOK,sid,70000,5000,*", "LOOP,0")
-        h.send(.connectionFailed(3, "refused"))  // the WS bind
+        h.send(.connectionFailed(3, "refused")) // the WS bind
         h.advance(4000)
         _ = h.takeSent()
         h.advance(4000)
@@ -159,8 +181,10 @@ import Testing
         #expect(sent.contains("close#4"))
         // The server may have written data on the mute stream: the polling bind says where the
         // client is (EngineUnansweredBindTests).
-        #expect(sent.last == "http#6 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
-            + "LS_session=sid&LS_recovery_from=0&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=http.streaming.unavailable")
+        #expect(
+            sent.last == "http#6 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+                + "LS_session=sid&LS_recovery_from=0&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=http.streaming.unavailable"
+        )
         h.receive(6, "CONOK,sid,70000,19000,*")
         #expect(h.status == "CONNECTED:HTTP-POLLING")
     }
@@ -177,13 +201,17 @@ import Testing
     }
 
     @Test func e10WebSocketPollingLoop() {
-        var h = EngineHarness { $0.forcedTransport = .WS_POLLING; $0.pollingInterval = 300 }
+        var h = EngineHarness {
+            $0.forcedTransport = .WS_POLLING
+            $0.pollingInterval = 300
+        }
         h.send(.connect)
         h.send(.webSocketOpened(1))
-        #expect(h.takeSent() == [
-            "ws.open ws://server/lightstreamer", "ws#1 wsok",
-            "ws#1 create_session|LS_polling=true&LS_polling_millis=300&LS_idle_millis=19000&LS_adapter_set=TEST&\(Self.cid)&LS_cause=api",
-        ])
+        #expect(
+            h.takeSent() == [
+                "ws.open ws://server/lightstreamer", "ws#1 wsok",
+                "ws#1 create_session|LS_polling=true&LS_polling_millis=300&LS_idle_millis=19000&LS_adapter_set=TEST&\(Self.cid)&LS_cause=api",
+            ])
         h.receive(1, "WSOK", "CONOK,sid,70000,15000,*")
         #expect(h.status == "CONNECTED:WS-POLLING")
         h.receive(1, "LOOP,300")
@@ -207,13 +235,18 @@ import Testing
         var h = EngineHarness { $0.forcedTransport = .HTTP_POLLING }
         h.send(.connect)
         h.receive(1, "CONOK,sid,70000,5000,*", "LOOP,0")
-        #expect(h.takeSent().last == "http#2 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
-            + "LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=http.loop")
+        #expect(
+            h.takeSent().last == "http#2 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+                + "LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=http.loop")
         h.receive(2, "CONOK,sid,70000,19000,*")
         #expect(h.status == "CONNECTED:HTTP-POLLING")
         h.receive(2, "LOOP,0")
-        #expect(h.takeSent() == ["close#2", "http#3 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
-            + "LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=http.loop"])
+        #expect(
+            h.takeSent() == [
+                "close#2",
+                "http#3 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+                    + "LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=http.loop",
+            ])
         // A poll that never answers: idle timeout, then recovery.
         h.advance(23000)
         #expect(h.status == "DISCONNECTED:TRYING-RECOVERY")
@@ -222,12 +255,17 @@ import Testing
     /// Polling options go into the first poll; later polls carry the LOOP delay and the idle
     /// time of the previous poll's CONOK, and wait the LOOP delay before binding.
     @Test func httpPollingHonoursOptionsLoopDelayAndConokIdle() {
-        var h = EngineHarness { $0.forcedTransport = .HTTP_POLLING; $0.pollingInterval = 1000; $0.idleTimeout = 5000 }
+        var h = EngineHarness {
+            $0.forcedTransport = .HTTP_POLLING
+            $0.pollingInterval = 1000
+            $0.idleTimeout = 5000
+        }
         h.send(.connect)
         #expect(h.takeSent().last?.contains("LS_polling=true&LS_polling_millis=0&LS_idle_millis=0&") == true)
         h.receive(1, "CONOK,sid,70000,5000,*", "LOOP,0")
-        #expect(h.takeSent().last == "http#2 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
-            + "LS_session=sid&LS_polling=true&LS_polling_millis=1000&LS_idle_millis=5000&LS_cause=http.loop")
+        #expect(
+            h.takeSent().last == "http#2 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+                + "LS_session=sid&LS_polling=true&LS_polling_millis=1000&LS_idle_millis=5000&LS_cause=http.loop")
         #expect(h.timers[.transport] == h.now + 5000 + 4000)
         h.receive(2, "CONOK,sid,70000,3000,*")
         h.receive(2, "LOOP,800")
@@ -235,8 +273,11 @@ import Testing
         h.advance(799)
         #expect(h.takeSent().isEmpty)
         h.advance(1)
-        #expect(h.takeSent() == ["http#3 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
-            + "LS_session=sid&LS_polling=true&LS_polling_millis=800&LS_idle_millis=3000&LS_cause=http.loop"])
+        #expect(
+            h.takeSent() == [
+                "http#3 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+                    + "LS_session=sid&LS_polling=true&LS_polling_millis=800&LS_idle_millis=3000&LS_cause=http.loop"
+            ])
         #expect(h.timers[.transport] == h.now + 3000 + 4000)
         // A poll answered at the end of its idle time is not a timeout.
         h.advance(3000)
@@ -259,8 +300,9 @@ import Testing
         h.receive(1, "WSOK", "CONOK,sid,70000,5000,*")
         #expect(h.takeSent() == ["ws#1 control|LS_reqId=1&LS_op=force_rebind&LS_close_socket=true&LS_cause=api"])
         h.receive(1, "REQOK,1", "LOOP,0")
-        #expect(h.takeSent().last == "http#2 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
-            + "LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=ws.loop")
+        #expect(
+            h.takeSent().last == "http#2 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+                + "LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=ws.loop")
         h.receive(2, "CONOK,sid,70000,19000,*")
         #expect(h.status == "CONNECTED:HTTP-POLLING")
     }
@@ -278,8 +320,11 @@ import Testing
         h.send(.settingsChanged(s, property: "forcedTransport"))
         #expect(h.takeSent().isEmpty)
         h.advance(500)
-        #expect(h.takeSent() == ["http#3 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
-            + "LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=http.loop"])
+        #expect(
+            h.takeSent() == [
+                "http#3 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+                    + "LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=http.loop"
+            ])
         h.receive(3, "CONOK,sid,70000,5000,*")
         #expect(h.status == "CONNECTED:HTTP-STREAMING")
     }
@@ -287,7 +332,10 @@ import Testing
     /// Streaming → polling on a live switch: the polling bind uses the options, not the
     /// streaming LOOP/CONOK values.
     @Test func forcedPollingSwitchLiveUsesTheOptions() {
-        var h = EngineHarness { $0.pollingInterval = 700; $0.idleTimeout = 9000 }
+        var h = EngineHarness {
+            $0.pollingInterval = 700
+            $0.idleTimeout = 9000
+        }
         h.connectWS()
         _ = h.takeSent()
         var s = h.engine.settings
@@ -295,7 +343,8 @@ import Testing
         h.send(.settingsChanged(s, property: "forcedTransport"))
         #expect(h.takeSent() == ["ws#1 control|LS_reqId=1&LS_op=force_rebind&LS_cause=api"])
         h.receive(1, "LOOP,0")
-        #expect(h.takeSent() == ["ws#1 bind_session|LS_session=sid&LS_polling=true&LS_polling_millis=700&LS_idle_millis=9000&LS_cause=ws.loop"])
+        #expect(
+            h.takeSent() == ["ws#1 bind_session|LS_session=sid&LS_polling=true&LS_polling_millis=700&LS_idle_millis=9000&LS_cause=ws.loop"])
         h.receive(1, "CONOK,sid,70000,9000,*")
         #expect(h.status == "CONNECTED:WS-POLLING")
     }
@@ -309,8 +358,9 @@ import Testing
         h.send(.settingsChanged(s, property: "forcedTransport"))
         #expect(h.takeSent() == ["ws#1 control|LS_reqId=1&LS_op=force_rebind&LS_close_socket=true&LS_cause=api"])
         h.receive(1, "LOOP,0")
-        #expect(h.takeSent().last == "http#2 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
-            + "LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=ws.loop")
+        #expect(
+            h.takeSent().last == "http#2 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+                + "LS_session=sid&LS_content_length=50000000&LS_send_sync=false&LS_cause=ws.loop")
         h.receive(2, "CONOK,sid,70000,5000,*")
         #expect(h.status == "CONNECTED:HTTP-STREAMING")
     }
@@ -325,8 +375,9 @@ import Testing
         }
         h.send(.connect)
         h.send(.webSocketOpened(1))
-        #expect(h.takeSent().last == "ws#1 create_session|LS_keepalive_millis=5000&LS_inactivity_millis=1000&LS_requested_max_bandwidth=40"
-            + "&LS_adapter_set=TEST&LS_user=u&\(Self.cid)&LS_send_sync=false&LS_cause=api&LS_password=p")
+        #expect(
+            h.takeSent().last == "ws#1 create_session|LS_keepalive_millis=5000&LS_inactivity_millis=1000&LS_requested_max_bandwidth=40"
+                + "&LS_adapter_set=TEST&LS_user=u&\(Self.cid)&LS_send_sync=false&LS_cause=api&LS_password=p")
     }
 
     @Test func disconnectDestroysTheSession() {
@@ -345,7 +396,10 @@ import Testing
 
 @Suite struct EngineHeaderTests {
     @Test func headersOnCreationOnlyCreateOverHTTPThenBindOverWS() {
-        var h = EngineHarness { $0.httpExtraHeaders = ["X-A": "1"]; $0.httpExtraHeadersOnSessionCreationOnly = true }
+        var h = EngineHarness {
+            $0.httpExtraHeaders = ["X-A": "1"]
+            $0.httpExtraHeadersOnSessionCreationOnly = true
+        }
         h.send(.connect)
         #expect(h.takeSent().first?.hasPrefix("http#1 http://server/lightstreamer/create_session.txt") == true)
         h.receive(1, "CONOK,sid,70000,5000,*", "LOOP,0")

@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
 import TLCP
 import Testing
+
+@testable import LightstreamerClient
 
 /// External (MPN) controls in the session engine: numbering of `activate`, the first request of
 /// a new session, and what happens to them when the session ends.
@@ -8,8 +9,10 @@ import Testing
     static let register = ControlOperation.mpnRegister(MPNRegisterParameters(platform: .google, applicationId: "app", deviceToken: "tok"))
 
     static func activate(_ group: String) -> ControlOperation {
-        .mpnActivate(MPNActivateParameters(subscriptionId: 0, mode: .merge, group: group, schema: "f1", deviceId: "devid",
-                                           notificationFormat: "fmt"))
+        .mpnActivate(
+            MPNActivateParameters(
+                subscriptionId: 0, mode: .merge, group: group, schema: "f1", deviceId: "devid",
+                notificationFormat: "fmt"))
     }
 
     static func dropped(_ n: [SessionEngine.Notification]) -> [String] {
@@ -28,14 +31,18 @@ import Testing
         h.send(.subscribe(key: 1, spec: spec(.merge, items: ["i1"], fields: ["f1"])))
         _ = h.takeSent()
         _ = h.takeNotifications()
-        h.send(.externalControls([SessionEngine.ExternalControl(token: 7, operation: Self.activate("a")),
-                                  SessionEngine.ExternalControl(token: 8, operation: Self.activate("b"))]))
+        h.send(
+            .externalControls([
+                SessionEngine.ExternalControl(token: 7, operation: Self.activate("a")),
+                SessionEngine.ExternalControl(token: 8, operation: Self.activate("b")),
+            ]))
         h.send(.subscribe(key: 2, spec: spec(.merge, items: ["i2"], fields: ["f1"])))
-        #expect(h.takeSent() == [
-            "ws#1 control|LS_reqId=2&LS_op=activate&LS_subId=2&LS_mode=MERGE&LS_group=a&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt"
-                + "|LS_reqId=3&LS_op=activate&LS_subId=3&LS_mode=MERGE&LS_group=b&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt",
-            "ws#1 control|LS_reqId=4&LS_op=add&LS_subId=4&LS_mode=MERGE&LS_group=i2&LS_schema=f1&LS_snapshot=true&LS_ack=false",
-        ])
+        #expect(
+            h.takeSent() == [
+                "ws#1 control|LS_reqId=2&LS_op=activate&LS_subId=2&LS_mode=MERGE&LS_group=a&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt"
+                    + "|LS_reqId=3&LS_op=activate&LS_subId=3&LS_mode=MERGE&LS_group=b&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt",
+                "ws#1 control|LS_reqId=4&LS_op=add&LS_subId=4&LS_mode=MERGE&LS_group=i2&LS_schema=f1&LS_snapshot=true&LS_ack=false",
+            ])
         let ids = h.takeNotifications().compactMap { n -> String? in
             if case .externalSubscriptionId(let t, let s) = n { return "\(t):\(s)" } else { return nil }
         }
@@ -48,10 +55,11 @@ import Testing
         h.send(.externalControl(token: 1, operation: Self.register, cause: "restore.token"))
         h.connectWS()
         let controls = h.takeSent().filter { $0.contains(" control|") }
-        #expect(controls == [
-            "ws#1 control|LS_reqId=1&LS_op=register&PN_type=Google&PN_appId=app&PN_deviceToken=tok&LS_cause=restore.token"
-                + "|LS_reqId=2&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=i1&LS_schema=f1&LS_snapshot=true&LS_ack=false",
-        ])
+        #expect(
+            controls == [
+                "ws#1 control|LS_reqId=1&LS_op=register&PN_type=Google&PN_appId=app&PN_deviceToken=tok&LS_cause=restore.token"
+                    + "|LS_reqId=2&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=i1&LS_schema=f1&LS_snapshot=true&LS_ack=false"
+            ])
     }
 
     @Test func requestForAnotherSessionComesBackUnsent() {
@@ -84,8 +92,9 @@ import Testing
         h.send(.externalControl(token: 4, operation: Self.register))
         _ = h.takeSent()
         h.connectWS()
-        #expect(h.takeSent().filter { $0.contains(" control|") } == [
-            "ws#3 control|LS_reqId=4&LS_op=register&PN_type=Google&PN_appId=app&PN_deviceToken=tok",
-        ])
+        #expect(
+            h.takeSent().filter { $0.contains(" control|") } == [
+                "ws#3 control|LS_reqId=4&LS_op=register&PN_type=Google&PN_appId=app&PN_deviceToken=tok"
+            ])
     }
 }

@@ -1,5 +1,6 @@
-@testable import LightstreamerClient
 import TLCP
+
+@testable import LightstreamerClient
 
 /// Drives a `SessionEngine` with a fake clock and records what it does as readable lines:
 /// `ws.open URL`, `ws#N request-name|params…` (a WS message, CR-LF shown as `|`),
@@ -133,7 +134,8 @@ extension String {
     }
 }
 
-func spec(_ mode: SubscriptionMode, items: [String], fields: [String], snapshot: SnapshotRequest? = .yes) -> SessionEngine.SubscriptionSpec {
+func spec(_ mode: SubscriptionMode, items: [String], fields: [String], snapshot: SnapshotRequest? = .yes) -> SessionEngine.SubscriptionSpec
+{
     var s = SessionEngine.SubscriptionSpec(mode: mode)
     s.items = items
     s.fields = fields
@@ -141,6 +143,8 @@ func spec(_ mode: SubscriptionMode, items: [String], fields: [String], snapshot:
     return s
 }
 
-func msg(_ text: String, sequence: String? = nil, timeout: Int = -1, outcome: Bool = true, enqueue: Bool = false) -> SessionEngine.MessageSpec {
+func msg(
+    _ text: String, sequence: String? = nil, timeout: Int = -1, outcome: Bool = true, enqueue: Bool = false
+) -> SessionEngine.MessageSpec {
     SessionEngine.MessageSpec(text: text, sequence: sequence, timeout: timeout, wantsOutcome: outcome, enqueueWhileDisconnected: enqueue)
 }

@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
 import TLCP
 import Testing
+
+@testable import LightstreamerClient
 
 /// A server sending fatal `ERROR`s, oversized numbers and explosive patches: the engine ends,
 /// clamps or fails the subscription as docs/RELIABILITY.md ("Numbers from a server") says, and
@@ -127,7 +128,10 @@ import Testing
     }
 
     @Test func hugeLoopDelayIsClampedToADay() {
-        var h = EngineHarness { $0.forcedTransport = .WS_POLLING; $0.pollingInterval = 300 }
+        var h = EngineHarness {
+            $0.forcedTransport = .WS_POLLING
+            $0.pollingInterval = 300
+        }
         h.send(.connect)
         h.send(.webSocketOpened(1))
         h.receive(1, "WSOK", "CONOK,sid,70000,999999999999999999,*")
@@ -140,8 +144,10 @@ import Testing
     }
 
     @Test func subokWithHugeCountsIsError61WithoutAllocating() {
-        for line in ["SUBOK,1,2000000000,1", "SUBOK,1,1,2000000000", "SUBOK,1,999999999999999999,1", "SUBOK,1,0,1",
-                     "SUBCMD,1,2000000000,2,1,2", "SUBCMD,1,1,2,1,2000000000"] {
+        for line in [
+            "SUBOK,1,2000000000,1", "SUBOK,1,1,2000000000", "SUBOK,1,999999999999999999,1", "SUBOK,1,0,1",
+            "SUBCMD,1,2000000000,2,1,2", "SUBCMD,1,1,2,1,2000000000",
+        ] {
             var h = EngineHarness()
             h.connectWS()
             var s = SessionEngine.SubscriptionSpec(mode: line.hasPrefix("SUBCMD") ? .command : .merge)

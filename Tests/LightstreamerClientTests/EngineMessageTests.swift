@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
 import TLCP
 import Testing
+
+@testable import LightstreamerClient
 
 /// docs/protocol/TLCP.md §6 E7: messages, sequences, outcomes, aborts.
 @Suite struct EngineMessageTests {
@@ -28,10 +29,11 @@ import Testing
         _ = h.takeSent()
         h.send(.sendMessage(key: 1, msg("foo", outcome: false)))
         h.send(.sendMessage(key: 2, msg("foo", sequence: "seq", timeout: 100, outcome: false)))
-        #expect(h.takeSent() == [
-            "ws#1 msg|LS_reqId=1&LS_message=foo&LS_outcome=false&LS_ack=false",
-            "ws#1 msg|LS_reqId=2&LS_message=foo&LS_outcome=false&LS_sequence=seq&LS_msg_prog=1&LS_max_wait=100",
-        ])
+        #expect(
+            h.takeSent() == [
+                "ws#1 msg|LS_reqId=1&LS_message=foo&LS_outcome=false&LS_ack=false",
+                "ws#1 msg|LS_reqId=2&LS_message=foo&LS_outcome=false&LS_sequence=seq&LS_msg_prog=1&LS_max_wait=100",
+            ])
     }
 
     @Test func failureCodes() {
@@ -71,10 +73,16 @@ import Testing
         _ = h.takeSent()
         h.send(.sendMessage(key: 1, msg("a")))
         h.send(.sendMessage(key: 2, msg("b")))
-        #expect(h.takeSent() == ["http#3 http://server/lightstreamer/msg.txt?LS_protocol=TLCP-2.5.0&LS_session=sid LS_reqId=1&LS_message=a&LS_msg_prog=1"])
+        #expect(
+            h.takeSent() == [
+                "http#3 http://server/lightstreamer/msg.txt?LS_protocol=TLCP-2.5.0&LS_session=sid LS_reqId=1&LS_message=a&LS_msg_prog=1"
+            ])
         h.receive(3, "REQOK,1")
         h.send(.connectionClosed(3))
-        #expect(h.takeSent() == ["http#4 http://server/lightstreamer/msg.txt?LS_protocol=TLCP-2.5.0&LS_session=sid LS_reqId=2&LS_message=b&LS_msg_prog=2"])
+        #expect(
+            h.takeSent() == [
+                "http#4 http://server/lightstreamer/msg.txt?LS_protocol=TLCP-2.5.0&LS_session=sid LS_reqId=2&LS_message=b&LS_msg_prog=2"
+            ])
         h.receive(4, "REQERR,2,-7,no")
         if case (2, .denied(-7, "no"))? = h.messageOutcomes().last {} else { Issue.record("deny expected") }
     }

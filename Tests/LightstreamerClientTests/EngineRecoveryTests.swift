@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
 import TLCP
 import Testing
+
+@testable import LightstreamerClient
 
 /// docs/protocol/TLCP.md §6 E6 and §4.1: recovery, PROG, retry policy, stall detection, malformed
 /// lines.
@@ -17,8 +18,11 @@ import Testing
         #expect(h.status == "DISCONNECTED:TRYING-RECOVERY")
         #expect((h.timers[.recovery] ?? 1000) <= 100)
         h.fire(.recovery)
-        #expect(h.takeSent() == ["http#2 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
-            + "LS_session=sid&LS_recovery_from=0&LS_polling=true&LS_polling_millis=0&LS_idle_millis=0&LS_cause=ws.error"])
+        #expect(
+            h.takeSent() == [
+                "http#2 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+                    + "LS_session=sid&LS_recovery_from=0&LS_polling=true&LS_polling_millis=0&LS_idle_millis=0&LS_cause=ws.error"
+            ])
         h.receive(2, "CONOK,sid,70000,5000,*", "PROG,0", "MSGDONE,*,1,", "LOOP,0")
         guard case (50, .processed(""))? = h.messageOutcomes().first else {
             Issue.record("message outcome missing")
@@ -37,7 +41,7 @@ import Testing
         h.connectWS()
         h.send(.subscribe(key: 1, spec: spec(.merge, items: ["counter"], fields: ["count"])))
         h.send(.sendMessage(key: 9, msg("foo")))
-        h.receive(1, "SUBOK,1,1,1", "U,1,1,1", "MSGDONE,*,1,", "U,1,1,2")   // 4 data notifications
+        h.receive(1, "SUBOK,1,1,1", "U,1,1,1", "MSGDONE,*,1,", "U,1,1,2") // 4 data notifications
         h.send(.connectionClosed(1))
         h.fire(.recovery)
         #expect(h.takeSent().last?.contains("LS_recovery_from=4") == true)
@@ -61,7 +65,9 @@ import Testing
         #expect(h.takeSent().isEmpty)
         h.advance(1)
         h.send(.webSocketOpened(h.lastWebSocket ?? 0))
-        #expect(h.takeSent().last == "ws#3 create_session|LS_adapter_set=TEST&\(Self.cid)&LS_old_session=sid&LS_send_sync=false&LS_cause=prog.mismatch.100.0")
+        #expect(
+            h.takeSent().last
+                == "ws#3 create_session|LS_adapter_set=TEST&\(Self.cid)&LS_old_session=sid&LS_send_sync=false&LS_cause=prog.mismatch.100.0")
     }
 
     @Test func recoveryFailsAfterSessionRecoveryTimeout() {
@@ -71,7 +77,10 @@ import Testing
         var attempts = 0
         for _ in 0..<10 where h.status == "DISCONNECTED:TRYING-RECOVERY" {
             h.fire(.recovery)
-            if let id = h.lastHTTP { attempts += 1; h.send(.connectionFailed(id, "refused")) }
+            if let id = h.lastHTTP {
+                attempts += 1
+                h.send(.connectionFailed(id, "refused"))
+            }
             h.advance(4000)
         }
         #expect(attempts >= 2)
@@ -200,13 +209,17 @@ import Testing
             g.connectWS()
             g.send(.subscribe(key: 1, spec: spec(.merge, items: ["i1"], fields: ["f1"])))
             g.receive(1, "SUBOK,1,1,1", "U,1,1,{}", garbage)
-            #expect(g.serverErrors().count + g.subscriptionEvents(1).filter { if case .failed(61, _) = $0 { true } else { false } }.count == 1,
-                    "\(garbage)")
+            #expect(
+                g.serverErrors().count + g.subscriptionEvents(1).filter { if case .failed(61, _) = $0 { true } else { false } }.count == 1,
+                "\(garbage)")
         }
     }
 
     @Test func e11ReverseHeartbeat() {
-        var h = EngineHarness { $0.reverseHeartbeatInterval = 1000; $0.adapterSet = nil }
+        var h = EngineHarness {
+            $0.reverseHeartbeatInterval = 1000
+            $0.adapterSet = nil
+        }
         h.send(.connect)
         h.send(.webSocketOpened(1))
         #expect(h.takeSent().last == "ws#1 create_session|LS_inactivity_millis=1000&\(Self.cid)&LS_send_sync=false&LS_cause=api")
@@ -225,7 +238,10 @@ import Testing
     }
 
     @Test func reverseHeartbeatOverHTTP() {
-        var h = EngineHarness { $0.reverseHeartbeatInterval = 1000; $0.forcedTransport = .HTTP_STREAMING }
+        var h = EngineHarness {
+            $0.reverseHeartbeatInterval = 1000
+            $0.forcedTransport = .HTTP_STREAMING
+        }
         h.send(.connect)
         h.receive(1, "CONOK,sid,70000,5000,*", "LOOP,0")
         _ = h.takeSent()

@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
 import TLCP
 import Testing
+
+@testable import LightstreamerClient
 
 /// Network input never traps: mutated and random server lines go through a live engine.
 @Suite struct EngineRobustnessTests {

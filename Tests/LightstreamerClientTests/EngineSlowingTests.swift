@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
-import Testing
 import TLCP
+import Testing
+
+@testable import LightstreamerClient
 
 /// `slowingEnabled` (docs/protocol/CLIENT-API.md §6, docs/protocol/TLCP.md §3.5, §5.4): SYNC asked
 /// for only with slowing on; a SYNC read much later than the server wrote it (seconds since the
@@ -29,7 +30,7 @@ import TLCP
         h.now += 10_000
         h.receive(1, "SYNC,10")
         h.now += 5_000
-        h.receive(1, "SYNC,12")  // 3 s late: tolerated
+        h.receive(1, "SYNC,12") // 3 s late: tolerated
         #expect(h.takeSent().isEmpty)
         // Read 10 s after the server wrote it: falling behind.
         h.now += 10_000
@@ -40,14 +41,18 @@ import TLCP
         h.receive(1, "SYNC,15")
         #expect(h.takeSent().isEmpty)
         h.receive(1, "REQOK,1", "LOOP,0")
-        #expect(h.takeSent() == ["ws#1 bind_session|LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=ws.loop"])
+        #expect(
+            h.takeSent() == ["ws#1 bind_session|LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=ws.loop"])
         h.receive(1, "CONOK,sid,70000,19000,*")
         #expect(h.status == "CONNECTED:WS-POLLING")
         #expect(h.engine.session?.id == "sid")
     }
 
     @Test func lateSyncOverHTTPStreamingSwitchesToHTTPPolling() {
-        var h = EngineHarness { $0.slowingEnabled = true; $0.forcedTransport = .HTTP }
+        var h = EngineHarness {
+            $0.slowingEnabled = true
+            $0.forcedTransport = .HTTP
+        }
         h.send(.connect)
         h.receive(1, "CONOK,sid,70000,5000,*", "LOOP,0")
         let bind = h.takeSent().last ?? ""
@@ -55,17 +60,24 @@ import TLCP
         h.receive(2, "CONOK,sid,70000,5000,*")
         h.now += 20_000
         h.receive(2, "SYNC,5")
-        #expect(h.takeSent() == ["http#3 http://server/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=sid "
-            + "LS_reqId=1&LS_op=force_rebind&LS_cause=slow"])
+        #expect(
+            h.takeSent() == [
+                "http#3 http://server/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=sid "
+                    + "LS_reqId=1&LS_op=force_rebind&LS_cause=slow"
+            ])
         h.receive(3, "REQOK,1")
         h.receive(2, "LOOP,0")
-        #expect(h.takeSent().last == "http#4 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
-            + "LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=http.loop")
+        #expect(
+            h.takeSent().last == "http#4 http://server/lightstreamer/bind_session.txt?LS_protocol=TLCP-2.5.0 "
+                + "LS_session=sid&LS_polling=true&LS_polling_millis=0&LS_idle_millis=19000&LS_cause=http.loop")
     }
 
     /// A forced streaming transport leaves no polling to slow down to.
     @Test func forcedStreamingTransportIsNotSlowedDown() {
-        var h = EngineHarness { $0.slowingEnabled = true; $0.forcedTransport = .WS_STREAMING }
+        var h = EngineHarness {
+            $0.slowingEnabled = true
+            $0.forcedTransport = .WS_STREAMING
+        }
         h.connectWS()
         _ = h.takeSent()
         h.now += 30_000

@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
 import TLCP
 import Testing
+
+@testable import LightstreamerClient
 
 /// The engine's lifecycle value: what each phase holds, and that ending a session drops it.
 @Suite struct EngineStateTests {
@@ -27,8 +28,12 @@ import Testing
     @Test func disconnectDropsTheSessionWithEverythingItHeld() {
         var h = EngineHarness()
         h.connectWS()
-        h.send(.sendMessage(key: 1, SessionEngine.MessageSpec(text: "m", sequence: "S", timeout: -1, wantsOutcome: true,
-                                                               enqueueWhileDisconnected: false)))
+        h.send(
+            .sendMessage(
+                key: 1,
+                SessionEngine.MessageSpec(
+                    text: "m", sequence: "S", timeout: -1, wantsOutcome: true,
+                    enqueueWhileDisconnected: false)))
         #expect(h.engine.session?.messageProgressives["S"] == 2)
         #expect(!(h.engine.session?.requests.isEmpty ?? true))
         h.send(.disconnect)

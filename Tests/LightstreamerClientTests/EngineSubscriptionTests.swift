@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
 import TLCP
 import Testing
+
+@testable import LightstreamerClient
 
 /// docs/protocol/TLCP.md §6 E2 and subscription behaviour in all modes, two-level COMMAND,
 /// batching.
@@ -10,9 +11,10 @@ import Testing
         h.connectWS()
         _ = h.takeSent()
         h.send(.subscribe(key: 1, spec: spec(.merge, items: ["i1", "i2"], fields: ["f1", "f2"])))
-        #expect(h.takeSent() == [
-            "ws#1 control|LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=i1%20i2&LS_schema=f1%20f2&LS_snapshot=true&LS_ack=false",
-        ])
+        #expect(
+            h.takeSent() == [
+                "ws#1 control|LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=i1%20i2&LS_schema=f1%20f2&LS_snapshot=true&LS_ack=false"
+            ])
         h.receive(1, "SUBOK,1,2,2", "U,1,1,a|b", "U,1,2,c|d", "U,1,1,A|", "U,1,2,|D")
         let u = h.updates(1)
         #expect(u.count == 4)
@@ -85,9 +87,10 @@ import Testing
         h.send(.subscribe(key: 1, spec: s))
         _ = h.takeSent()
         h.receive(1, "SUBCMD,1,1,3,1,2", "U,1,1,item1|ADD|10")
-        #expect(h.takeSent() == [
-            "ws#1 control|LS_reqId=2&LS_op=add&LS_subId=2&LS_mode=MERGE&LS_group=item1&LS_schema=price&LS_data_adapter=QUOTES&LS_snapshot=true&LS_ack=false",
-        ])
+        #expect(
+            h.takeSent() == [
+                "ws#1 control|LS_reqId=2&LS_op=add&LS_subId=2&LS_mode=MERGE&LS_group=item1&LS_schema=price&LS_data_adapter=QUOTES&LS_snapshot=true&LS_ack=false"
+            ])
         h.receive(1, "SUBOK,2,1,1", "U,2,1,12.5")
         let u = h.updates(1)
         #expect(u.last?.values == ["item1", "UPDATE", "10", "12.5"])

@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
 import TLCP
 import Testing
+
+@testable import LightstreamerClient
 
 /// A bind or recovery request given up before its answer may still be carried out by the
 /// server, which then counts what it wrote on that connection as delivered. A plain bind after
@@ -64,8 +65,11 @@ import Testing
         #expect(opened.contains("ws.open ws://server/lightstreamer"))
         h.send(.webSocketOpened(h.lastWebSocket ?? 0))
         // The first attempt may still reach the server: the WS bind is a recovery bind too.
-        #expect(h.takeSent() == ["ws#\(h.lastWebSocket ?? 0) wsok",
-                                 "ws#\(h.lastWebSocket ?? 0) bind_session|LS_session=sid&LS_recovery_from=3&LS_send_sync=false&LS_cause=recovery.loop"])
+        #expect(
+            h.takeSent() == [
+                "ws#\(h.lastWebSocket ?? 0) wsok",
+                "ws#\(h.lastWebSocket ?? 0) bind_session|LS_session=sid&LS_recovery_from=3&LS_send_sync=false&LS_cause=recovery.loop",
+            ])
         h.receive(h.lastWebSocket, "WSOK", "CONOK,sid,70000,5000,*", "PROG,3", "U,1,1,3")
         #expect(h.status == "CONNECTED:WS-STREAMING")
         #expect(h.updates(1).compactMap { $0.values[0] } == ["1", "2", "3"])

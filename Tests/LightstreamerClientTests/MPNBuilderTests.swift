@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
 import Foundation
 import Testing
+
+@testable import LightstreamerClient
 
 @Suite struct MPNBuilderTests {
     @Test func apnsBuildHasStableOrder() {
@@ -10,7 +11,8 @@ import Testing
             .locActionKey("view").launchImage("img.png").category("cat").threadId("th")
             .contentAvailable(with: 1).mutableContent(with: "1")
             .customData(["z": 1, "a": ["x": "y"]])
-        let expected = #"{"a":{"x":"y"},"z":1,"aps":{"alert":{"title":"T","subtitle":"S","body":"Stock ${name} is ${price}","title-loc-key":"tk","title-loc-args":["x"],"loc-key":"k","loc-args":["a","b"],"action-loc-key":"view","launch-image":"img.png"},"badge":"AUTO","sound":"default","thread-id":"th","category":"cat","content-available":1,"mutable-content":"1"}}"#
+        let expected =
+            #"{"a":{"x":"y"},"z":1,"aps":{"alert":{"title":"T","subtitle":"S","body":"Stock ${name} is ${price}","title-loc-key":"tk","title-loc-args":["x"],"loc-key":"k","loc-args":["a","b"],"action-loc-key":"view","launch-image":"img.png"},"badge":"AUTO","sound":"default","thread-id":"th","category":"cat","content-available":1,"mutable-content":"1"}}"#
         #expect(b.build() == expected)
         #expect(b.build() == b.build())
     }
@@ -23,7 +25,7 @@ import Testing
         #expect(b.badgeAsString == "3")
         #expect(b.contentAvailableAsInt == 1)
         #expect(b.contentAvailableAsString == "1")
-        b.body("B")  // a dictionary alert replaces the string
+        b.body("B") // a dictionary alert replaces the string
         #expect(b.alert == nil)
         #expect(b.body == "B")
         b.body(nil).badge(with: nil).contentAvailable(with: nil)
@@ -51,7 +53,8 @@ import Testing
         let b = FirebaseMPNBuilder().body("B").title("T").clickAction("OPEN").icon("i").color("#fff").sound("s").tag("t")
             .channelId("c").image("u").titleLocKey("tk").titleLocArguments(["1"]).bodyLocKey("bk").bodyLocArguments(["2"])
             .data(["z": "1", "a": "${price}"]).collapseKey("ck").priority("HIGH").timeToLive(60)
-        let expected = ##"{"android":{"collapse_key":"ck","priority":"HIGH","ttl":"60s","notification":{"title":"T","body":"B","icon":"i","color":"#fff","sound":"s","tag":"t","click_action":"OPEN","channel_id":"c","image":"u","title_loc_key":"tk","title_loc_args":["1"],"body_loc_key":"bk","body_loc_args":["2"]},"data":{"a":"${price}","z":"1"}}}"##
+        let expected =
+            ##"{"android":{"collapse_key":"ck","priority":"HIGH","ttl":"60s","notification":{"title":"T","body":"B","icon":"i","color":"#fff","sound":"s","tag":"t","click_action":"OPEN","channel_id":"c","image":"u","title_loc_key":"tk","title_loc_args":["1"],"body_loc_key":"bk","body_loc_args":["2"]},"data":{"a":"${price}","z":"1"}}}"##
         #expect(b.build() == expected)
         #expect(b.timeToLive == 60)
         #expect(b.data?["a"] == "${price}")

@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
-import Testing
 import TLCP
+import Testing
+
+@testable import LightstreamerClient
 
 /// The MPN engine alone (no I/O): scripted events in, actions out.
 @Suite struct MPNEngineTests {
@@ -53,7 +54,10 @@ import TLCP
         var e = MPNEngine()
         // Sent at once: the session engine keeps it queued, and it is the first request of the
         // next session.
-        #expect(Self.sent(e.handle(.register(Self.device, sessionAvailable: false))) == ["LS_op=register&PN_type=Apple&PN_appId=app&PN_deviceToken=tok"])
+        #expect(
+            Self.sent(e.handle(.register(Self.device, sessionAvailable: false))) == [
+                "LS_op=register&PN_type=Apple&PN_appId=app&PN_deviceToken=tok"
+            ])
         #expect(Self.sent(e.handle(.sessionStarted(id: "s1"))).isEmpty)
         let r = e.handle(.notification(.mpnreg(deviceId: "devid", adapterName: "adapter")))
         #expect(Self.deviceEvents(r) == [.registered, .status(.REGISTERED, timestamp: 0)])
@@ -66,14 +70,18 @@ import TLCP
         var e = MPNEngine()
         _ = e.handle(.sessionStarted(id: "s1"))
         let d = MPNEngine.DeviceInfo(platform: .google, applicationId: "app", token: "new", previousToken: "old")
-        #expect(Self.sent(e.handle(.register(d, sessionAvailable: true)))
-            == ["LS_op=register&PN_type=Google&PN_appId=app&PN_deviceToken=old&PN_newDeviceToken=new"])
+        #expect(
+            Self.sent(e.handle(.register(d, sessionAvailable: true)))
+                == ["LS_op=register&PN_type=Google&PN_appId=app&PN_deviceToken=old&PN_newDeviceToken=new"])
     }
 
     @Test func newSessionRestoresAndNewTokenRefreshes() {
         var e = Self.registered()
         let restore = e.handle(.sessionStarted(id: "s2"))
-        #expect(Self.sent(restore) == ["LS_op=register&PN_type=Apple&PN_appId=app&PN_deviceToken=tok&PN_newDeviceToken=tok&LS_cause=restore.token"])
+        #expect(
+            Self.sent(restore) == [
+                "LS_op=register&PN_type=Apple&PN_appId=app&PN_deviceToken=tok&PN_newDeviceToken=tok&LS_cause=restore.token"
+            ])
         // The device went back to UNKNOWN when the session ended, and its internal items went
         // with it: MPNREG registers it again and subscribes them again.
         #expect(Self.deviceEvents(restore) == [.status(.UNKNOWN, timestamp: 0)])
@@ -85,17 +93,22 @@ import TLCP
         var d2 = Self.device
         d2.token = "tok2"
         let refresh = e.handle(.register(d2, sessionAvailable: true))
-        #expect(Self.sent(refresh) == ["LS_op=register&PN_type=Apple&PN_appId=app&PN_deviceToken=tok&PN_newDeviceToken=tok2&LS_cause=refresh.token"])
+        #expect(
+            Self.sent(refresh) == [
+                "LS_op=register&PN_type=Apple&PN_appId=app&PN_deviceToken=tok&PN_newDeviceToken=tok2&LS_cause=refresh.token"
+            ])
         _ = e.handle(.notification(.mpnreg(deviceId: "devid", adapterName: "adapter")))
-        #expect(Self.sent(e.handle(.sessionStarted(id: "s3")))
-            == ["LS_op=register&PN_type=Apple&PN_appId=app&PN_deviceToken=tok2&PN_newDeviceToken=tok2&LS_cause=restore.token"])
+        #expect(
+            Self.sent(e.handle(.sessionStarted(id: "s3")))
+                == ["LS_op=register&PN_type=Apple&PN_appId=app&PN_deviceToken=tok2&PN_newDeviceToken=tok2&LS_cause=restore.token"])
     }
 
     @Test func changedDeviceIdOnRestoreIsError62() {
         var e = Self.registered()
         _ = e.handle(.sessionStarted(id: "s2"))
         let a = e.handle(.notification(.mpnreg(deviceId: "other", adapterName: "adapter")))
-        #expect(Self.deviceEvents(a).first == .registrationFailed(code: 62, message: "DeviceId or Adapter Name has unexpectedly been changed"))
+        #expect(
+            Self.deviceEvents(a).first == .registrationFailed(code: 62, message: "DeviceId or Adapter Name has unexpectedly been changed"))
     }
 
     @Test func registrationRefusedReportsCodeThenUnknown() {
@@ -115,10 +128,11 @@ import TLCP
         #expect(Self.subscriptionEvents(a, key: 1) == [.status(.ACTIVE, timestamp: 0)])
         #expect(Self.sent(e.handle(.resetBadge)).isEmpty)
         let r = e.handle(.notification(.mpnreg(deviceId: "devid", adapterName: "adapter")))
-        #expect(Self.sent(r) == [
-            "LS_op=activate&LS_subId=0&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt",
-            "LS_op=reset_badge&PN_deviceId=devid",  // LS_subId 0: numbered by the session engine
-        ])
+        #expect(
+            Self.sent(r) == [
+                "LS_op=activate&LS_subId=0&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt",
+                "LS_op=reset_badge&PN_deviceId=devid", // LS_subId 0: numbered by the session engine
+            ])
     }
 
     @Test func coalescedActivationsShareOneId() {
@@ -140,7 +154,8 @@ import TLCP
         var e = Self.registered()
         #expect(Self.sent(e.handle(.unsubscribeFilter(.ALL))) == ["LS_op=deactivate&PN_deviceId=devid"])
         #expect(Self.sent(e.handle(.unsubscribeFilter(.SUBSCRIBED))) == ["LS_op=deactivate&PN_deviceId=devid&PN_subscriptionStatus=ACTIVE"])
-        #expect(Self.sent(e.handle(.unsubscribeFilter(.TRIGGERED))) == ["LS_op=deactivate&PN_deviceId=devid&PN_subscriptionStatus=TRIGGERED"])
+        #expect(
+            Self.sent(e.handle(.unsubscribeFilter(.TRIGGERED))) == ["LS_op=deactivate&PN_deviceId=devid&PN_subscriptionStatus=TRIGGERED"])
     }
 
     @Test func filteredUnsubscribeRefusedReportsToMatchingSubscriptions() {
@@ -157,7 +172,10 @@ import TLCP
         Self.activate(&e, key: 1, subId: 1)
         #expect(Self.sent(e.handle(.modify(key: 1, .trigger("x > 1")))).isEmpty)
         let ok = e.handle(.notification(.mpnok(subscriptionId: 1, mpnSubscriptionId: "s")))
-        #expect(Self.sent(ok) == ["LS_op=pn_reconf&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_subscriptionId=s&PN_trigger=x%20%3E%201"])
+        #expect(
+            Self.sent(ok) == [
+                "LS_op=pn_reconf&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_subscriptionId=s&PN_trigger=x%20%3E%201"
+            ])
         let t = Self.tokens(ok)
         let refused = e.handle(.reply(token: t[0], code: 44, message: "syntax"))
         #expect(Self.subscriptionEvents(refused, key: 1) == [.modificationFailed(code: 44, message: "syntax", property: "trigger")])
@@ -176,7 +194,9 @@ import TLCP
         let t = Self.tokens(e.handle(.subscribe(key: 1, Self.request, coalescing: false)))
         // Sent, no answer, then the session ended: the session engine hands it back.
         let a = e.handle(.dropped(token: t[0], sent: true))
-        #expect(Self.subscriptionEvents(a, key: 1).contains(.subscriptionFailed(code: 54, message: "The request was aborted because the session was closed")))
+        #expect(
+            Self.subscriptionEvents(a, key: 1).contains(
+                .subscriptionFailed(code: 54, message: "The request was aborted because the session was closed")))
         #expect(e.subscriptions[1]?.status == .UNKNOWN)
     }
 
@@ -188,9 +208,11 @@ import TLCP
         let back = e.handle(.dropped(token: t[0], sent: false))
         #expect(Self.subscriptionEvents(back, key: 1).isEmpty)
         #expect(e.subscriptions[1]?.status == .ACTIVE)
-        #expect(Self.sent(e.handle(.sessionStarted(id: "s2"))).isEmpty)  // the restore register was queued at the end
+        #expect(Self.sent(e.handle(.sessionStarted(id: "s2"))).isEmpty) // the restore register was queued at the end
         let r = e.handle(.notification(.mpnreg(deviceId: "devid", adapterName: "adapter")))
-        #expect(Self.sent(r) == ["LS_op=activate&LS_subId=0&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt"])
+        #expect(
+            Self.sent(r) == ["LS_op=activate&LS_subId=0&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt"]
+        )
     }
 
     @Test func unsubscribeBeforeMPNOKDeactivatesAfterIt() {
@@ -215,9 +237,11 @@ import TLCP
         Self.activate(&e, key: 1, subId: 1)
         _ = e.handle(.notification(.mpnok(subscriptionId: 1, mpnSubscriptionId: "s")))
         _ = e.handle(.subscriptionsItemSubscribed)
-        var values: [String: String?] = ["status": "ACTIVE", "status_timestamp": "10", "notification_format": "fmt", "trigger": nil,
-                                         "group": "i1", "schema": "f1", "adapter": nil, "mode": "MERGE",
-                                         "requested_buffer_size": nil, "requested_max_frequency": nil]
+        var values: [String: String?] = [
+            "status": "ACTIVE", "status_timestamp": "10", "notification_format": "fmt", "trigger": nil,
+            "group": "i1", "schema": "f1", "adapter": nil, "mode": "MERGE",
+            "requested_buffer_size": nil, "requested_max_frequency": nil,
+        ]
         _ = e.handle(.subscriptionsItem(key: "SUB-s", command: "ADD", values: values))
         let eos = e.handle(.subscriptionsEndOfSnapshot)
         #expect(Self.deviceEvents(eos) == [.subscriptionsUpdated])
@@ -263,7 +287,8 @@ import TLCP
         #expect(Self.deviceEvents(e.handle(.notification(.mpnzero(deviceId: "devid")))) == [.badgeReset])
         #expect(Self.deviceEvents(e.handle(.reply(token: t[0], code: nil, message: nil))).isEmpty)
         let t2 = Self.tokens(e.handle(.resetBadge))
-        #expect(Self.deviceEvents(e.handle(.reply(token: t2[0], code: 45, message: "dev"))) == [.badgeResetFailed(code: 45, message: "dev")])
+        #expect(
+            Self.deviceEvents(e.handle(.reply(token: t2[0], code: 45, message: "dev"))) == [.badgeResetFailed(code: 45, message: "dev")])
     }
 
     /// The seed: `isActive` goes back to false on client disconnection. The objects stay (same
@@ -274,13 +299,15 @@ import TLCP
         Self.activate(&e, key: 1, subId: 1)
         _ = e.handle(.notification(.mpnok(subscriptionId: 1, mpnSubscriptionId: "a")))
         _ = e.handle(.subscriptionsItemSubscribed)
-        let active: [String: String?] = ["status": "ACTIVE", "status_timestamp": "10", "notification_format": "fmt", "group": "i1",
-                                         "schema": "f1", "mode": "MERGE"]
+        let active: [String: String?] = [
+            "status": "ACTIVE", "status_timestamp": "10", "notification_format": "fmt", "group": "i1",
+            "schema": "f1", "mode": "MERGE",
+        ]
         var triggered = active
         triggered["status"] = "TRIGGERED"
         _ = e.handle(.subscriptionsItem(key: "SUB-a", command: "ADD", values: active))
-        _ = e.handle(.subscriptionsItem(key: "SUB-b", command: "ADD", values: triggered))  // server-made, key -1
-        _ = e.handle(.subscriptionsItem(key: "SUB-c", command: "ADD", values: active))     // server-made, key -2
+        _ = e.handle(.subscriptionsItem(key: "SUB-b", command: "ADD", values: triggered)) // server-made, key -1
+        _ = e.handle(.subscriptionsItem(key: "SUB-c", command: "ADD", values: active)) // server-made, key -2
         _ = e.handle(.subscriptionsEndOfSnapshot)
         #expect(e.subscriptions[-1]?.status == .TRIGGERED)
         #expect(e.subscriptions[-2]?.status == .SUBSCRIBED)
@@ -296,7 +323,8 @@ import TLCP
             #expect(e.subscriptions[k]?.id != nil)
         }
         // The runtime's objects see status UNKNOWN with the id kept.
-        #expect(end.contains { if case .subscriptionState(1, let s) = $0 { return s.status == .UNKNOWN && s.id == "a" } else { return false } })
+        #expect(
+            end.contains { if case .subscriptionState(1, let s) = $0 { return s.status == .UNKNOWN && s.id == "a" } else { return false } })
 
         _ = e.handle(.sessionStarted(id: "s2"))
         let reg = e.handle(.notification(.mpnreg(deviceId: "devid", adapterName: "adapter")))
@@ -307,7 +335,10 @@ import TLCP
         a2["status_timestamp"] = "30"
         let ra = e.handle(.subscriptionsItem(key: "SUB-a", command: "ADD", values: a2))
         #expect(!ra.contains { if case .createSubscription = $0 { return true } else { return false } })
-        #expect(Self.subscriptionEvents(ra, key: 1) == [.property("status_timestamp"), .status(.TRIGGERED, timestamp: 30), .triggered, .subscribed])
+        #expect(
+            Self.subscriptionEvents(ra, key: 1) == [
+                .property("status_timestamp"), .status(.TRIGGERED, timestamp: 30), .triggered, .subscribed,
+            ])
         let rb = e.handle(.subscriptionsItem(key: "SUB-b", command: "ADD", values: triggered))
         #expect(Self.subscriptionEvents(rb, key: -1) == [.status(.TRIGGERED, timestamp: 10), .triggered, .subscribed])
         let eos = e.handle(.subscriptionsEndOfSnapshot)

@@ -1,7 +1,8 @@
-@testable import LightstreamerClient
 import Foundation
-import Testing
 import TLCP
+import Testing
+
+@testable import LightstreamerClient
 
 /// Scripted MPN exchanges through a whole `LightstreamerClient` on a fake WebSocket
 /// (docs/protocol/TLCP.md §6 E5 batch, token refresh and restore, coalescing, filtered unsubscribe,
@@ -63,15 +64,17 @@ import TLCP
         let batch = sent.first { $0.contains("LS_op=activate") } ?? ""
         let lines = batch.split(separator: "|").map(String.init)
         #expect(lines.first == "control")
-        #expect(Self.strip(Array(lines.dropFirst())) == [
-            "LS_op=activate&LS_subId=3&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt",
-            "LS_op=activate&LS_subId=4&LS_mode=DISTINCT&LS_group=i2&LS_schema=f2&PN_deviceId=devid&PN_notificationFormat=fmt",
-            "LS_op=reset_badge&PN_deviceId=devid",
-            "LS_op=deactivate&PN_deviceId=devid&PN_subscriptionStatus=TRIGGERED",
-        ])
+        #expect(
+            Self.strip(Array(lines.dropFirst())) == [
+                "LS_op=activate&LS_subId=3&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt",
+                "LS_op=activate&LS_subId=4&LS_mode=DISTINCT&LS_group=i2&LS_schema=f2&PN_deviceId=devid&PN_notificationFormat=fmt",
+                "LS_op=reset_badge&PN_deviceId=devid",
+                "LS_op=deactivate&PN_deviceId=devid&PN_subscriptionStatus=TRIGGERED",
+            ])
         let first = Int(Self.reqId([batch], "LS_op=activate&LS_subId=3")) ?? 0
-        t.transport.receive("REQOK,\(first)", "REQOK,\(first + 1)", "REQOK,\(first + 2)", "REQOK,\(first + 3)",
-                            "MPNOK,3,sub3", "MPNOK,4,sub4", "MPNZERO,devid")
+        t.transport.receive(
+            "REQOK,\(first)", "REQOK,\(first + 1)", "REQOK,\(first + 2)", "REQOK,\(first + 3)",
+            "MPNOK,3,sub3", "MPNOK,4,sub4", "MPNZERO,devid")
         #expect(await t.log.waitFor("subscribed sub4"))
         #expect(await t.log.waitFor("badgeReset"))
         #expect(a.subscriptionId == "sub3" && a.status == .SUBSCRIBED)
@@ -87,9 +90,10 @@ import TLCP
         d2.addDelegate(t.log)
         t.client.register(forMPN: d2)
         _ = await t.transport.waitFor("LS_op=register")
-        #expect(Self.strip(t.transport.takeControls()) == [
-            "LS_op=register&PN_type=Google&PN_appId=com.example.testapp&PN_deviceToken=tok&PN_newDeviceToken=tok2&LS_cause=refresh.token",
-        ])
+        #expect(
+            Self.strip(t.transport.takeControls()) == [
+                "LS_op=register&PN_type=Google&PN_appId=com.example.testapp&PN_deviceToken=tok&PN_newDeviceToken=tok2&LS_cause=refresh.token"
+            ])
         t.transport.receive("MPNREG,devid,adapter")
         #expect(await t.log.waitFor("registered devid", count: 2))
         #expect(d2.deviceId == "devid")
@@ -106,9 +110,10 @@ import TLCP
         _ = await t.transport.waitFor("create_session")
         t.transport.receive("WSOK", "CONOK,sid2,70000,600000,*")
         _ = await t.transport.waitFor("LS_op=register")
-        #expect(Self.strip(t.transport.takeControls()) == [
-            "LS_op=register&PN_type=Google&PN_appId=com.example.testapp&PN_deviceToken=tok2&PN_newDeviceToken=tok2&LS_cause=restore.token",
-        ])
+        #expect(
+            Self.strip(t.transport.takeControls()) == [
+                "LS_op=register&PN_type=Google&PN_appId=com.example.testapp&PN_deviceToken=tok2&PN_newDeviceToken=tok2&LS_cause=restore.token"
+            ])
     }
 
     @Test func storedPreviousTokenIsSentAsRotation() async {
@@ -123,9 +128,10 @@ import TLCP
         t.client.register(forMPN: device)
         _ = await t.transport.waitFor("LS_op=register")
         // A rotation found at start-up, not during the session: no LS_cause.
-        #expect(Self.strip(t.transport.takeControls()) == [
-            "LS_op=register&PN_type=Apple&PN_appId=com.example.testapp&PN_deviceToken=old&PN_newDeviceToken=new",
-        ])
+        #expect(
+            Self.strip(t.transport.takeControls()) == [
+                "LS_op=register&PN_type=Apple&PN_appId=com.example.testapp&PN_deviceToken=old&PN_newDeviceToken=new"
+            ])
     }
 
     @Test func registrationWithAnotherDeviceIdOnRestoreIsError62() async {
@@ -177,7 +183,10 @@ import TLCP
         let first = Self.strip(t.transport.takeControls())
         // The re-registration is the first request of the new session; the application's
         // subscription follows; nothing else MPN goes before MPNREG.
-        #expect(first.first == "LS_op=register&PN_type=Google&PN_appId=com.example.testapp&PN_deviceToken=tok&PN_newDeviceToken=tok&LS_cause=restore.token")
+        #expect(
+            first.first
+                == "LS_op=register&PN_type=Google&PN_appId=com.example.testapp&PN_deviceToken=tok&PN_newDeviceToken=tok&LS_cause=restore.token"
+        )
         #expect(first.count == 2)
         #expect(first.last?.contains("LS_group=p1") == true)
 
@@ -189,7 +198,8 @@ import TLCP
         #expect(after.dropFirst().first?.contains("LS_group=SUBS-devid") == true)
         // One counter for add and activate, across sessions: DEV 1, SUBS 2, p1 3, then p1 4,
         // DEV 5, SUBS 6.
-        #expect(after.last == "LS_op=activate&LS_subId=7&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt")
+        #expect(
+            after.last == "LS_op=activate&LS_subId=7&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt")
         #expect(await t.log.waitFor("registered devid", count: 2))
         #expect(t.device.status == .REGISTERED)
     }
@@ -211,10 +221,11 @@ import TLCP
         _ = await t.transport.waitFor("LS_subId=3")
         t.client.subscribeMPN(b, coalescing: true)
         _ = await t.transport.waitFor("LS_subId=4")
-        #expect(Self.strip(t.transport.takeControls()) == [
-            "LS_op=activate&LS_subId=3&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt&PN_coalescing=true",
-            "LS_op=activate&LS_subId=4&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt&PN_coalescing=true",
-        ])
+        #expect(
+            Self.strip(t.transport.takeControls()) == [
+                "LS_op=activate&LS_subId=3&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt&PN_coalescing=true",
+                "LS_op=activate&LS_subId=4&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt&PN_coalescing=true",
+            ])
         t.transport.receive("MPNOK,3,sub3", "MPNOK,4,sub3")
         #expect(await t.log.waitFor("subscribed sub3", count: 2))
         #expect(a.subscriptionId == "sub3" && b.subscriptionId == "sub3")
@@ -231,9 +242,10 @@ import TLCP
         _ = await t.registered()
         t.transport.receive("SUBCMD,2,1,2,1,2", "U,2,1,SUB-s1|ADD", "U,2,1,SUB-s2|ADD")
         _ = await t.transport.waitFor("LS_group=SUB-s2")
-        t.transport.receive("EOS,2,1", "SUBOK,3,1,10", "SUBOK,4,1,10",
-                            "U,3,1,ACTIVE|100|fmt|#|i1|f1|#|MERGE|#|#",
-                            "U,4,1,TRIGGERED|200|fmt|x > 1|i2|f1|#|MERGE|#|#")
+        t.transport.receive(
+            "EOS,2,1", "SUBOK,3,1,10", "SUBOK,4,1,10",
+            "U,3,1,ACTIVE|100|fmt|#|i1|f1|#|MERGE|#|#",
+            "U,4,1,TRIGGERED|200|fmt|x > 1|i2|f1|#|MERGE|#|#")
         #expect(await t.log.waitFor("subscriptionsUpdated"))
         #expect(t.client.filterMPNSubscriptions(.SUBSCRIBED).map(\.subscriptionId) == ["s1"])
         #expect(t.client.filterMPNSubscriptions(.TRIGGERED).map(\.subscriptionId) == ["s2"])
@@ -251,11 +263,12 @@ import TLCP
             if await t.transport.waitFor("LS_op=deactivate").joined().components(separatedBy: "LS_op=deactivate").count > 3 { break }
             try? await Task.sleep(nanoseconds: 10_000_000)
         }
-        #expect(Self.strip(t.transport.takeControls()).filter { $0.contains("deactivate") } == [
-            "LS_op=deactivate&PN_deviceId=devid&PN_subscriptionStatus=ACTIVE",
-            "LS_op=deactivate&PN_deviceId=devid&PN_subscriptionStatus=TRIGGERED",
-            "LS_op=deactivate&PN_deviceId=devid",
-        ])
+        #expect(
+            Self.strip(t.transport.takeControls()).filter { $0.contains("deactivate") } == [
+                "LS_op=deactivate&PN_deviceId=devid&PN_subscriptionStatus=ACTIVE",
+                "LS_op=deactivate&PN_deviceId=devid&PN_subscriptionStatus=TRIGGERED",
+                "LS_op=deactivate&PN_deviceId=devid",
+            ])
         // One MPNDEL per subscription removed, no end marker.
         t.transport.receive("MPNDEL,s1", "MPNDEL,s2", "U,2,1,SUB-s1|DELETE", "U,2,1,SUB-s2|DELETE")
         #expect(await t.log.waitFor("unsubscribed", count: 2))
@@ -280,9 +293,10 @@ import TLCP
         let sub = await Self.activeSubscription(t, trigger: "x > 1")
         sub.triggerExpression = "x >"
         var sent = await t.transport.waitFor("LS_op=pn_reconf")
-        #expect(Self.strip(t.transport.takeControls()) == [
-            "LS_op=pn_reconf&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_subscriptionId=sub3&PN_trigger=x%20%3E",
-        ])
+        #expect(
+            Self.strip(t.transport.takeControls()) == [
+                "LS_op=pn_reconf&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_subscriptionId=sub3&PN_trigger=x%20%3E"
+            ])
         t.transport.receive("REQERR,\(Self.reqId(sent, "pn_reconf")),44,syntax")
         #expect(await t.log.waitFor("modificationFailed 44 trigger"))
 

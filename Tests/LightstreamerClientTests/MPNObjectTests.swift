@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
 import Foundation
 import Testing
+
+@testable import LightstreamerClient
 
 @Suite struct MPNObjectTests {
     @Test func tokenStoreKeepsThePreviousToken() {
@@ -30,7 +31,8 @@ import Testing
         #expect(MPNDevice.defaultApplicationId(defaults: defaults, bundle: noIdentifier, processName: "myapp") == "myapp")
         #expect(MPNDevice.defaultApplicationId(defaults: defaults, bundle: noIdentifier, processName: "") == "lightstreamer-swift-client")
         defaults.set("com.example.fromDefaults", forKey: "LS_appID")
-        #expect(MPNDevice.defaultApplicationId(defaults: defaults, bundle: noIdentifier, processName: "myapp") == "com.example.fromDefaults")
+        #expect(
+            MPNDevice.defaultApplicationId(defaults: defaults, bundle: noIdentifier, processName: "myapp") == "com.example.fromDefaults")
     }
 
     @Test func newDeviceIsUnknown() {
@@ -89,8 +91,9 @@ import Testing
         st.status = .TRIGGERED
         st.timestamp = 42
         st.id = "sub"
-        st.server = MPNEngine.ServerValues(format: "actual", trigger: "trg", group: "i1", schema: "f1", adapter: "A", mode: "MERGE",
-                                    bufferSize: "unlimited", maxFrequency: "2.5")
+        st.server = MPNEngine.ServerValues(
+            format: "actual", trigger: "trg", group: "i1", schema: "f1", adapter: "A", mode: "MERGE",
+            bufferSize: "unlimited", maxFrequency: "2.5")
         s.apply(st)
         #expect(s.isActive && s.isSubscribed && s.isTriggered)
         #expect(s.statusTimestamp == 42 && s.subscriptionId == "sub")

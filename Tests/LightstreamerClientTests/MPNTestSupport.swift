@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
 import Foundation
 import TLCP
+
+@testable import LightstreamerClient
 
 /// How long the MPN tests wait for an expected event.
 let mpnTestWaitSeconds: Int64 = 30
@@ -10,7 +11,10 @@ final class MPNFakeTransport: TransportFactory, @unchecked Sendable {
     final class Connection: TransportConnection, @unchecked Sendable {
         let transport: MPNFakeTransport
         let events: @Sendable (TransportEvent) -> Void
-        init(_ t: MPNFakeTransport, _ e: @escaping @Sendable (TransportEvent) -> Void) { transport = t; events = e }
+        init(_ t: MPNFakeTransport, _ e: @escaping @Sendable (TransportEvent) -> Void) {
+            transport = t
+            events = e
+        }
         func send(_ text: String) { transport.record(text) }
         func close() {}
     }
@@ -19,14 +23,17 @@ final class MPNFakeTransport: TransportFactory, @unchecked Sendable {
     private var sent: [String] = []
     private var webSocket: Connection?
 
-    func openWebSocket(url: String, headers: [String: String], events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+    func openWebSocket(url: String, headers: [String: String], events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
+    {
         let c = Connection(self, events)
         lock.withLock { webSocket = c }
         events(.opened)
         return c
     }
 
-    func post(url: String, body: String, headers: [String: String], events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+    func post(
+        url: String, body: String, headers: [String: String], events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection {
         record("http " + body)
         return Connection(self, events)
     }
@@ -107,10 +114,16 @@ final class MPNEventLog: MPNDeviceDelegate, MPNSubscriptionDelegate, @unchecked 
     func mpnSubscriptionDidRemoveDelegate(_ subscription: MPNSubscription) {}
     func mpnSubscriptionDidSubscribe(_ subscription: MPNSubscription) { add("subscribed \(subscription.subscriptionId ?? "-")") }
     func mpnSubscriptionDidUnsubscribe(_ subscription: MPNSubscription) { add("unsubscribed") }
-    func mpnSubscription(_ subscription: MPNSubscription, didFailSubscriptionWithErrorCode code: Int, message: String?) { add("subscriptionFailed \(code)") }
-    func mpnSubscription(_ subscription: MPNSubscription, didFailUnsubscriptionWithErrorCode code: Int, message: String?) { add("unsubscriptionFailed \(code)") }
+    func mpnSubscription(_ subscription: MPNSubscription, didFailSubscriptionWithErrorCode code: Int, message: String?) {
+        add("subscriptionFailed \(code)")
+    }
+    func mpnSubscription(_ subscription: MPNSubscription, didFailUnsubscriptionWithErrorCode code: Int, message: String?) {
+        add("unsubscriptionFailed \(code)")
+    }
     func mpnSubscriptionDidTrigger(_ subscription: MPNSubscription) { add("triggered") }
-    func mpnSubscription(_ subscription: MPNSubscription, didChangeStatus status: MPNSubscription.Status, timestamp: Int64) { add("status \(status) \(timestamp)") }
+    func mpnSubscription(_ subscription: MPNSubscription, didChangeStatus status: MPNSubscription.Status, timestamp: Int64) {
+        add("status \(status) \(timestamp)")
+    }
     func mpnSubscription(_ subscription: MPNSubscription, didChangeProperty property: String) { add("property \(property)") }
     func mpnSubscription(_ subscription: MPNSubscription, didFailModificationWithErrorCode code: Int, message: String?, property: String) {
         add("modificationFailed \(code) \(property)")

@@ -1,7 +1,8 @@
-@testable import LightstreamerClient
 import Foundation
-import Testing
 import TLCP
+import Testing
+
+@testable import LightstreamerClient
 
 /// The MPN exchanges of docs/protocol/TLCP.md §6 (E4, E5), run through a whole
 /// `LightstreamerClient` on a fake WebSocket: the control lines it writes and the delegate events
@@ -60,8 +61,14 @@ import TLCP
         #expect(await t.log.waitFor("registered devid"))
         _ = await t.transport.waitFor("SUBS-devid")
         let adds = Self.strip(t.transport.takeControls())
-        #expect(adds.contains("LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=DEV-devid&LS_schema=status%20status_timestamp&LS_data_adapter=adapter&LS_snapshot=true&LS_requested_max_frequency=unfiltered&LS_ack=false"))
-        #expect(adds.contains("LS_op=add&LS_subId=2&LS_mode=COMMAND&LS_group=SUBS-devid&LS_schema=key%20command&LS_data_adapter=adapter&LS_snapshot=true&LS_requested_max_frequency=unfiltered&LS_ack=false"))
+        #expect(
+            adds.contains(
+                "LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=DEV-devid&LS_schema=status%20status_timestamp&LS_data_adapter=adapter&LS_snapshot=true&LS_requested_max_frequency=unfiltered&LS_ack=false"
+            ))
+        #expect(
+            adds.contains(
+                "LS_op=add&LS_subId=2&LS_mode=COMMAND&LS_group=SUBS-devid&LS_schema=key%20command&LS_data_adapter=adapter&LS_snapshot=true&LS_requested_max_frequency=unfiltered&LS_ack=false"
+            ))
         #expect(t.device.status == .REGISTERED)
         #expect(t.device.deviceId == "devid")
 
@@ -70,7 +77,10 @@ import TLCP
         let second = Self.strip(t.transport.takeControls())
         // The second-level item inherits the first level's unfiltered frequency
         // (docs/protocol/TLCP.md §6 E4).
-        #expect(second == ["LS_op=add&LS_subId=3&LS_mode=MERGE&LS_group=SUB-sub3&LS_schema=status%20status_timestamp%20notification_format%20trigger%20group%20schema%20adapter%20mode%20requested_buffer_size%20requested_max_frequency&LS_data_adapter=adapter&LS_snapshot=true&LS_requested_max_frequency=unfiltered&LS_ack=false"])
+        #expect(
+            second == [
+                "LS_op=add&LS_subId=3&LS_mode=MERGE&LS_group=SUB-sub3&LS_schema=status%20status_timestamp%20notification_format%20trigger%20group%20schema%20adapter%20mode%20requested_buffer_size%20requested_max_frequency&LS_data_adapter=adapter&LS_snapshot=true&LS_requested_max_frequency=unfiltered&LS_ack=false"
+            ])
         t.transport.receive("EOS,2,1", "SUBOK,3,1,10", "U,3,1,ACTIVE|100|fmt|trg|i1|f1|adt|MERGE|unlimited|unlimited")
         #expect(await t.log.waitFor("subscriptionsUpdated"))
         let list = t.client.MPNSubscriptions
@@ -109,9 +119,10 @@ import TLCP
         t.client.subscribeMPN(sub, coalescing: false)
         #expect(sub.status == .ACTIVE)
         _ = await t.transport.waitFor("LS_op=activate")
-        #expect(Self.strip(t.transport.takeControls()) == [
-            "LS_op=activate&LS_subId=3&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt&PN_trigger=trg",
-        ])
+        #expect(
+            Self.strip(t.transport.takeControls()) == [
+                "LS_op=activate&LS_subId=3&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_notificationFormat=fmt&PN_trigger=trg"
+            ])
         t.transport.receive("MPNOK,3,sub3")
         #expect(await t.log.waitFor("subscribed sub3"))
         #expect(sub.subscriptionId == "sub3")
@@ -119,9 +130,10 @@ import TLCP
 
         sub.triggerExpression = nil
         _ = await t.transport.waitFor("LS_op=pn_reconf")
-        #expect(Self.strip(t.transport.takeControls()) == [
-            "LS_op=pn_reconf&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_subscriptionId=sub3&PN_trigger=",
-        ])
+        #expect(
+            Self.strip(t.transport.takeControls()) == [
+                "LS_op=pn_reconf&LS_mode=MERGE&LS_group=i1&LS_schema=f1&PN_deviceId=devid&PN_subscriptionId=sub3&PN_trigger="
+            ])
         t.transport.receive("MPNCONF,sub3")
 
         t.client.unsubscribeMPN(sub)
@@ -162,7 +174,9 @@ import TLCP
         sub.addDelegate(t.log)
         t.client.subscribeMPN(sub, coalescing: true)
         let sent = await t.transport.waitFor("LS_op=activate")
-        #expect(sent.joined().contains("LS_mode=DISTINCT&LS_group=a%20b&LS_schema=x&PN_deviceId=devid&PN_notificationFormat=%7B%7D&PN_coalescing=true"))
+        #expect(
+            sent.joined().contains(
+                "LS_mode=DISTINCT&LS_group=a%20b&LS_schema=x&PN_deviceId=devid&PN_notificationFormat=%7B%7D&PN_coalescing=true"))
         t.transport.receive("MPNOK,3,subX")
         #expect(await t.log.waitFor("subscribed subX"))
         sub.notificationFormat = "bad"
@@ -184,7 +198,10 @@ import TLCP
         t.transport.receive("WSOK", "CONOK,sid2,70000,600000,*")
         _ = await t.transport.waitFor("LS_op=register")
         let regs = Self.strip(t.transport.takeControls()).filter { $0.contains("LS_op=register") }
-        #expect(regs == ["LS_op=register&PN_type=Google&PN_appId=com.example.testapp&PN_deviceToken=tok&PN_newDeviceToken=tok&LS_cause=restore.token"])
+        #expect(
+            regs == [
+                "LS_op=register&PN_type=Google&PN_appId=com.example.testapp&PN_deviceToken=tok&PN_newDeviceToken=tok&LS_cause=restore.token"
+            ])
         t.transport.receive("MPNREG,devid,adapter")
         #expect(await t.log.waitFor("registered devid", count: 2))
         #expect(t.log.all.filter { $0.hasPrefix("registered") }.count == 2)

@@ -1,6 +1,7 @@
-@testable import LightstreamerClient
 import Foundation
 import Testing
+
+@testable import LightstreamerClient
 
 /// The flow control between the transports and the application (`ReadGate`).
 @Suite struct ReadGateTests {

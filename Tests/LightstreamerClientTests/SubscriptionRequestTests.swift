@@ -1,5 +1,6 @@
-@testable import LightstreamerClient
 import Testing
+
+@testable import LightstreamerClient
 
 @Suite struct SubscriptionRequestTests {
     typealias Request = SubscriptionRequest<Subscription.RequestedBufferSize, Subscription.RequestedMaxFrequency>

@@ -1,11 +1,14 @@
 import Testing
+
 @testable import LightstreamerServer
 
 @Suite struct AdaptersTests {
     typealias Behavior = SimulatedDataAdapter.Behavior
 
-    static func engine(_ items: [String: Behavior], clock: ManualEngineClock,
-                       rules: ConfiguredMetadataAdapter.Rules = .init()) -> ItemEngine {
+    static func engine(
+        _ items: [String: Behavior], clock: ManualEngineClock,
+        rules: ConfiguredMetadataAdapter.Rules = .init()
+    ) -> ItemEngine {
         let adapter = SimulatedDataAdapter(items: items, clock: clock, seed: 5)
         let set = AdapterSet(name: "SET", metadata: ConfiguredMetadataAdapter(rules: rules), dataAdapters: ["DEFAULT": adapter])
         return ItemEngine(adapterSets: [set], clock: clock)
@@ -26,8 +29,13 @@ import Testing
 
     @Test func counterTicksAtItsRateAndConstantsNeverChange() async throws {
         let clock = ManualEngineClock()
-        let engine = Self.engine(["c": .counter(.init(updatesPerSecond: 10, counterFields: ["n", "m"],
-                                                       constantFields: ["k": "fixed"], start: 5, step: 2))], clock: clock)
+        let engine = Self.engine(
+            [
+                "c": .counter(
+                    .init(
+                        updatesPerSecond: 10, counterFields: ["n", "m"],
+                        constantFields: ["k": "fixed"], start: 5, step: 2))
+            ], clock: clock)
         let sink = RecordingSink()
         let h = try await engine.subscribe(spec(.merge, ["c"], ["n", "m", "k"], snapshot: .yes), sink: sink)
         #expect(sink.take() == [update(1, ["5", "5", "fixed"], snapshot: true)])
@@ -54,22 +62,27 @@ import Testing
         clock.advance(by: .seconds(4))
         let values = sink.takeRows().compactMap { $0[0] ?? nil }
         #expect(values.count == 200)
-        #expect(values.allSatisfy { v in
-            guard let d = Double(v), let dot = v.firstIndex(of: ".") else { return false }
-            return d >= 5 && d <= 15 && v[v.index(after: dot)...].count == 3
-        })
-        #expect(Set(values).count > 20)   // it does move
+        #expect(
+            values.allSatisfy { v in
+                guard let d = Double(v), let dot = v.firstIndex(of: ".") else { return false }
+                return d >= 5 && d <= 15 && v[v.index(after: dot)...].count == 3
+            })
+        #expect(Set(values).count > 20) // it does move
     }
 
     @Test func commandTableSnapshotAndChanges() async throws {
         let clock = ManualEngineClock()
-        let table = SimulatedDataAdapter.CommandTable(rows: [["key": "a", "qty": "10"], ["key": "b", "qty": "20"]],
-                                                      updatesPerSecond: 5, updateFields: ["qty"], churn: true)
+        let table = SimulatedDataAdapter.CommandTable(
+            rows: [["key": "a", "qty": "10"], ["key": "b", "qty": "20"]],
+            updatesPerSecond: 5, updateFields: ["qty"], churn: true)
         let engine = Self.engine(["t": .commandTable(table)], clock: clock)
         let sink = RecordingSink()
         _ = try await engine.subscribe(spec(.command, ["t"], ["key", "command", "qty"], snapshot: .yes), sink: sink)
-        #expect(sink.take() == [update(1, ["a", "ADD", "10"], snapshot: true), update(1, ["b", "ADD", "20"], snapshot: true),
-                                .endOfSnapshot(item: 1)])
+        #expect(
+            sink.take() == [
+                update(1, ["a", "ADD", "10"], snapshot: true), update(1, ["b", "ADD", "20"], snapshot: true),
+                .endOfSnapshot(item: 1),
+            ])
         clock.advance(by: .seconds(20))
         let rows = sink.takeRows()
         #expect(rows.count > 50)
@@ -105,8 +118,10 @@ import Testing
     @Test func configuredMetadataRules() async throws {
         let rules = ConfiguredMetadataAdapter.Rules(
             users: ["alice": "pw"], refusalCode: -3, allowedModes: [.merge, .distinct], maxFrequency: 10,
-            items: [.init(pattern: ItemPattern("raw*"), allowedModes: [.raw]),
-                    .init(pattern: ItemPattern("slow*"), maxFrequency: 1, bufferSize: 3, distinctSnapshotLength: 5)],
+            items: [
+                .init(pattern: ItemPattern("raw*"), allowedModes: [.raw]),
+                .init(pattern: ItemPattern("slow*"), maxFrequency: 1, bufferSize: 3, distinctSnapshotLength: 5),
+            ],
             messages: .echo)
         let md = ConfiguredMetadataAdapter(rules: rules)
         try await md.notifyUser(user: "alice", password: "pw", headers: [:], clientIP: nil)

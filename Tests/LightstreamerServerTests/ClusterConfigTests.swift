@@ -1,6 +1,7 @@
 import Foundation
-@testable import LightstreamerServer
 import Testing
+
+@testable import LightstreamerServer
 
 /// The control link, the node name and the drain period: their rules and the configuration keys.
 @Suite struct ClusterConfigTests {

@@ -1,18 +1,21 @@
-@testable import LightstreamerServer
 import NIOPosix
 import TLCP
 import Testing
+
+@testable import LightstreamerServer
 
 /// A cluster node over real loopback sockets: its control link in CONOK, its name in SERVNAME
 /// and on /metrics, the health endpoints, and draining (creates refused, sessions kept, then
 /// told to move).
 @Suite(.timeLimit(.minutes(1))) struct ClusterFrontTests {
-    static func withNode(drainMillis: Int = 0, _ body: (LightstreamerServer, MultiThreadedEventLoopGroup) async throws -> Void) async throws {
-        try await FrontIntegrationTests.withServer(configure: {
-            $0.sessions.nodeName = "node-a"
-            $0.sessions.controlLink = "127.0.0.1:9/node-a"
-            $0.drainMillis = drainMillis
-        }, body)
+    static func withNode(drainMillis: Int = 0, _ body: (LightstreamerServer, MultiThreadedEventLoopGroup) async throws -> Void) async throws
+    {
+        try await FrontIntegrationTests.withServer(
+            configure: {
+                $0.sessions.nodeName = "node-a"
+                $0.sessions.controlLink = "127.0.0.1:9/node-a"
+                $0.drainMillis = drainMillis
+            }, body)
     }
 
     static func get(_ path: String, port: Int, group: MultiThreadedEventLoopGroup) async throws -> String {
@@ -23,7 +26,9 @@ import Testing
         return c.text
     }
 
-    static func webSocketSession(port: Int, group: MultiThreadedEventLoopGroup, cid: String = "cluster-test") async throws -> RawTestConnection {
+    static func webSocketSession(
+        port: Int, group: MultiThreadedEventLoopGroup, cid: String = "cluster-test"
+    ) async throws -> RawTestConnection {
         let ws = try await RawTestConnection.webSocket(port: port, group: group)
         #expect(await ws.waitFor("HTTP/1.1 101"))
         try await ws.wsText("wsok")
@@ -39,8 +44,9 @@ import Testing
             #expect(ws.text.contains(",127.0.0.1:9/node-a\r\n"), "\(ws.text)")
             #expect(ws.text.contains("SERVNAME,Lightstreamer Swift Server (node-a)\r\n"), "\(ws.text)")
             // HTTP too.
-            let http = try await RawTestConnection.post(port: port, group: group, path: "/lightstreamer/create_session.txt?LS_protocol=TLCP-2.5.0",
-                                                        body: "LS_adapter_set=DEMO&LS_cid=x&LS_polling=true&LS_polling_millis=0&LS_idle_millis=0")
+            let http = try await RawTestConnection.post(
+                port: port, group: group, path: "/lightstreamer/create_session.txt?LS_protocol=TLCP-2.5.0",
+                body: "LS_adapter_set=DEMO&LS_cid=x&LS_polling=true&LS_polling_millis=0&LS_idle_millis=0")
             #expect(await http.waitFor("LOOP,"), "\(http.text)")
             #expect(http.text.contains(",127.0.0.1:9/node-a\r\n"), "\(http.text)")
             await http.close()
@@ -93,7 +99,8 @@ import Testing
         try await Self.withNode(drainMillis: 60_000) { server, group in
             let port = try #require(server.port)
             let ws = try await Self.webSocketSession(port: port, group: group)
-            try await ws.wsText("control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=true")
+            try await ws.wsText(
+                "control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=true")
             #expect(await ws.waitFor("U,1,1,", seconds: 20), "\(ws.text)")
             // Long enough for the checks below on a loaded machine (the session must still be
             // there when they are done), short enough to see its end.
@@ -111,11 +118,13 @@ import Testing
             // New sessions are refused with 5 (2.2+), on WS and HTTP.
             let refused = try await Self.webSocketSession(port: port, group: group, cid: "late")
             #expect(await refused.waitFor("CONERR,5,"), "\(refused.text)")
-            let http = try await RawTestConnection.post(port: port, group: group, path: "/lightstreamer/create_session.txt?LS_protocol=TLCP-2.5.0",
-                                                        body: "LS_adapter_set=DEMO&LS_cid=x&LS_polling=true&LS_polling_millis=0&LS_idle_millis=0")
+            let http = try await RawTestConnection.post(
+                port: port, group: group, path: "/lightstreamer/create_session.txt?LS_protocol=TLCP-2.5.0",
+                body: "LS_adapter_set=DEMO&LS_cid=x&LS_polling=true&LS_polling_millis=0&LS_idle_millis=0")
             #expect(await http.waitFor("CONERR,5,"), "\(http.text)")
-            let old = try await RawTestConnection.post(port: port, group: group, path: "/lightstreamer/create_session.txt?LS_protocol=TLCP-2.1.0",
-                                                       body: "LS_adapter_set=DEMO&LS_cid=x&LS_polling=true&LS_polling_millis=0&LS_idle_millis=0")
+            let old = try await RawTestConnection.post(
+                port: port, group: group, path: "/lightstreamer/create_session.txt?LS_protocol=TLCP-2.1.0",
+                body: "LS_adapter_set=DEMO&LS_cid=x&LS_polling=true&LS_polling_millis=0&LS_idle_millis=0")
             #expect(await old.waitFor("CONERR,10,"), "\(old.text)")
             // At the end of the drain it is told to move: END 48.
             #expect(await ws.waitFor("END,48,", seconds: 20), "\(ws.text)")

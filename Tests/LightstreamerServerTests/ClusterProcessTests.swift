@@ -48,8 +48,10 @@ import Testing
     }
 
     @Test func logLinesCarryTheNode() async throws {
-        let server = try await SpawnedServer.start(arguments: ["--log-level", "info", "--node-name", "node-x",
-                                                               "--control-link", "127.0.0.1:1/node-x"])
+        let server = try await SpawnedServer.start(arguments: [
+            "--log-level", "info", "--node-name", "node-x",
+            "--control-link", "127.0.0.1:1/node-x",
+        ])
         defer { Task { await server.stop() } }
         let listening = server.log.split(separator: "\n").first { $0.contains("listening") } ?? ""
         #expect(listening.contains("node=node-x"), "\(server.log)")
@@ -59,7 +61,12 @@ import Testing
     @Test func sigtermDrainsThenExits() async throws {
         let server = try await SpawnedServer.start(arguments: ["--node-name", "node-d", "--drain-millis", "60000"])
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { Task { await server.stop(); try? await group.shutdownGracefully() } }
+        defer {
+            Task {
+                await server.stop()
+                try? await group.shutdownGracefully()
+            }
+        }
         let ws = try await ClusterFrontTests.webSocketSession(port: server.port, group: group)
         #expect(await ws.waitFor("CONOK,", seconds: 10), "\(ws.text)")
         kill(server.process.processIdentifier, SIGTERM)
@@ -87,7 +94,12 @@ import Testing
     @Test func sigtermDrainPeriodEndsWithEnd48() async throws {
         let server = try await SpawnedServer.start(arguments: ["--drain-millis", "500"])
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { Task { await server.stop(); try? await group.shutdownGracefully() } }
+        defer {
+            Task {
+                await server.stop()
+                try? await group.shutdownGracefully()
+            }
+        }
         let ws = try await ClusterFrontTests.webSocketSession(port: server.port, group: group)
         #expect(await ws.waitFor("CONOK,", seconds: 10), "\(ws.text)")
         kill(server.process.processIdentifier, SIGTERM)

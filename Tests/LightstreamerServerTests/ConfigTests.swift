@@ -1,55 +1,56 @@
 import Foundation
 import Testing
+
 @testable import LightstreamerServer
 
 @Suite struct ConfigTests {
     static let complete = #"""
-    {
-      "servername": "Test Server",
-      "host": "0.0.0.0",
-      "port": 8443,
-      "urlPrefix": "/push",
-      "tls": { "certificateChainPath": "cert.pem", "privateKeyPath": "key.pem" },
-      "timeouts": {
-        "sessionTimeoutMillis": 20000,
-        "recoveryWindowMillis": 15000,
-        "keepaliveMillis": { "min": 500, "max": 20000, "default": 4000 },
-        "contentLengthDefault": 1000000
-      },
-      "demo": true,
-      "adapterSets": [
         {
-          "name": "LOAD",
-          "metadata": {
-            "users": { "alice": "secret" },
-            "refusalCode": -7,
-            "allowedModes": ["MERGE", "DISTINCT", "COMMAND"],
-            "maxFrequency": 20,
-            "messages": "echo",
-            "items": [ { "pattern": "tick*", "allowedModes": ["MERGE"], "maxFrequency": 5 } ]
+          "servername": "Test Server",
+          "host": "0.0.0.0",
+          "port": 8443,
+          "urlPrefix": "/push",
+          "tls": { "certificateChainPath": "cert.pem", "privateKeyPath": "key.pem" },
+          "timeouts": {
+            "sessionTimeoutMillis": 20000,
+            "recoveryWindowMillis": 15000,
+            "keepaliveMillis": { "min": 500, "max": 20000, "default": 4000 },
+            "contentLengthDefault": 1000000
           },
-          "dataAdapters": [
+          "demo": true,
+          "adapterSets": [
             {
-              "name": "DEFAULT",
-              "seed": 3,
-              "items": [
-                { "name": "still", "behavior": "static", "fields": { "a": "1", "b": null, "n": 2.5, "i": 3, "t": true } },
-                { "name": "tick", "count": 3, "behavior": "counter", "updatesPerSecond": 10,
-                  "counterFields": ["count"], "constantFields": { "kind": "load" }, "start": 100 },
-                { "name": "px", "behavior": "randomWalk", "updatesPerSecond": 2,
-                  "walkFields": { "last": { "start": 100, "step": 0.5, "min": 90, "max": 110, "decimals": 2 } } },
-                { "name": "book", "behavior": "commandTable",
-                  "rows": [ { "key": "a", "qty": "10" }, { "key": "b", "qty": "20" } ],
-                  "updatesPerSecond": 1, "updateFields": ["qty"], "churn": true }
-              ]
+              "name": "LOAD",
+              "metadata": {
+                "users": { "alice": "secret" },
+                "refusalCode": -7,
+                "allowedModes": ["MERGE", "DISTINCT", "COMMAND"],
+                "maxFrequency": 20,
+                "messages": "echo",
+                "items": [ { "pattern": "tick*", "allowedModes": ["MERGE"], "maxFrequency": 5 } ]
+              },
+              "dataAdapters": [
+                {
+                  "name": "DEFAULT",
+                  "seed": 3,
+                  "items": [
+                    { "name": "still", "behavior": "static", "fields": { "a": "1", "b": null, "n": 2.5, "i": 3, "t": true } },
+                    { "name": "tick", "count": 3, "behavior": "counter", "updatesPerSecond": 10,
+                      "counterFields": ["count"], "constantFields": { "kind": "load" }, "start": 100 },
+                    { "name": "px", "behavior": "randomWalk", "updatesPerSecond": 2,
+                      "walkFields": { "last": { "start": 100, "step": 0.5, "min": 90, "max": 110, "decimals": 2 } } },
+                    { "name": "book", "behavior": "commandTable",
+                      "rows": [ { "key": "a", "qty": "10" }, { "key": "b", "qty": "20" } ],
+                      "updatesPerSecond": 1, "updateFields": ["qty"], "churn": true }
+                  ]
+                }
+              ],
+              "mpn": { "apps": [ { "id": "com.example.app", "platform": "Apple" } ] }
             }
           ],
-          "mpn": { "apps": [ { "id": "com.example.app", "platform": "Apple" } ] }
+          "mpn": { "enabled": true, "database": { "path": "mpn.sqlite" } }
         }
-      ],
-      "mpn": { "enabled": true, "database": { "path": "mpn.sqlite" } }
-    }
-    """#
+        """#
 
     static func decode(_ text: String) throws(ConfigurationError) -> ServerConfiguration {
         try ServerConfiguration.decode(Data(text.utf8))
@@ -137,24 +138,29 @@ import Testing
         #expect(badBehavior?.path == "adapterSets[0].dataAdapters[0].items[0].behavior")
         #expect(badBehavior?.message.contains("static, counter, randomWalk, commandTable") == true)
 
-        let missingRate = Self.error(item.replacingOccurrences(
-            of: "ITEM", with: #"{"name": "x", "behavior": "counter", "counterFields": ["c"]}"#))
+        let missingRate = Self.error(
+            item.replacingOccurrences(
+                of: "ITEM", with: #"{"name": "x", "behavior": "counter", "counterFields": ["c"]}"#))
         #expect(missingRate?.path == "adapterSets[0].dataAdapters[0].items[0].updatesPerSecond")
         #expect(missingRate?.message == "required key is missing")
 
-        let wrongKeyForBehavior = Self.error(item.replacingOccurrences(
-            of: "ITEM", with: #"{"name": "x", "behavior": "static", "updatesPerSecond": 1}"#))
+        let wrongKeyForBehavior = Self.error(
+            item.replacingOccurrences(
+                of: "ITEM", with: #"{"name": "x", "behavior": "static", "updatesPerSecond": 1}"#))
         #expect(wrongKeyForBehavior?.path == "adapterSets[0].dataAdapters[0].items[0].updatesPerSecond")
 
-        let rowWithoutKey = Self.error(item.replacingOccurrences(
-            of: "ITEM", with: #"{"name": "x", "behavior": "commandTable", "rows": [{"qty": "1"}]}"#))
+        let rowWithoutKey = Self.error(
+            item.replacingOccurrences(
+                of: "ITEM", with: #"{"name": "x", "behavior": "commandTable", "rows": [{"qty": "1"}]}"#))
         #expect(rowWithoutKey?.path == "adapterSets[0].dataAdapters[0].items[0].rows[0]")
 
-        let badMode = Self.error(#"{"adapterSets": [{"name": "S", "metadata": {"allowedModes": ["MERGED"]}, "dataAdapters": [{"items": []}]}]}"#)
+        let badMode = Self.error(
+            #"{"adapterSets": [{"name": "S", "metadata": {"allowedModes": ["MERGED"]}, "dataAdapters": [{"items": []}]}]}"#)
         #expect(badMode?.path == "adapterSets[0].metadata.allowedModes")
         #expect(badMode?.message.contains("MERGED") == true)
 
-        let duplicate = Self.error(#"{"adapterSets": [{"name": "S", "dataAdapters": [{"items": []}]}, {"name": "S", "dataAdapters": [{"items": []}]}]}"#)
+        let duplicate = Self.error(
+            #"{"adapterSets": [{"name": "S", "dataAdapters": [{"items": []}]}, {"name": "S", "dataAdapters": [{"items": []}]}]}"#)
         #expect(duplicate?.path == "adapterSets[1].name")
 
         let keepalive = Self.error(#"{"demo": true, "timeouts": {"keepaliveMillis": {"min": 5000, "max": 1000}}}"#)

@@ -1,18 +1,26 @@
 import Testing
+
 @testable import LightstreamerServer
 
 @Suite struct DemoTests {
-    static let stockFields = ["stock_name", "last_price", "time", "pct_change", "bid_quantity", "bid", "ask",
-                              "ask_quantity", "min", "max", "ref_price", "open_price"]
+    static let stockFields = [
+        "stock_name", "last_price", "time", "pct_change", "bid_quantity", "bid", "ask",
+        "ask_quantity", "min", "max", "ref_price", "open_price",
+    ]
 
-    static func demo(_ clock: ManualEngineClock, options: DemoAdapters.Options = .init(secondsSinceEpoch: { 45_296 }))
-        -> (ItemEngine, AdapterSet) {
+    static func demo(
+        _ clock: ManualEngineClock, options: DemoAdapters.Options = .init(secondsSinceEpoch: { 45_296 })
+    )
+        -> (ItemEngine, AdapterSet)
+    {
         let set = DemoAdapters.makeDemoAdapterSet(options: options, clock: clock)
         return (ItemEngine(adapterSets: [set], clock: clock), set)
     }
 
-    static func demoSpec(_ mode: SubscriptionMode, _ items: [String], _ fields: [String],
-                         snapshot: SnapshotRequest = .yes) -> TableSpec {
+    static func demoSpec(
+        _ mode: SubscriptionMode, _ items: [String], _ fields: [String],
+        snapshot: SnapshotRequest = .yes
+    ) -> TableSpec {
         TableSpec(adapterSet: "DEMO", dataAdapter: "DEFAULT", mode: mode, items: items, fields: fields, snapshot: snapshot)
     }
 
@@ -110,8 +118,11 @@ import Testing
         try await metadata.notifyNewSession(user: "bob", sessionId: "s1", clientContext: ["clientIP": "10.0.0.1"])
         let sink = RecordingSink()
         _ = try await engine.subscribe(Self.demoSpec(.distinct, ["chat_room"], ["message", "timestamp", "IP", "nick"]), sink: sink)
-        #expect(sink.take() == [update(1, ["before anyone listened", "00:01:00", nil, "early"], snapshot: true),
-                                .endOfSnapshot(item: 1)])
+        #expect(
+            sink.take() == [
+                update(1, ["before anyone listened", "00:01:00", nil, "early"], snapshot: true),
+                .endOfSnapshot(item: 1),
+            ])
         let response = try await metadata.notifyUserMessage(user: "bob", sessionId: "s1", message: "CHAT|hello|world")
         #expect(response == nil)
         #expect(sink.takeRows() == [["hello|world", "00:01:00", "10.0.0.1", "bob"]])

@@ -1,8 +1,9 @@
-@testable import LightstreamerServer
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Testing
+
+@testable import LightstreamerServer
 
 /// Write-side backpressure: a WebSocket client that never reads is cut off after
 /// `maxUndrainedMillis`, and its session waits for a recovery bind.
@@ -49,7 +50,8 @@ import Testing
             .channelOption(.autoRead, value: false)
             .channelInitializer { ch in ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(Mute()) } }
             .connect(host: "127.0.0.1", port: port).get()
-        let upgrade = "GET /lightstreamer HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        let upgrade =
+            "GET /lightstreamer HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
             + "Sec-WebSocket-Protocol: TLCP-2.5.0.lightstreamer.com\r\n\r\n"
         try await channel.writeAndFlush(ByteBuffer(string: upgrade)).get()
@@ -81,8 +83,9 @@ import Testing
         try await server.start()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let port = try #require(server.port)
-        let channel = try await Self.muteWebSocket(port: port, group: group, adapterSet: "FLOOD",
-                                                   control: "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=flood&LS_schema=v&LS_ack=false")
+        let channel = try await Self.muteWebSocket(
+            port: port, group: group, adapterSet: "FLOOD",
+            control: "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=flood&LS_schema=v&LS_ack=false")
 
         // The session starts, the socket fills up, and the server cuts the connection.
         let deadline = ContinuousClock.now + .seconds(30)

@@ -1,7 +1,8 @@
-@testable import LightstreamerServer
 import NIOCore
 import NIOPosix
 import Testing
+
+@testable import LightstreamerServer
 
 /// Bounds on open connections, per client address and in all: one too many is closed at
 /// accept, and a closed one makes room again.

@@ -1,14 +1,17 @@
-@testable import LightstreamerServer
 import NIOPosix
 import TLCP
 import Testing
+
+@testable import LightstreamerServer
 
 /// The server over real loopback sockets, spoken to byte by byte.
 @Suite(.timeLimit(.minutes(1))) struct FrontIntegrationTests {
     /// A server on a free port (one thread; the fast DEMO set, also as DEFAULT, unless `adapterSets`
     /// are given) and a client event loop group, both shut down after `body`.
-    static func withServer(adapterSets: [AdapterSet]? = nil, configure: (inout ServerOptions) -> Void = { _ in },
-                           _ body: (LightstreamerServer, MultiThreadedEventLoopGroup) async throws -> Void) async throws {
+    static func withServer(
+        adapterSets: [AdapterSet]? = nil, configure: (inout ServerOptions) -> Void = { _ in },
+        _ body: (LightstreamerServer, MultiThreadedEventLoopGroup) async throws -> Void
+    ) async throws {
         var options = ServerOptions(host: "127.0.0.1", port: 0)
         options.threads = 1
         if adapterSets == nil { options.adapterSetAliases = ["DEFAULT": "DEMO"] }
@@ -37,7 +40,8 @@ import Testing
             try await ws.wsText("wsok")
             try await ws.wsText("create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false")
             // A control right after the create, without LS_session, waits for CONOK.
-            try await ws.wsText("control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=true")
+            try await ws.wsText(
+                "control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=true")
             #expect(await ws.waitFor("U,1,1,", seconds: 20), "received: \(ws.text)")
             let text = ws.text
             let order = ["WSOK", "CONOK,", "REQOK,1", "SUBOK,1,1,1", "CONF,1,", "U,1,1,"].map { text.range(of: $0)?.lowerBound }

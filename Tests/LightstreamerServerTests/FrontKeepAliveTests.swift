@@ -1,6 +1,7 @@
-@testable import LightstreamerServer
 import NIOPosix
 import Testing
+
+@testable import LightstreamerServer
 
 /// HTTP/1.1 persistent connections and WebSocket refusals, over real loopback sockets.
 @Suite(.timeLimit(.minutes(1))) struct FrontKeepAliveTests {
@@ -21,8 +22,10 @@ import Testing
             try await c.send(Self.post("/lightstreamer/heartbeat.txt?LS_protocol=TLCP-2.5.0", "LS_reqId=1"))
             #expect(await c.waitFor("REQOK"))
             #expect(c.text.contains("Connection: keep-alive"))
-            try await c.send(Self.post("/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0",
-                                       "LS_reqId=7&LS_op=add&LS_session=nope&LS_subId=1&LS_mode=MERGE&LS_group=a&LS_schema=b"))
+            try await c.send(
+                Self.post(
+                    "/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0",
+                    "LS_reqId=7&LS_op=add&LS_session=nope&LS_subId=1&LS_mode=MERGE&LS_group=a&LS_schema=b"))
             #expect(await c.waitFor("REQERR,7,20"))
             #expect(Self.occurrences("HTTP/1.1 200", in: c.text) == 2)
             #expect(!c.isClosed)
@@ -35,9 +38,10 @@ import Testing
             let port = try #require(server.port)
             let c = try await RawTestConnection.connect(port: port, group: group)
             let control = "/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0"
-            try await c.send(Self.post(control, "LS_reqId=a1&LS_op=destroy&LS_session=x1")
-                             + Self.post(control, "LS_reqId=a2&LS_op=destroy&LS_session=x2")
-                             + "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            try await c.send(
+                Self.post(control, "LS_reqId=a1&LS_op=destroy&LS_session=x1")
+                    + Self.post(control, "LS_reqId=a2&LS_op=destroy&LS_session=x2")
+                    + "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(await c.waitFor("lightstreamer_sessions_active"))
             let text = c.text
             let first = try #require(text.range(of: "REQERR,a1,"))
@@ -68,9 +72,10 @@ import Testing
             let c = try await RawTestConnection.connect(port: port, group: group)
             try await c.send(Self.post("/lightstreamer/heartbeat.txt?LS_protocol=TLCP-2.5.0", "LS_reqId=1"))
             #expect(await c.waitFor("REQOK"))
-            try await c.send("GET /lightstreamer HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-                             + "Sec-WebSocket-Protocol: TLCP-2.5.0.lightstreamer.com\r\n\r\n")
+            try await c.send(
+                "GET /lightstreamer HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                    + "Sec-WebSocket-Protocol: TLCP-2.5.0.lightstreamer.com\r\n\r\n")
             #expect(await c.waitFor(" 101 "))
             try await c.wsText("wsok")
             #expect(await c.waitFor("WSOK"))
@@ -81,8 +86,9 @@ import Testing
     @Test func unsupportedSubprotocolGetsA400() async throws {
         try await FrontIntegrationTests.withServer { server, group in
             let port = try #require(server.port)
-            let ws = try await RawTestConnection.webSocket(port: port, group: group,
-                                                           subprotocol: "TLCP-9.9.0.lightstreamer.com, TLCP-1.0.0.lightstreamer.com")
+            let ws = try await RawTestConnection.webSocket(
+                port: port, group: group,
+                subprotocol: "TLCP-9.9.0.lightstreamer.com, TLCP-1.0.0.lightstreamer.com")
             #expect(await ws.waitFor("HTTP/1.1 400"))
             #expect(!ws.text.contains(" 101 "))
             #expect(ws.text.contains("Unsupported WebSocket subprotocol"))

@@ -1,7 +1,8 @@
-@testable import LightstreamerServer
 import NIOCore
 import NIOPosix
 import Testing
+
+@testable import LightstreamerServer
 
 /// Oversize inputs over real sockets: each is refused or the connection closed, without the
 /// server holding or parsing it whole, and the server goes on serving.
@@ -64,8 +65,9 @@ import Testing
             #expect(await ws.waitFor(" 101 "))
             // Fragments, each under the limit, adding up to more.
             let part = String(repeating: "a", count: 5_000)
-            try? await ws.send(RawWebSocketFrames.text(part, fin: false)
-                + RawWebSocketFrames.frame(opcode: 0, payload: Array(part.utf8)))
+            try? await ws.send(
+                RawWebSocketFrames.text(part, fin: false)
+                    + RawWebSocketFrames.frame(opcode: 0, payload: Array(part.utf8)))
             #expect(await ws.waitClosed())
             #expect(RawWebSocketFrames.closeCode(in: ws.bytes) == 1009)
         }

@@ -1,10 +1,11 @@
 import Foundation
-@testable import LightstreamerServer
 import MPNTestSupport
 import NIOCore
 import NIOPosix
 import NIOSSL
 import Testing
+
+@testable import LightstreamerServer
 
 /// Origin allow-list, the admin listener for `/metrics`, and TLS versions and handshake time.
 @Suite(.timeLimit(.minutes(1))) struct FrontPolicyTests {
@@ -46,8 +47,9 @@ import Testing
             #expect(await noOrigin.waitFor(" 101 "))
 
             let http = try await RawTestConnection.connect(port: port, group: group)
-            try await http.send("POST /lightstreamer/create_session.txt HTTP/1.1\r\nHost: x\r\nOrigin: https://evil.example\r\n"
-                                + "Content-Length: 8\r\n\r\nLS_cid=x")
+            try await http.send(
+                "POST /lightstreamer/create_session.txt HTTP/1.1\r\nHost: x\r\nOrigin: https://evil.example\r\n"
+                    + "Content-Length: 8\r\n\r\nLS_cid=x")
             #expect(await http.waitFor("HTTP/1.1 403"))
             #expect(!http.text.contains("CONOK"))
             for c in [allowed, noOrigin] { await c.close() }
@@ -82,8 +84,10 @@ import Testing
 
     // MARK: - TLS
 
-    static func withTLSServer(configure: (inout ServerOptions) -> Void = { _ in },
-                              _ body: (Int, MultiThreadedEventLoopGroup) async throws -> Void) async throws {
+    static func withTLSServer(
+        configure: (inout ServerOptions) -> Void = { _ in },
+        _ body: (Int, MultiThreadedEventLoopGroup) async throws -> Void
+    ) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ls-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,7 +1,8 @@
-@testable import LightstreamerServer
 import NIOCore
 import NIOPosix
 import Testing
+
+@testable import LightstreamerServer
 
 /// 500 connections that send their request head a byte at a time neither exhaust the server
 /// nor delay a normal client, and are all closed by the server at the head timeout.
@@ -49,7 +50,8 @@ import Testing
             // A normal client, meanwhile: a WS session with data.
             let ws = try await RawTestConnection.webSocket(port: port, group: group)
             try await ws.wsText("create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false")
-            try await ws.wsText("control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=true")
+            try await ws.wsText(
+                "control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=true")
             #expect(await ws.waitFor("U,1,1,", seconds: 25), "received: \(ws.text)")
             let stillOpen = connections.filter { !$0.isClosed }.count
             #expect(stillOpen > 0, "the normal client was served only after the slow connections were gone")

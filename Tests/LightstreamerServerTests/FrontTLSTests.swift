@@ -1,11 +1,12 @@
 import Foundation
-@testable import LightstreamerServer
 import MPNTestSupport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
 import Testing
+
+@testable import LightstreamerServer
 
 /// TLS via swift-nio-ssl when the options name a certificate and key (a throw-away CA's
 /// `localhost` certificate, made in process).
@@ -41,9 +42,12 @@ import Testing
             }
             .connect(host: "127.0.0.1", port: try #require(server.port)).get()
         let body = "LS_polling=true&LS_polling_millis=0&LS_idle_millis=0&LS_cid=x&LS_adapter_set=DEMO"
-        try await channel.writeAndFlush(ByteBuffer(string:
-            "POST /lightstreamer/create_session.txt?LS_protocol=TLCP-2.5.0 HTTP/1.1\r\nHost: localhost\r\n"
-            + "Content-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")).get()
+        try await channel.writeAndFlush(
+            ByteBuffer(
+                string:
+                    "POST /lightstreamer/create_session.txt?LS_protocol=TLCP-2.5.0 HTTP/1.1\r\nHost: localhost\r\n"
+                    + "Content-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        ).get()
         var ok = false
         for _ in 0..<500 where !ok {
             ok = received.text.contains("LOOP,0")

@@ -94,8 +94,10 @@ final class RawTestConnection: Sendable {
     func close() async { try? await channel.close() }
 
     /// Opens a WebSocket at `path` offering `subprotocol`.
-    static func webSocket(port: Int, group: any EventLoopGroup, path: String = "/lightstreamer",
-                          subprotocol: String? = "TLCP-2.5.0.lightstreamer.com") async throws -> RawTestConnection {
+    static func webSocket(
+        port: Int, group: any EventLoopGroup, path: String = "/lightstreamer",
+        subprotocol: String? = "TLCP-2.5.0.lightstreamer.com"
+    ) async throws -> RawTestConnection {
         let c = try await connect(port: port, group: group)
         var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
@@ -106,11 +108,14 @@ final class RawTestConnection: Sendable {
     }
 
     /// Sends an HTTP POST and returns the connection (the response accumulates in `text`).
-    static func post(port: Int, group: any EventLoopGroup, path: String, body: String,
-                     contentType: String = "text/plain; charset=utf-8") async throws -> RawTestConnection {
+    static func post(
+        port: Int, group: any EventLoopGroup, path: String, body: String,
+        contentType: String = "text/plain; charset=utf-8"
+    ) async throws -> RawTestConnection {
         let c = try await connect(port: port, group: group)
-        try await c.send("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: \(contentType)\r\n"
-                         + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        try await c.send(
+            "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: \(contentType)\r\n"
+                + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
         return c
     }
 }

@@ -1,13 +1,15 @@
-@testable import LightstreamerServer
 import NIOCore
 import NIOPosix
 import Testing
 
+@testable import LightstreamerServer
+
 /// The per-phase timeouts of the connection layer (`ConnectionPhases`): the state machine on
 /// its own, then each phase over real loopback sockets with the timeouts set low.
 @Suite(.timeLimit(.minutes(1))) struct FrontTimeoutTests {
-    static let limits = ConnectionPhases.Limits(tlsHandshakeMillis: 1, requestHeadMillis: 2, requestBodyMillis: 3, idleMillis: 4,
-                                                webSocketSessionMillis: 5, maxRequestHeadBytes: 100)
+    static let limits = ConnectionPhases.Limits(
+        tlsHandshakeMillis: 1, requestHeadMillis: 2, requestBodyMillis: 3, idleMillis: 4,
+        webSocketSessionMillis: 5, maxRequestHeadBytes: 100)
 
     @Test func phasesArmTheTimerOfEachPhaseAndNoneOnceRespondingOrBound() {
         var p = ConnectionPhases(limits: Self.limits, tls: true)
@@ -51,14 +53,17 @@ import Testing
     /// The head timeout of a connection's first request runs from accept: below about 3 s, a
     /// loaded CI machine (the suites run in parallel on two cores) can let it expire between
     /// a test's connect and its first write ("I/O on closed channel" seen in CI).
-    static func withLowTimeouts(idleMillis: Int = 600, webSocketMillis: Int = 600, headMillis: Int = 3_000,
-                                _ body: (LightstreamerServer, MultiThreadedEventLoopGroup) async throws -> Void) async throws {
-        try await FrontIntegrationTests.withServer(configure: { o in
-            o.front.requestHeadTimeoutMillis = headMillis
-            o.front.requestBodyTimeoutMillis = 600
-            o.front.idleConnectionTimeoutMillis = idleMillis
-            o.front.webSocketSessionTimeoutMillis = webSocketMillis
-        }, body)
+    static func withLowTimeouts(
+        idleMillis: Int = 600, webSocketMillis: Int = 600, headMillis: Int = 3_000,
+        _ body: (LightstreamerServer, MultiThreadedEventLoopGroup) async throws -> Void
+    ) async throws {
+        try await FrontIntegrationTests.withServer(
+            configure: { o in
+                o.front.requestHeadTimeoutMillis = headMillis
+                o.front.requestBodyTimeoutMillis = 600
+                o.front.idleConnectionTimeoutMillis = idleMillis
+                o.front.webSocketSessionTimeoutMillis = webSocketMillis
+            }, body)
     }
 
     @Test func aConnectionThatSendsNothingIsClosed() async throws {
@@ -126,12 +131,14 @@ import Testing
         try await Self.withLowTimeouts { server, group in
             let ws = try await RawTestConnection.webSocket(port: try #require(server.port), group: group)
             #expect(await ws.waitFor(" 101 "))
-            try await ws.wsText("create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false&LS_keepalive_millis=1000")
+            try await ws.wsText(
+                "create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false&LS_keepalive_millis=1000")
             #expect(await ws.waitFor("CONOK,", seconds: 20))
             // Well past every timeout of the connection layer.
             try await Task.sleep(for: .milliseconds(3_500))
             #expect(!ws.isClosed)
-            try await ws.wsText("control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=true")
+            try await ws.wsText(
+                "control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=true")
             #expect(await ws.waitFor("U,1,1,", seconds: 20), "received: \(ws.text)")
             await ws.close()
         }
@@ -141,7 +148,8 @@ import Testing
         // Long enough for a loaded machine to answer the create before the WebSocket's timer runs out.
         try await Self.withLowTimeouts(webSocketMillis: 3_000) { server, group in
             let ws = try await RawTestConnection.webSocket(port: try #require(server.port), group: group)
-            try await ws.wsText("create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false&LS_keepalive_millis=1000")
+            try await ws.wsText(
+                "create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false&LS_keepalive_millis=1000")
             #expect(await ws.waitFor("CONOK,", seconds: 20))
             try await Task.sleep(for: .milliseconds(1_000))
             #expect(!ws.isClosed)

@@ -1,7 +1,8 @@
-@testable import LightstreamerServer
 import NIOCore
 import NIOPosix
 import Testing
+
+@testable import LightstreamerServer
 
 /// RFC 6455 framing over a real socket, frames written byte by byte: each broken rule fails
 /// the connection with a close frame carrying the code the RFC names, then the socket closes.
@@ -26,13 +27,15 @@ import Testing
         Case(name: "ping of 126 bytes", bytes: F.frame(opcode: 0x9, payload: Array(repeating: 0x61, count: 126)), code: 1002),
         Case(name: "fragmented ping", bytes: F.frame(opcode: 0x9, payload: [1], fin: false), code: 1002),
         Case(name: "continuation without a start", bytes: F.frame(opcode: 0x0, payload: Array("wsok".utf8)), code: 1002),
-        Case(name: "new text frame inside a fragmented message",
-             bytes: F.text("ws", fin: false) + F.text("ok"), code: 1002),
+        Case(
+            name: "new text frame inside a fragmented message",
+            bytes: F.text("ws", fin: false) + F.text("ok"), code: 1002),
         Case(name: "close frame with a one-byte body", bytes: F.frame(opcode: 0x8, payload: [0x03]), code: 1002),
         Case(name: "close frame with code 1005", bytes: F.frame(opcode: 0x8, payload: [0x03, 0xED]), code: 1002),
         Case(name: "text that is not UTF-8", bytes: F.frame(opcode: 0x1, payload: invalidUTF8), code: 1007),
-        Case(name: "fragmented text that is not UTF-8",
-             bytes: F.frame(opcode: 0x1, payload: Array(invalidUTF8[0..<3]), fin: false)
+        Case(
+            name: "fragmented text that is not UTF-8",
+            bytes: F.frame(opcode: 0x1, payload: Array(invalidUTF8[0..<3]), fin: false)
                 + F.frame(opcode: 0x0, payload: Array(invalidUTF8[3...])), code: 1007),
         Case(name: "close reason that is not UTF-8", bytes: F.frame(opcode: 0x8, payload: [0x03, 0xE8, 0xC3, 0x28]), code: 1007),
         Case(name: "frame over the size limit", bytes: F.frame(opcode: 0x2, payload: Array(repeating: 0, count: 70_000)), code: 1009),
@@ -60,8 +63,9 @@ import Testing
             let ws = try await RawTestConnection.webSocket(port: port, group: group)
             #expect(await ws.waitFor(" 101 "))
             // "wsok" in two fragments, a ping between them, then a UTF-8 text request.
-            try await ws.send(F.text("ws", fin: false) + F.frame(opcode: 0x9, payload: [7])
-                + F.frame(opcode: 0x0, payload: Array("ok".utf8)))
+            try await ws.send(
+                F.text("ws", fin: false) + F.frame(opcode: 0x9, payload: [7])
+                    + F.frame(opcode: 0x0, payload: Array("ok".utf8)))
             #expect(await ws.waitFor("WSOK"))
             try await ws.send(F.text("control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=é&LS_schema=count&LS_session=nope"))
             #expect(await ws.waitFor("REQERR,1,"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LightstreamerServer
 
 /// Snapshots the Data Adapter sends after the subscription started, delivery while the sink is
@@ -18,10 +19,10 @@ import Testing
 
         adapter.push("d", ["v": "s1"], snapshot: true)
         adapter.push("d", ["v": "s2"], snapshot: true)
-        #expect(distinct.take().isEmpty)          // not before the end of the snapshot
+        #expect(distinct.take().isEmpty) // not before the end of the snapshot
         adapter.endOfSnapshot("d")
         #expect(distinct.take() == [update(1, ["s1"], snapshot: true), update(1, ["s2"], snapshot: true), .endOfSnapshot(item: 1)])
-        #expect(noSnapshot.take().isEmpty)        // snapshot events are not live events
+        #expect(noSnapshot.take().isEmpty) // snapshot events are not live events
         adapter.push("d", ["v": "live"])
         #expect(distinct.takeRows() == [["live"]])
         #expect(noSnapshot.takeRows() == [["live"]])

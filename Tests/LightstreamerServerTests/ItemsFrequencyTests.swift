@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LightstreamerServer
 
 @Suite struct ItemsFrequencyTests {
@@ -9,7 +10,7 @@ import Testing
         let sink = RecordingSink()
         let h = try await engine.subscribe(spec(.merge, ["a"], ["x", "y"], frequency: .limited(2)), sink: sink)
         #expect(engine.grantedFrequency(of: h) == .limited(2))
-        adapter.push("a", ["x": "1", "y": "a"])     // goes at once
+        adapter.push("a", ["x": "1", "y": "a"]) // goes at once
         adapter.push("a", ["x": "2"])
         adapter.push("a", ["y": "b"])
         adapter.push("a", ["x": "3"])
@@ -17,10 +18,10 @@ import Testing
         clock.advance(by: .ms(499))
         #expect(sink.takeRows().isEmpty)
         clock.advance(by: .ms(1))
-        #expect(sink.takeRows() == [["3", "b"]])   // latest values, merged
+        #expect(sink.takeRows() == [["3", "b"]]) // latest values, merged
         clock.advance(by: .ms(2000))
         #expect(sink.takeRows().isEmpty)
-        adapter.push("a", ["x": "4"])              // interval passed: at once
+        adapter.push("a", ["x": "4"]) // interval passed: at once
         #expect(sink.takeRows() == [["4", "b"]])
     }
 
@@ -53,7 +54,7 @@ import Testing
         for i in 1...5 { adapter.push("a", ["x": "\(i)"]) }
         #expect(sink.takeRows() == [["1"]])
         clock.advance(by: .ms(300))
-        #expect(sink.takeRows() == [["2"], ["5"]])  // buffer of 2: the newest waiting row is replaced
+        #expect(sink.takeRows() == [["2"], ["5"]]) // buffer of 2: the newest waiting row is replaced
     }
 
     @Test func distinctFilteredBufferDropsOldestSilently() async throws {
@@ -114,17 +115,18 @@ import Testing
         let engine = makeEngine(adapter, clock: clock)
         let sink = RecordingSink()
         _ = try await engine.subscribe(spec(.command, ["p"], ["key", "command", "v"], frequency: .limited(1)), sink: sink)
-        adapter.push("p", ["key": "a", "command": "ADD", "v": "1"])      // at once
-        adapter.push("p", ["key": "b", "command": "ADD", "v": "1"])      // waits
-        adapter.push("p", ["key": "b", "command": "UPDATE", "v": "2"])   // merges into the waiting ADD
+        adapter.push("p", ["key": "a", "command": "ADD", "v": "1"]) // at once
+        adapter.push("p", ["key": "b", "command": "ADD", "v": "1"]) // waits
+        adapter.push("p", ["key": "b", "command": "UPDATE", "v": "2"]) // merges into the waiting ADD
         adapter.push("p", ["key": "a", "command": "UPDATE", "v": "2"])
-        adapter.push("p", ["key": "a", "command": "UPDATE", "v": "3"])   // conflates with the waiting UPDATE
+        adapter.push("p", ["key": "a", "command": "UPDATE", "v": "3"]) // conflates with the waiting UPDATE
         adapter.push("p", ["key": "c", "command": "ADD", "v": "1"])
-        adapter.push("p", ["key": "c", "command": "DELETE"])             // ADD and DELETE both kept
+        adapter.push("p", ["key": "c", "command": "DELETE"]) // ADD and DELETE both kept
         clock.advance(by: .seconds(10))
-        #expect(sink.takeRows() == [
-            ["a", "ADD", "1"], ["b", "ADD", "2"], ["a", "UPDATE", "3"], ["c", "ADD", "1"], ["c", "DELETE", nil],
-        ])
+        #expect(
+            sink.takeRows() == [
+                ["a", "ADD", "1"], ["b", "ADD", "2"], ["a", "UPDATE", "3"], ["c", "ADD", "1"], ["c", "DELETE", nil],
+            ])
     }
 
     @Test func commandQueueOverflowIsReportedWithOV() async throws {
@@ -169,9 +171,9 @@ import Testing
         for i in 1...3 { adapter.push("d", ["m": "\(i)"]) }
         let sink = RecordingSink()
         _ = try await engine.subscribe(spec(.distinct, ["d"], ["m"], snapshot: .yes, frequency: .limited(1)), sink: sink)
-        #expect(sink.take().count == 4)   // 3 snapshot events and EOS, all at once
+        #expect(sink.take().count == 4) // 3 snapshot events and EOS, all at once
         adapter.push("d", ["m": "4"])
-        #expect(sink.take().isEmpty)      // the next live one waits a full interval
+        #expect(sink.take().isEmpty) // the next live one waits a full interval
         clock.advance(by: .seconds(1))
         #expect(sink.takeRows() == [["4"]])
     }

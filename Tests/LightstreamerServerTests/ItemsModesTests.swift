@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LightstreamerServer
 
 @Suite struct ItemsModesTests {
@@ -53,8 +54,11 @@ import Testing
 
         let all = RecordingSink()
         _ = try await engine.subscribe(spec(.distinct, ["chat"], ["m"], snapshot: .yes), sink: all)
-        #expect(all.take() == [update(1, ["m3"], snapshot: true), update(1, ["m4"], snapshot: true),
-                               update(1, ["m5"], snapshot: true), .endOfSnapshot(item: 1)])
+        #expect(
+            all.take() == [
+                update(1, ["m3"], snapshot: true), update(1, ["m4"], snapshot: true),
+                update(1, ["m5"], snapshot: true), .endOfSnapshot(item: 1),
+            ])
 
         // DISTINCT events are not merged: missing fields are null.
         let wide = RecordingSink()
@@ -73,19 +77,23 @@ import Testing
         adapter.push("p", ["key": "a", "command": "ADD", "qty": "1"])
         adapter.push("p", ["key": "b", "command": "ADD", "qty": "2"])
         adapter.push("p", ["key": "a", "command": "UPDATE", "qty": "3"])
-        adapter.push("p", ["key": "a", "command": "ADD", "qty": "4"])       // known key: an UPDATE
-        adapter.push("p", ["key": "c", "command": "UPDATE", "qty": "5"])    // unknown key: an ADD
+        adapter.push("p", ["key": "a", "command": "ADD", "qty": "4"]) // known key: an UPDATE
+        adapter.push("p", ["key": "c", "command": "UPDATE", "qty": "5"]) // unknown key: an ADD
         adapter.push("p", ["key": "b", "command": "DELETE"])
-        adapter.push("p", ["key": "zz", "command": "DELETE"])               // unknown key: ignored
-        #expect(live.takeRows() == [
-            ["a", "ADD", "1"], ["b", "ADD", "2"], ["a", "UPDATE", "3"], ["a", "UPDATE", "4"],
-            ["c", "ADD", "5"], ["b", "DELETE", nil],
-        ])
+        adapter.push("p", ["key": "zz", "command": "DELETE"]) // unknown key: ignored
+        #expect(
+            live.takeRows() == [
+                ["a", "ADD", "1"], ["b", "ADD", "2"], ["a", "UPDATE", "3"], ["a", "UPDATE", "4"],
+                ["c", "ADD", "5"], ["b", "DELETE", nil],
+            ])
 
         let late = RecordingSink()
         _ = try await engine.subscribe(spec(.command, ["p"], ["qty", "key", "command"], snapshot: .yes), sink: late)
-        #expect(late.take() == [update(1, ["4", "a", "ADD"], snapshot: true), update(1, ["5", "c", "ADD"], snapshot: true),
-                                .endOfSnapshot(item: 1)])
+        #expect(
+            late.take() == [
+                update(1, ["4", "a", "ADD"], snapshot: true), update(1, ["5", "c", "ADD"], snapshot: true),
+                .endOfSnapshot(item: 1),
+            ])
     }
 
     @Test func commandSchemaNeedsKeyAndCommand() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import LightstreamerServer
 
 /// A sink that records what the engine delivers.
@@ -97,17 +98,23 @@ final class ScriptedDataAdapter: DataAdapter, @unchecked Sendable {
 }
 
 /// An engine over one adapter set `SET` whose DEFAULT data adapter is `adapter`.
-func makeEngine(_ adapter: ScriptedDataAdapter, metadata: any MetadataAdapter = LiteralBasedMetadataAdapter(),
-                clock: ManualEngineClock = ManualEngineClock(), cap: Int = 10_000) -> ItemEngine {
-    ItemEngine(adapterSets: [AdapterSet(name: "SET", metadata: metadata, dataAdapters: ["DEFAULT": adapter])],
-               clock: clock, maxQueuedUpdatesPerItem: cap)
+func makeEngine(
+    _ adapter: ScriptedDataAdapter, metadata: any MetadataAdapter = LiteralBasedMetadataAdapter(),
+    clock: ManualEngineClock = ManualEngineClock(), cap: Int = 10_000
+) -> ItemEngine {
+    ItemEngine(
+        adapterSets: [AdapterSet(name: "SET", metadata: metadata, dataAdapters: ["DEFAULT": adapter])],
+        clock: clock, maxQueuedUpdatesPerItem: cap)
 }
 
-func spec(_ mode: SubscriptionMode, _ items: [String], _ fields: [String], snapshot: SnapshotRequest = .no,
-          frequency: RequestedFrequency = .unlimited, buffer: RequestedBufferSize? = nil,
-          selector: String? = nil, dataAdapter: String = "DEFAULT") -> TableSpec {
-    TableSpec(adapterSet: "SET", dataAdapter: dataAdapter, mode: mode, items: items, fields: fields, selector: selector,
-              snapshot: snapshot, maxFrequency: frequency, bufferSize: buffer)
+func spec(
+    _ mode: SubscriptionMode, _ items: [String], _ fields: [String], snapshot: SnapshotRequest = .no,
+    frequency: RequestedFrequency = .unlimited, buffer: RequestedBufferSize? = nil,
+    selector: String? = nil, dataAdapter: String = "DEFAULT"
+) -> TableSpec {
+    TableSpec(
+        adapterSet: "SET", dataAdapter: dataAdapter, mode: mode, items: items, fields: fields, selector: selector,
+        snapshot: snapshot, maxFrequency: frequency, bufferSize: buffer)
 }
 
 func update(_ item: Int, _ values: [String?], snapshot: Bool = false) -> TableEvent {

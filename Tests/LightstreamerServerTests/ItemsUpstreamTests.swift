@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LightstreamerServer
 
 @Suite struct ItemsUpstreamTests {
@@ -34,7 +35,7 @@ import Testing
         let sink = RecordingSink()
         let h = try await engine.subscribe(spec(.distinct, ["a"], ["v"], frequency: .limited(1)), sink: sink)
         adapter.push("a", ["v": "1"])
-        adapter.push("a", ["v": "2"])      // waiting behind the limit
+        adapter.push("a", ["v": "2"]) // waiting behind the limit
         #expect(sink.takeRows() == [["1"]])
         await engine.unsubscribe(h)
         adapter.push("a", ["v": "3"])
@@ -49,7 +50,7 @@ import Testing
         // The item's state started over.
         adapter.push("a", ["v": "4"])
         #expect(again.take() == [update(1, ["4"], snapshot: true)])
-        await engine.unsubscribe(h)   // a second unsubscribe does nothing
+        await engine.unsubscribe(h) // a second unsubscribe does nothing
     }
 
     @Test func refusedItemFailsTheWholeTableAndReleasesTheOthers() async throws {

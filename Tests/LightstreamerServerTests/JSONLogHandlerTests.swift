@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOPosix
 import Testing
+
 @testable import LightstreamerServer
 
 /// The JSON log handler's lines parsed back, and a session's log lines carrying its metadata.
@@ -22,8 +23,12 @@ import Testing
         logger.logLevel = .debug
         logger[metadataKey: "static"] = "s"
         let tricky = "quote \" backslash \\ newline \n tab \t bell \u{7} nul \u{0} esc \u{1B}[31m ñ 🚀 \u{2028}"
-        logger.debug("\(tricky)", metadata: ["value": "\(tricky)", "list": ["a", "b"], "nested": ["k": "v"],
-                                            "number": .stringConvertible(42)])
+        logger.debug(
+            "\(tricky)",
+            metadata: [
+                "value": "\(tricky)", "list": ["a", "b"], "nested": ["k": "v"],
+                "number": .stringConvertible(42),
+            ])
         logger.trace("below the level: not written")
         let raw = try #require(lines.all.first)
         #expect(lines.all.count == 1)

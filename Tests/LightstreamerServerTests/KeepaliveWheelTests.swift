@@ -1,7 +1,8 @@
-@testable import LightstreamerServer
 import NIOCore
 import NIOPosix
 import Testing
+
+@testable import LightstreamerServer
 
 /// Keepalive timers fire from one wheel per event loop (`KeepaliveWheel`): idle streams still
 /// get their PROBEs, never before the keepalive has passed, and cancelled or re-armed timers
@@ -13,7 +14,9 @@ import Testing
             var streams: [(RawTestConnection, ContinuousClock.Instant)] = []
             for _ in 0..<20 {
                 let ws = try await RawTestConnection.webSocket(port: port, group: group)
-                try await ws.wsText("create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false&LS_keepalive_millis=1000")
+                try await ws.wsText(
+                    "create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false&LS_keepalive_millis=1000"
+                )
                 #expect(await ws.waitFor("CONOK,", seconds: 20))
                 streams.append((ws, ContinuousClock.now))
             }
@@ -22,8 +25,9 @@ import Testing
             try await Task.sleep(for: .milliseconds(900))
             for (ws, conok) in streams {
                 // CONOK was read after it was written: no PROBE may have come before a keepalive.
-                #expect(!ws.text.contains("PROBE") || ContinuousClock.now - conok >= .milliseconds(1_000),
-                        "a PROBE before the keepalive: \(ws.text.debugDescription)")
+                #expect(
+                    !ws.text.contains("PROBE") || ContinuousClock.now - conok >= .milliseconds(1_000),
+                    "a PROBE before the keepalive: \(ws.text.debugDescription)")
             }
             try await Task.sleep(for: .milliseconds(4_100))
             for (ws, conok) in streams {

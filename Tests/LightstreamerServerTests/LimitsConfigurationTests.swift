@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LightstreamerServer
 
 @Suite struct LimitsConfigurationTests {
@@ -9,11 +10,12 @@ import Testing
     }
 
     @Test func everyLimitReachesTheSessionSettings() throws {
-        let o = try Self.options(#"""
-        {"maxSessions": 10, "maxSessionsPerAddress": 0, "maxSubscriptionsPerSession": 3, "maxItemsPerSubscription": 4,
-         "maxQueuedMessages": 5, "maxMessageSequences": 6, "maxQueuedMPNOperations": 7, "maxBacklogBytes": 8000,
-         "requestLimitBytes": 9000, "maxInactivityMillis": 11000, "maxMessageWaitMillis": 12000}
-        """#)
+        let o = try Self.options(
+            #"""
+            {"maxSessions": 10, "maxSessionsPerAddress": 0, "maxSubscriptionsPerSession": 3, "maxItemsPerSubscription": 4,
+             "maxQueuedMessages": 5, "maxMessageSequences": 6, "maxQueuedMPNOperations": 7, "maxBacklogBytes": 8000,
+             "requestLimitBytes": 9000, "maxInactivityMillis": 11000, "maxMessageWaitMillis": 12000}
+            """#)
         let s = o.sessions
         #expect(s.maxSessions == 10)
         #expect(s.maxSessionsPerAddress == nil)
@@ -37,8 +39,10 @@ import Testing
         #expect(s.requestLimit == 50_000)
     }
 
-    @Test(arguments: [#"{"maxSubscriptionsPerSession": 0}"#, #"{"maxBacklogBytes": -1}"#, #"{"requestLimitBytes": 10}"#,
-                      #"{"maxSessions": -5}"#, #"{"unknown": 1}"#])
+    @Test(arguments: [
+        #"{"maxSubscriptionsPerSession": 0}"#, #"{"maxBacklogBytes": -1}"#, #"{"requestLimitBytes": 10}"#,
+        #"{"maxSessions": -5}"#, #"{"unknown": 1}"#,
+    ])
     func badValuesAreRefused(_ limits: String) {
         #expect(throws: ConfigurationError.self) { try Self.options(limits) }
     }

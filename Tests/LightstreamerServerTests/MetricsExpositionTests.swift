@@ -5,6 +5,7 @@ import MetricsTestKit
 import NIOPosix
 import Prometheus
 import Testing
+
 @testable import LightstreamerServer
 
 /// `/metrics` through swift-metrics and swift-prometheus: scraped after known activity, each
@@ -119,7 +120,10 @@ import Testing
     @Test func handlesReportDeltas() {
         let factory = TestMetrics()
         let metrics = ServerMetrics(backend: .custom(factory))
-        metrics.update { $0.sessionsCreated += 3; $0.sessionsActive += 3 }
+        metrics.update {
+            $0.sessionsCreated += 3
+            $0.sessionsActive += 3
+        }
         metrics.update { $0.sessionsActive -= 1 }
         metrics.sent(bytes: 100, updates: 4)
         metrics.sent(bytes: 50, updates: 0)
@@ -134,7 +138,8 @@ import Testing
 @Suite struct MetricsOrderTests {
     @Test func familiesComeInNameOrderWithTheirSeries() {
         let text = "# TYPE b counter\nb 1\n# TYPE a gauge\na{x=\"1\"} 2.0\na{x=\"2\"} 3.0\n# HELP c help\n# TYPE c counter\nc 0\n"
-        #expect(ServerMetrics.sortedFamilies(text)
-            == "# TYPE a gauge\na{x=\"1\"} 2.0\na{x=\"2\"} 3.0\n# TYPE b counter\nb 1\n# HELP c help\n# TYPE c counter\nc 0\n")
+        #expect(
+            ServerMetrics.sortedFamilies(text)
+                == "# TYPE a gauge\na{x=\"1\"} 2.0\na{x=\"2\"} 3.0\n# TYPE b counter\nb 1\n# HELP c help\n# TYPE c counter\nc 0\n")
     }
 }

@@ -1,5 +1,6 @@
-@testable import LightstreamerServer
 import Testing
+
+@testable import LightstreamerServer
 
 /// The recovery log: progressives stay addressable while held, pruning frees from the front
 /// only what is delivered and out of the window, and the byte count follows what is held.
@@ -9,7 +10,7 @@ import Testing
         var delivered = 0
         for i in 1...5_000 {
             #expect(log.append("U,1,1,\(i)", isUpdate: true, now: Int64(i)) == i)
-            delivered = i - 3  // the last three are not delivered yet
+            delivered = i - 3 // the last three are not delivered yet
             log.prune(delivered: delivered, now: Int64(i), windowMillis: 100, maxCount: 1_000)
             // Delivered entries younger than the window are held, undelivered ones always.
             #expect(log.firstProgressive == max(1, i - 100))

@@ -1,5 +1,6 @@
-@testable import LightstreamerServer
 import Testing
+
+@testable import LightstreamerServer
 
 /// `LS_old_session` closes the named session only when it belongs to the same user in the same
 /// adapter set: knowing another user's session id is not enough to end it.

@@ -2,6 +2,7 @@ import ARI
 import Foundation
 import NIOPosix
 import Testing
+
 @testable import LightstreamerServer
 
 /// Remote adapters in the configuration file: decoding, the shipped example, and a server
@@ -30,13 +31,13 @@ import Testing
     }
 
     @Test func badRemoteKeysAreRefused() {
-        #expect(throws: (any Error).self) {   // rules mixed with a remote
+        #expect(throws: (any Error).self) { // rules mixed with a remote
             try Self.decode(#"{"name":"R","metadata":{"remote":{"port":1},"users":{}},"dataAdapters":[{"remote":{"port":2}}]}"#)
         }
-        #expect(throws: (any Error).self) {   // a user without a password
+        #expect(throws: (any Error).self) { // a user without a password
             try Self.decode(#"{"name":"R","dataAdapters":[{"remote":{"port":2,"user":"u"}}]}"#)
         }
-        #expect(throws: (any Error).self) {   // `tls` is an object with the PEM files
+        #expect(throws: (any Error).self) { // `tls` is an object with the PEM files
             try Self.decode(#"{"name":"R","dataAdapters":[{"remote":{"port":2,"tls":true}}]}"#)
         }
         #expect(throws: (any Error).self) {
@@ -47,7 +48,8 @@ import Testing
     /// A server with a remote Data Adapter on a free port: its start waits (bounded) for the
     /// remote; a remote with the wrong password is closed and counted; the right one connects.
     @Test func startWaitsForRemotesAndRefusesWrongCredentials() async throws {
-        let config = try Self.decode(#"""
+        let config = try Self.decode(
+            #"""
             {"name":"REMOTE","remoteWaitMillis":300,
              "dataAdapters":[{"name":"DEFAULT","remote":{"port":0,"user":"rmt","password":"s3cret"}}]}
             """#)
@@ -70,7 +72,7 @@ import Testing
             var lines = badLines.makeAsyncIterator()
             let close = await lines.next()
             #expect(close?.hasPrefix("0|CLOSE") == true)
-            #expect(await lines.next() == nil)   // and the socket is closed
+            #expect(await lines.next() == nil) // and the socket is closed
             for _ in 0..<500 where endpoint.counters.disconnections == 0 { try await Task.sleep(for: .milliseconds(10)) }
             let (good, goodLines) = try await R.ScriptedRemote.connect(port: port, group: group)
             try await R.send("1|RAC|S|user|S|rmt|S|password|S|s3cret|S|enableClosePacket|S|true", on: good)

@@ -6,6 +6,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import Testing
+
 @testable import LightstreamerServer
 
 /// TLS on a remote adapter's port: the PEM files checked at start-up, a remote Data Adapter
@@ -76,8 +77,10 @@ import Testing
         defer { files.remove() }
         #expect(Self.filesError(.init(certificateChainPath: files.cert, privateKeyPath: files.key)) == nil)
 
-        let missing = Self.filesError(.init(certificateChainPath: files.dir.appendingPathComponent("nope.pem").path,
-                                            privateKeyPath: files.key))
+        let missing = Self.filesError(
+            .init(
+                certificateChainPath: files.dir.appendingPathComponent("nope.pem").path,
+                privateKeyPath: files.key))
         #expect(missing?.key == "certificateChainPath")
         #expect(missing?.reason == .unreadable)
         #expect(missing?.description.contains("nope.pem") == true)
@@ -101,13 +104,15 @@ import Testing
     }
 
     @Test func configurationTakesTheTLSObject() throws {
-        let config = try RemoteAdapterConfigTests.decode(#"""
+        let config = try RemoteAdapterConfigTests.decode(
+            #"""
             {"name":"R","dataAdapters":[{"remote":{"port":2,
              "tls":{"certificateChainPath":"/etc/c.pem","privateKeyPath":"/etc/k.pem"}}}]}
             """#)
-        #expect(config.dataAdapters.first?.remote?.tls
-            == ServerConfiguration.TLS(certificateChainPath: "/etc/c.pem", privateKeyPath: "/etc/k.pem"))
-        #expect(throws: (any Error).self) {   // both files are required
+        #expect(
+            config.dataAdapters.first?.remote?.tls
+                == ServerConfiguration.TLS(certificateChainPath: "/etc/c.pem", privateKeyPath: "/etc/k.pem"))
+        #expect(throws: (any Error).self) { // both files are required
             try RemoteAdapterConfigTests.decode(#"{"name":"R","dataAdapters":[{"remote":{"port":2,"tls":{"certificateChainPath":"/c"}}}]}"#)
         }
     }
@@ -121,8 +126,10 @@ import Testing
         remote.tls = .init(certificateChainPath: files.cert, privateKeyPath: files.dir.appendingPathComponent("gone.pem").path)
         var metadata = MetadataConfiguration()
         metadata.remote = RemoteAdapterConfiguration(port: 0)
-        let set = AdapterSetConfiguration(name: "REMOTE", metadata: metadata,
-                                          dataAdapters: [.init(name: "DEFAULT", items: [:], remote: remote)]).makeAdapterSet()
+        let set = AdapterSetConfiguration(
+            name: "REMOTE", metadata: metadata,
+            dataAdapters: [.init(name: "DEFAULT", items: [:], remote: remote)]
+        ).makeAdapterSet()
         let server = LightstreamerServer(options: ServerOptions(host: "127.0.0.1", port: 0), adapterSets: [set])
         await #expect(throws: TLSFilesError.self) { try await server.start() }
         #expect(server.port == nil)
@@ -140,9 +147,10 @@ import Testing
         let connection = RemoteAdapterConnection(configuration: config, logger: Logger(label: "test"))
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let context = try ServerConfiguration.TLS(certificateChainPath: files.cert, privateKeyPath: files.key).makeServerContext()
-        let listener = try await RemoteAdapterListener.bind(host: "127.0.0.1", port: 0, connection: connection, sslContext: context,
-                                                            logger: Logger(label: "test") { _ in RecordingLogHandler(lines: lines) },
-                                                            group: group)
+        let listener = try await RemoteAdapterListener.bind(
+            host: "127.0.0.1", port: 0, connection: connection, sslContext: context,
+            logger: Logger(label: "test") { _ in RecordingLogHandler(lines: lines) },
+            group: group)
         // Timed from before the connect: the server's timer starts at accept, which a loaded
         // machine may report to the client well after it happened.
         let started = ContinuousClock.now
@@ -188,8 +196,9 @@ import Testing
 
             // The TLS remote: handshake, then the server's start completes.
             typealias R = RemoteDataAdapterTests
-            let (channel, stream) = try await R.ScriptedRemote.connect(port: port, group: group, tls: try files.clientContext(),
-                                                                       tlsHostname: "localhost")
+            let (channel, stream) = try await R.ScriptedRemote.connect(
+                port: port, group: group, tls: try files.clientContext(),
+                tlsHostname: "localhost")
             var ari = stream.makeAsyncIterator()
             try await R.send("1|RAC|S|enableClosePacket|S|true|S|SDK|S|Test", on: channel)
             #expect(await ari.next()?.hasPrefix("10|DPI|") == true)
@@ -201,8 +210,9 @@ import Testing
             // A WebSocket client subscribes; the remote gets SUB and sends updates over TLS.
             let ws = try await RawTestConnection.webSocket(port: try #require(server.port), group: group)
             try await ws.wsText("create_session\r\nLS_adapter_set=REMOTE&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false")
-            try await ws.wsText("control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=feed1&LS_schema=bid%20ask"
-                                + "&LS_snapshot=true")
+            try await ws.wsText(
+                "control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=feed1&LS_schema=bid%20ask"
+                    + "&LS_snapshot=true")
             let sub = try #require(await ari.next())
             #expect(sub == "11|SUB|S|feed1")
             try await R.send("11|SUB|V", on: channel)

@@ -1,5 +1,6 @@
 import ARI
 import Testing
+
 @testable import LightstreamerServer
 
 /// The proxy side of one remote adapter connection against scripted remotes (no sockets).
@@ -7,9 +8,10 @@ import Testing
     typealias Machine = RemoteConnectionStateMachine<Int>
     typealias Action = RemoteConnectionAction<Int>
 
-    static let metadata = RemoteConnectionConfiguration(role: .metadata, adapterSet: "DEMO", keepaliveHintMillis: 3000,
-                                                        parameters: [ARIPair("remote:color", "blue")],
-                                                        requestTimeoutMillis: 1000, handshakeTimeoutMillis: 5000)
+    static let metadata = RemoteConnectionConfiguration(
+        role: .metadata, adapterSet: "DEMO", keepaliveHintMillis: 3000,
+        parameters: [ARIPair("remote:color", "blue")],
+        requestTimeoutMillis: 1000, handshakeTimeoutMillis: 5000)
 
     /// Actions without the log lines.
     static func effects(_ actions: [Action]) -> [Action] {
@@ -31,8 +33,11 @@ import Testing
 
     @Test func pythonHandshakeWithoutCredentials() {
         var m = Machine(configuration: Self.metadata)
-        #expect(m.connected(now: 0) == [.write(
-            "10|MPI|S|ARI.version|S|1.9.1|S|keepalive_hint.millis|S|3000|S|adapters_conf.id|S|DEMO|S|remote%3Acolor|S|blue")])
+        #expect(
+            m.connected(now: 0) == [
+                .write(
+                    "10|MPI|S|ARI.version|S|1.9.1|S|keepalive_hint.millis|S|3000|S|adapters_conf.id|S|DEMO|S|remote%3Acolor|S|blue")
+            ])
         #expect(m.nextWakeup == 5000)
         #expect(m.received(.success("1|RAC|S|enableClosePacket|S|true|S|SDK|S|Python+Adapter+SDK"), now: 1) == [])
         #expect(m.received(.success("KEEPALIVE"), now: 2) == [])
@@ -45,8 +50,9 @@ import Testing
     @Test func dataInitNamesTheDataAdapter() {
         var m = Machine(configuration: RemoteConnectionConfiguration(role: .data(name: "QUOTES"), adapterSet: "DEMO"))
         #expect(m.connected(now: 0) == [.write("10|DPI|S|ARI.version|S|1.9.1|S|adapters_conf.id|S|DEMO|S|data_provider.name|S|QUOTES")])
-        #expect(Self.effects(m.received(.success("10|DPI|S|ARI.version|S|1.9.1"), now: 1))
-            == [.ready(version: ARIVersion(1, 9, 1), dialect: .v1_9, sdk: nil)])
+        #expect(
+            Self.effects(m.received(.success("10|DPI|S|ARI.version|S|1.9.1"), now: 1))
+                == [.ready(version: ARIVersion(1, 9, 1), dialect: .v1_9, sdk: nil)])
     }
 
     @Test func credentialsAreCheckedBeforeTheInit() {
@@ -64,9 +70,10 @@ import Testing
         var bad = Machine(configuration: config)
         _ = bad.connected(now: 0)
         let refused = bad.received(.success("1|RAC|S|user|S|rmt|S|password|S|guess|S|enableClosePacket|S|true"), now: 1)
-        #expect(Self.effects(refused) == [
-            .write("0|CLOSE|S|reason|S|remote%20credentials%20refused%20%28user%20rmt%29"), .closeConnection,
-        ])
+        #expect(
+            Self.effects(refused) == [
+                .write("0|CLOSE|S|reason|S|remote%20credentials%20refused%20%28user%20rmt%29"), .closeConnection,
+            ])
         #expect(Self.logs(refused, .error).count == 1)
         #expect(bad.isClosed)
         #expect(bad.received(.success("KEEPALIVE"), now: 2) == [])
@@ -81,8 +88,10 @@ import Testing
     }
 
     @Test func versionsOutsideTheRangeOrARefusedInitClose() {
-        for reply in ["10|MPI|S|ARI.version|S|2.0.0", "10|MPI|S|ARI.version|S|1.7.9", "10|MPI|S|ARI.version|S|junk",
-                      "10|MPI|EM|bad+params", "10|MPI|E|Unsupported+protocol+version", "10|MPI|I|3"] {
+        for reply in [
+            "10|MPI|S|ARI.version|S|2.0.0", "10|MPI|S|ARI.version|S|1.7.9", "10|MPI|S|ARI.version|S|junk",
+            "10|MPI|EM|bad+params", "10|MPI|E|Unsupported+protocol+version", "10|MPI|I|3",
+        ] {
             var m = Machine(configuration: Self.metadata)
             _ = m.connected(now: 0)
             let out = m.received(.success(reply), now: 1)
@@ -92,7 +101,8 @@ import Testing
         // A bare V is a 1.8.0 remote: accepted, but it cannot take CLOSE.
         var old = Machine(configuration: Self.metadata)
         _ = old.connected(now: 0)
-        #expect(Self.effects(old.received(.success("10|MPI|V"), now: 1)) == [.ready(version: ARIVersion(1, 8, 0), dialect: .v1_8, sdk: nil)])
+        #expect(
+            Self.effects(old.received(.success("10|MPI|V"), now: 1)) == [.ready(version: ARIVersion(1, 8, 0), dialect: .v1_8, sdk: nil)])
         #expect(Self.effects(old.close(reason: "bye")) == [.closeConnection])
     }
 
@@ -107,14 +117,17 @@ import Testing
 
     @Test func requestsAreMatchedToTheirReplies() {
         var m = Self.readyMachine()
-        #expect(m.send(.notifyUser(user: "user1", password: "pw", headers: [ARIPair("REQUEST_ID", "1")]), context: 7, now: 10)
-            == [.write("11|NUS|S|user1|S|pw|S|REQUEST_ID|S|1")])
-        #expect(m.send(.getItems(user: "user1", group: "a b", sessionId: "S1"), context: 8, now: 10)
-            == [.write("12|GIS|S|user1|S|a%20b|S|S1")])
+        #expect(
+            m.send(.notifyUser(user: "user1", password: "pw", headers: [ARIPair("REQUEST_ID", "1")]), context: 7, now: 10)
+                == [.write("11|NUS|S|user1|S|pw|S|REQUEST_ID|S|1")])
+        #expect(
+            m.send(.getItems(user: "user1", group: "a b", sessionId: "S1"), context: 8, now: 10)
+                == [.write("12|GIS|S|user1|S|a%20b|S|S1")])
         // Replies in any order.
         #expect(m.received(.success("12|GIS|S|a|S|b"), now: 11) == [.completed(8, .success(.names(["a", "b"])))])
-        #expect(m.received(.success("11|NUS|EC|refused|-5|No+way"), now: 12)
-            == [.completed(7, .failure(.refused(.credits(message: "refused", code: -5, userMessage: "No way"))))])
+        #expect(
+            m.received(.success("11|NUS|EC|refused|-5|No+way"), now: 12)
+                == [.completed(7, .failure(.refused(.credits(message: "refused", code: -5, userMessage: "No way"))))])
         #expect(Self.effects(m.received(.success("11|NUS|D|0|B|0"), now: 13)) == [])
     }
 
@@ -184,18 +197,20 @@ import Testing
         #expect(m.nextWakeup == 1900)
         #expect(Self.effects(m.timerFired(now: 1500)) == [])
         _ = m.send(.notifySessionClose(sessionId: "S"), context: 4, now: 1500)
-        #expect(Self.effects(m.timerFired(now: 1900)) == [
-            .write("0|CLOSE|S|reason|S|no%20line%20from%20the%20remote%20for%201000%20ms"), .closeConnection,
-            .completed(4, .failure(.unavailable)),
-        ])
+        #expect(
+            Self.effects(m.timerFired(now: 1900)) == [
+                .write("0|CLOSE|S|reason|S|no%20line%20from%20the%20remote%20for%201000%20ms"), .closeConnection,
+                .completed(4, .failure(.unavailable)),
+            ])
     }
 
     @Test func closingAndLosingTheConnectionFailWaitingRequests() {
         var m = Self.readyMachine()
         _ = m.send(.notifySessionClose(sessionId: "S"), context: 1, now: 0)
-        #expect(Self.effects(m.close(reason: "server shutting down")) == [
-            .write("0|CLOSE|S|reason|S|server%20shutting%20down"), .closeConnection, .completed(1, .failure(.unavailable)),
-        ])
+        #expect(
+            Self.effects(m.close(reason: "server shutting down")) == [
+                .write("0|CLOSE|S|reason|S|server%20shutting%20down"), .closeConnection, .completed(1, .failure(.unavailable)),
+            ])
         #expect(m.close(reason: "again") == [])
         var lost = Self.readyMachine()
         _ = lost.send(.notifySessionClose(sessionId: "S"), context: 2, now: 0)

@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import Testing
+
 @testable import LightstreamerServer
 
 /// A remote Data Adapter on loopback: a scripted remote (the test) connects to the proxy's
@@ -41,15 +42,19 @@ import Testing
 
     enum ScriptedRemote {
         /// With `tls`, the remote speaks TLS to `tlsHostname` (the certificate's name).
-        static func connect(port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil,
-                            tlsHostname: String? = nil) async throws -> (any Channel, AsyncStream<String>) {
+        static func connect(
+            port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil,
+            tlsHostname: String? = nil
+        ) async throws -> (any Channel, AsyncStream<String>) {
             let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(1000))
             let channel = try await ClientBootstrap(group: group)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         if let tls {
-                            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls,
-                                                                                               serverHostname: tlsHostname))
+                            try channel.pipeline.syncOperations.addHandler(
+                                NIOSSLClientHandler(
+                                    context: tls,
+                                    serverHostname: tlsHostname))
                         }
                         try channel.pipeline.syncOperations.addHandler(LineCollector(continuation))
                     }
@@ -117,8 +122,10 @@ import Testing
         let subscribed = Task { try await adapter.subscribe(item: "feed1") }
         let sub = try #require(await lines.next())
         #expect(sub == "11|SUB|S|feed1")
-        for line in ["1|UD3|S|feed1|S|11|B|1|S|bid|S|1.0|S|raw|Y|AP8=", "1|UD3|S|feed1|S|99|B|0|S|bid|S|stale",
-                     "1|EOS|S|feed1|S|11", "11|SUB|V", "1|UD3|S|feed1|S|11|B|0|S|bid|S|#"] {
+        for line in [
+            "1|UD3|S|feed1|S|11|B|1|S|bid|S|1.0|S|raw|Y|AP8=", "1|UD3|S|feed1|S|99|B|0|S|bid|S|stale",
+            "1|EOS|S|feed1|S|11", "11|SUB|V", "1|UD3|S|feed1|S|11|B|0|S|bid|S|#",
+        ] {
             try await Self.send(line, on: remote)
         }
         try await Self.withTimeout { try await subscribed.value }
@@ -154,11 +161,14 @@ import Testing
     }
 
     @Test func aRefusedSubscriptionIsASubscriptionError() async throws {
-        #expect(RemoteDataAdapter.dataAdapterError(RemoteRequestFailure.refused(.subscription(message: "no such item")))
-            == .subscription("no such item"))
-        #expect(RemoteDataAdapter.dataAdapterError(RemoteRequestFailure.refused(.failure(message: "down")))
-            == .failure("remote Data Adapter: EF down"))
-        #expect(RemoteDataAdapter.dataAdapterError(RemoteRequestFailure.timedOut)
-            == .failure("remote Data Adapter did not answer in time"))
+        #expect(
+            RemoteDataAdapter.dataAdapterError(RemoteRequestFailure.refused(.subscription(message: "no such item")))
+                == .subscription("no such item"))
+        #expect(
+            RemoteDataAdapter.dataAdapterError(RemoteRequestFailure.refused(.failure(message: "down")))
+                == .failure("remote Data Adapter: EF down"))
+        #expect(
+            RemoteDataAdapter.dataAdapterError(RemoteRequestFailure.timedOut)
+                == .failure("remote Data Adapter did not answer in time"))
     }
 }

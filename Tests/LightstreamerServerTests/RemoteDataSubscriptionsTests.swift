@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LightstreamerServer
 
 @Suite struct RemoteDataSubscriptionsTests {

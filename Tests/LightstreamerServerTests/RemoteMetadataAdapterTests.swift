@@ -2,8 +2,9 @@ import ARI
 import Logging
 import NIOConcurrencyHelpers
 import NIOPosix
-import Testing
 import TLCP
+import Testing
+
 @testable import LightstreamerServer
 
 /// The remote Metadata Adapter against scripted exchanges: each request is checked as the line
@@ -98,8 +99,9 @@ import TLCP
     static let dataAdapters: [String: any DataAdapter] = ["DEFAULT": SimulatedDataAdapter(items: [:])]
 
     static func resolver(_ md: RemoteMetadataAdapter) -> SubscriptionResolver {
-        SubscriptionResolver(adapterSet: AdapterSet(name: "REMOTE", metadata: md, dataAdapters: dataAdapters),
-                             user: "user1", sessionId: "S1")
+        SubscriptionResolver(
+            adapterSet: AdapterSet(name: "REMOTE", metadata: md, dataAdapters: dataAdapters),
+            user: "user1", sessionId: "S1")
     }
 
     static let subscriptionScript: [String: String?] = [
@@ -207,8 +209,9 @@ import TLCP
         ])
         try await md.mpnDeviceAccess(user: "u", sessionId: "S1", platform: .google, applicationId: "com.example", deviceToken: "tok1")
         await #expect(throws: MetadataError.subscription(code: -10, message: "Device not allowed")) {
-            try await md.mpnDeviceAccess(user: "u", sessionId: "S1", platform: .apple, applicationId: "com.example",
-                                         deviceToken: "tok2")
+            try await md.mpnDeviceAccess(
+                user: "u", sessionId: "S1", platform: .apple, applicationId: "com.example",
+                deviceToken: "tok2")
         }
     }
 
@@ -234,8 +237,9 @@ import TLCP
         let config = RemoteConnectionConfiguration(role: .metadata, adapterSet: "REMOTE", requestTimeoutMillis: 1_500)
         let connection = RemoteAdapterConnection(configuration: config, logger: Logger(label: "test"))
         let failed = NIOLockedValueBox<[ARIMethod]>([])
-        let md = RemoteMetadataAdapter(connection: connection, logger: Logger(label: "test"),
-                                       onFailure: { m in failed.withLockedValue { $0.append(m) } })
+        let md = RemoteMetadataAdapter(
+            connection: connection, logger: Logger(label: "test"),
+            onFailure: { m in failed.withLockedValue { $0.append(m) } })
         let listener = try await RemoteAdapterListener.bind(host: "127.0.0.1", port: 0, connection: connection, group: group)
         let port = try #require(listener.port)
         let (remote, stream) = try await R.ScriptedRemote.connect(port: port, group: group)

@@ -1,9 +1,10 @@
-@testable import LightstreamerServer
 import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import Testing
+
+@testable import LightstreamerServer
 
 /// The server in a `ServiceGroup` (graceful shutdown drains and stops it) and the event loop
 /// group it runs on: one given to it, the shared singleton, or one of its own.
@@ -54,7 +55,7 @@ struct ServerServiceTests {
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var options = ServerOptions(host: "127.0.0.1", port: 0)
         options.eventLoopGroup = loops
-        options.threads = 3  // ignored: the group is given
+        options.threads = 3 // ignored: the group is given
         let server = Self.makeServer(options)
         try await server.start()
         let loop = try #require(server.listeningEventLoop)

@@ -1,6 +1,7 @@
-@testable import LightstreamerServer
 import TLCP
 import Testing
+
+@testable import LightstreamerServer
 
 /// `tableEvents`: engine events handed over in batches behave as one by one, in fewer writes.
 @Suite struct SessionBatchTests {

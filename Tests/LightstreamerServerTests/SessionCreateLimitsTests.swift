@@ -1,6 +1,7 @@
-@testable import LightstreamerServer
 import NIOPosix
 import Testing
+
+@testable import LightstreamerServer
 
 /// Create refusals the server decides itself: `LS_ttl_millis` (CONERR 5) and the configured
 /// session limit (CONERR 8), over real sockets.
@@ -21,10 +22,13 @@ import Testing
         }
     }
 
-    static func withServer(delayMillis: Int, maxSessions: Int? = nil,
-                           _ body: (LightstreamerServer, MultiThreadedEventLoopGroup) async throws -> Void) async throws {
-        let set = AdapterSet(name: "DEFAULT", metadata: SlowMetadata(delayMillis: delayMillis),
-                             dataAdapters: ["DEFAULT": SimulatedDataAdapter(items: [:])])
+    static func withServer(
+        delayMillis: Int, maxSessions: Int? = nil,
+        _ body: (LightstreamerServer, MultiThreadedEventLoopGroup) async throws -> Void
+    ) async throws {
+        let set = AdapterSet(
+            name: "DEFAULT", metadata: SlowMetadata(delayMillis: delayMillis),
+            dataAdapters: ["DEFAULT": SimulatedDataAdapter(items: [:])])
         try await FrontIntegrationTests.withServer(adapterSets: [set], configure: { $0.sessions.maxSessions = maxSessions }, body)
     }
 
@@ -33,15 +37,18 @@ import Testing
     @Test func aCreateSlowerThanItsTTLGetsConerr5() async throws {
         try await Self.withServer(delayMillis: 300) { server, group in
             let port = try #require(server.port)
-            let late = try await RawTestConnection.post(port: port, group: group, path: Self.create,
-                                                        body: "LS_polling=true&LS_cid=x&LS_ttl_millis=50")
+            let late = try await RawTestConnection.post(
+                port: port, group: group, path: Self.create,
+                body: "LS_polling=true&LS_cid=x&LS_ttl_millis=50")
             #expect(await late.waitFor("CONERR,5,"))
             #expect(server.sessionCount == 0)
-            let patient = try await RawTestConnection.post(port: port, group: group, path: Self.create,
-                                                           body: "LS_polling=true&LS_cid=x&LS_ttl_millis=unlimited")
+            let patient = try await RawTestConnection.post(
+                port: port, group: group, path: Self.create,
+                body: "LS_polling=true&LS_cid=x&LS_ttl_millis=unlimited")
             #expect(await patient.waitFor("CONOK,"))
-            let inTime = try await RawTestConnection.post(port: port, group: group, path: Self.create,
-                                                          body: "LS_polling=true&LS_cid=x&LS_ttl_millis=20000")
+            let inTime = try await RawTestConnection.post(
+                port: port, group: group, path: Self.create,
+                body: "LS_polling=true&LS_cid=x&LS_ttl_millis=20000")
             #expect(await inTime.waitFor("CONOK,"))
         }
     }
@@ -49,11 +56,13 @@ import Testing
     @Test func theSessionLimitGivesConerr8() async throws {
         try await Self.withServer(delayMillis: 0, maxSessions: 1) { server, group in
             let port = try #require(server.port)
-            let first = try await RawTestConnection.post(port: port, group: group, path: Self.create,
-                                                         body: "LS_polling=true&LS_cid=x&LS_polling_millis=0&LS_idle_millis=0")
+            let first = try await RawTestConnection.post(
+                port: port, group: group, path: Self.create,
+                body: "LS_polling=true&LS_cid=x&LS_polling_millis=0&LS_idle_millis=0")
             #expect(await first.waitFor("CONOK,"))
-            let second = try await RawTestConnection.post(port: port, group: group, path: Self.create,
-                                                          body: "LS_polling=true&LS_cid=x")
+            let second = try await RawTestConnection.post(
+                port: port, group: group, path: Self.create,
+                body: "LS_polling=true&LS_cid=x")
             #expect(await second.waitFor("CONERR,8,"))
             #expect(server.sessionCount == 1)
         }

@@ -1,5 +1,6 @@
-@testable import LightstreamerServer
 import Testing
+
+@testable import LightstreamerServer
 
 @Suite struct SessionInboxTests {
     static func update(_ item: Int, _ value: String, snapshot: Bool = false) -> TableEvent {

@@ -1,6 +1,7 @@
-@testable import LightstreamerServer
 import TLCP
 import Testing
+
+@testable import LightstreamerServer
 
 /// Per-session limits, scripted without I/O: what a client meets at each bound.
 @Suite struct SessionLimitsTests {
@@ -26,14 +27,17 @@ import Testing
     }
 
     @Test func queuedMessagesAndSequences() {
-        var s = SessionScript(settings: Self.settings {
-            $0.maxQueuedMessages = 2
-            $0.maxMessageSequences = 2
-        })
+        var s = SessionScript(
+            settings: Self.settings {
+                $0.maxQueuedMessages = 2
+                $0.maxMessageSequences = 2
+            })
         _ = s.take()
         func msg(_ id: String, _ seq: String, _ prog: Int) {
-            s.record(s.machine.message(MessageRequest(requestId: id, message: "m", sequence: seq, progressive: prog),
-                                       origin: .webSocket(SessionScript.stream), now: s.now))
+            s.record(
+                s.machine.message(
+                    MessageRequest(requestId: id, message: "m", sequence: seq, progressive: prog),
+                    origin: .webSocket(SessionScript.stream), now: s.now))
         }
         // Progressive 1 is missing: these wait.
         msg("1", "A", 3)
@@ -55,9 +59,9 @@ import Testing
         var s = SessionScript(settings: settings)
         _ = s.take()
         let register = ControlOperation.mpnRegister(MPNRegisterParameters(platform: .apple, applicationId: "app", deviceToken: "ab"))
-        s.control(register, id: "1")  // in flight
-        s.control(register, id: "2")  // waiting
-        s.control(register, id: "3")  // over the bound
+        s.control(register, id: "1") // in flight
+        s.control(register, id: "2") // waiting
+        s.control(register, id: "3") // over the bound
         let dispatched = s.actions.filter { if case .handleMPN = $0 { true } else { false } }
         #expect(dispatched.count == 1)
         #expect(s.take().contains("REQERR,3,41,Too many MPN operations waiting in this session (at most 1)"))
@@ -71,8 +75,10 @@ import Testing
         var n = 0
         while !s.machine.isClosed, n < 100 {
             n += 1
-            s.record(s.machine.message(MessageRequest(requestId: "\(n)", message: "m", progressive: n, ack: false),
-                                       origin: .webSocket(ConnectionID(9)), now: s.now))
+            s.record(
+                s.machine.message(
+                    MessageRequest(requestId: "\(n)", message: "m", progressive: n, ack: false),
+                    origin: .webSocket(ConnectionID(9)), now: s.now))
             if case .handleMessage(let d)? = s.actions.last {
                 s.record(s.machine.messageHandled(d.id, .success(String(repeating: "x", count: 100)), now: s.now))
             }

@@ -1,6 +1,7 @@
-@testable import LightstreamerServer
 import TLCP
 import Testing
+
+@testable import LightstreamerServer
 
 /// MPN operations in the session state machine: handed over one at a time, acknowledged only
 /// once the module answered, reported as data notifications.
@@ -56,8 +57,10 @@ import Testing
         s.control(Self.register, id: "1")
         s.record(s.machine.mpnHandled(dispatched(s)[0].id, .success(.registered(deviceId: "dev", adapterName: "MPN")), now: s.now))
         _ = s.take()
-        let activate = ControlOperation.mpnActivate(MPNActivateParameters(subscriptionId: 4, mode: .merge, group: "i", schema: "f",
-                                                                         deviceId: "dev", notificationFormat: "{}"))
+        let activate = ControlOperation.mpnActivate(
+            MPNActivateParameters(
+                subscriptionId: 4, mode: .merge, group: "i", schema: "f",
+                deviceId: "dev", notificationFormat: "{}"))
         s.control(activate, id: "2")
         s.control(.mpnReconf(MPNReconfParameters(deviceId: "dev", mpnSubscriptionId: "sub4", trigger: "")), id: "3")
         s.control(.mpnDeactivate(deviceId: "dev", target: .all), id: "4")

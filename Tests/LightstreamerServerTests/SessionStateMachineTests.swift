@@ -1,6 +1,7 @@
-@testable import LightstreamerServer
 import TLCP
 import Testing
+
+@testable import LightstreamerServer
 
 /// Scripted exchanges against the session state machine: no sockets, a fake clock.
 @Suite struct SessionStateMachineTests {
@@ -80,8 +81,9 @@ import Testing
 
     @Test func httpPollingCreateAnswersConokAndLoop() {
         let conn = ConnectionID(9)
-        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(polling: true, pollingMillis: 0, idleMillis: 0)),
-                              transport: .http, connection: conn)
+        var s = SessionScript(
+            create: CreateSessionRequest(stream: StreamParameters(polling: true, pollingMillis: 0, idleMillis: 0)),
+            transport: .http, connection: conn)
         let lines = s.take(conn)
         #expect(lines.first == "CONOK,S1,50000,0,*")
         #expect(lines.last == "LOOP,0")
@@ -93,13 +95,17 @@ import Testing
 
     @Test func pollWaitsForDataThenEndsWithLoop() {
         let create = ConnectionID(9)
-        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(polling: true, idleMillis: 0)),
-                              transport: .http, connection: create)
+        var s = SessionScript(
+            create: CreateSessionRequest(stream: StreamParameters(polling: true, idleMillis: 0)),
+            transport: .http, connection: create)
         _ = s.take(create)
         let poll = ConnectionID(10)
         s.bind(StreamParameters(polling: true, pollingMillis: 100, idleMillis: 19_000), on: poll)
-        #expect(s.take(poll) == ["CONOK,S1,50000,19000,*", "SERVNAME,Lightstreamer Swift Server", "CLIENTIP,127.0.0.1",
-                                 "CONS,unlimited"])
+        #expect(
+            s.take(poll) == [
+                "CONOK,S1,50000,19000,*", "SERVNAME,Lightstreamer Swift Server", "CLIENTIP,127.0.0.1",
+                "CONS,unlimited",
+            ])
         #expect(s.armed[.pollIdle] == s.now + 19_000)
         s.subscribe(1, fields: 1)
         let lines = s.take(poll)
@@ -123,8 +129,9 @@ import Testing
 
     @Test func streamingBindLoopsWhenTheContentLengthRunsOut() {
         let create = ConnectionID(9)
-        var s = SessionScript(create: CreateSessionRequest(supportedDiffs: [], stream: StreamParameters(polling: true)),
-                              transport: .http, connection: create)
+        var s = SessionScript(
+            create: CreateSessionRequest(supportedDiffs: [], stream: StreamParameters(polling: true)),
+            transport: .http, connection: create)
         let stream = ConnectionID(10)
         s.bind(StreamParameters(contentLength: 1_000, sendSync: false), on: stream)
         _ = s.take(stream)
@@ -279,10 +286,13 @@ import Testing
         var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(sendSync: false)))
         _ = s.take()
         s.subscribe(1, fields: 1, ack: false)
-        s.control(.constrain(maxBandwidth: .kbps(0.8)), id: "5")  // 100 bytes/s
+        s.control(.constrain(maxBandwidth: .kbps(0.8)), id: "5") // 100 bytes/s
         #expect(s.take().suffix(2) == ["REQOK,5", "CONS,0.8"])
         let value = String(repeating: "x", count: 40)
-        for _ in 0..<5 { s.update(1, [value + "\(s.now)"]); s.now += 1 }
+        for _ in 0..<5 {
+            s.update(1, [value + "\(s.now)"])
+            s.now += 1
+        }
         let first = s.take().count
         #expect(first < 5)
         #expect(s.armed[.bandwidth] != nil)
@@ -308,8 +318,9 @@ import Testing
         #expect(s.actions.contains(.reconfigure(subscriptionId: 1, .limited(2))))
         s.record(s.machine.reconfigured(1, .success(.limited(2)), now: s.now))
         #expect(s.take() == ["REQOK,6", "CONF,1,2,filtered"])
-        s.control(.add(SubscribeParameters(subscriptionId: 2, mode: .merge, group: "g", schema: "s", maxFrequency: .unfiltered)),
-                  ack: false)
+        s.control(
+            .add(SubscribeParameters(subscriptionId: 2, mode: .merge, group: "g", schema: "s", maxFrequency: .unfiltered)),
+            ack: false)
         s.record(s.machine.subscribeSucceeded(2, grant: SubscriptionGrant(itemCount: 1, fieldCount: 1, filtered: false), now: s.now))
         _ = s.take()
         s.control(.reconf(subscriptionId: 2, maxFrequency: .limited(1)), id: "7")
@@ -354,15 +365,17 @@ import Testing
     }
 
     @Test func reduceHeadOnBindSendsNoConok() {
-        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(polling: true)), transport: .http,
-                              connection: ConnectionID(2))
+        var s = SessionScript(
+            create: CreateSessionRequest(stream: StreamParameters(polling: true)), transport: .http,
+            connection: ConnectionID(2))
         s.bind(StreamParameters(sendSync: false, reduceHead: true), on: ConnectionID(3))
         #expect(s.take(ConnectionID(3)) == ["CONS,unlimited"])
     }
 
     @Test func dropOfTheLastPollSocketExtendsTheWait() {
-        var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(polling: true)), transport: .webSocket,
-                              connection: ConnectionID(2))
+        var s = SessionScript(
+            create: CreateSessionRequest(stream: StreamParameters(polling: true)), transport: .webSocket,
+            connection: ConnectionID(2))
         let clean = s.armed[.unboundTimeout]
         #expect(clean == s.now + Int64(SessionScript.settings.sessionTimeoutMillis))
         s.record(s.machine.connectionClosed(ConnectionID(2), now: s.now))

@@ -1,5 +1,6 @@
-@testable import LightstreamerServer
 import TLCP
+
+@testable import LightstreamerServer
 
 /// A scripted driver for `SessionStateMachine`: a fake clock and helpers to read what was
 /// written where.
@@ -16,12 +17,15 @@ struct SessionScript {
 
     static let stream = ConnectionID(1)
 
-    init(create: CreateSessionRequest = CreateSessionRequest(), version: TLCPVersion = .v2_5, transport: TransportKind = .webSocket,
-         connection: ConnectionID = SessionScript.stream, settings: SessionSettings = SessionScript.settings,
-         allowedMaxBandwidth: Double? = nil) {
-        machine = SessionStateMachine(sessionId: "S1", version: version, create: create, connection: connection,
-                                      transport: transport, clientIP: "127.0.0.1", allowedMaxBandwidth: allowedMaxBandwidth,
-                                      settings: settings, now: 1_000)
+    init(
+        create: CreateSessionRequest = CreateSessionRequest(), version: TLCPVersion = .v2_5, transport: TransportKind = .webSocket,
+        connection: ConnectionID = SessionScript.stream, settings: SessionSettings = SessionScript.settings,
+        allowedMaxBandwidth: Double? = nil
+    ) {
+        machine = SessionStateMachine(
+            sessionId: "S1", version: version, create: create, connection: connection,
+            transport: transport, clientIP: "127.0.0.1", allowedMaxBandwidth: allowedMaxBandwidth,
+            settings: settings, now: 1_000)
         record(machine.start(now: now))
     }
 
@@ -71,23 +75,35 @@ struct SessionScript {
         }
     }
 
-    mutating func control(_ op: ControlOperation, id: String = "1", ack: Bool? = nil,
-                          origin: RequestOrigin = .webSocket(SessionScript.stream)) {
+    mutating func control(
+        _ op: ControlOperation, id: String = "1", ack: Bool? = nil,
+        origin: RequestOrigin = .webSocket(SessionScript.stream)
+    ) {
         record(machine.control(ControlRequest(requestId: id, operation: op, ack: ack), origin: origin, now: now))
     }
 
-    mutating func bind(_ stream: StreamParameters, recoveryFrom: Int? = nil, on conn: ConnectionID,
-                       transport: TransportKind = .http, version: TLCPVersion = .v2_5) {
-        record(machine.bind(BindSessionRequest(session: "S1", recoveryFrom: recoveryFrom, stream: stream), connection: conn,
-                            transport: transport, version: version, clientIP: "127.0.0.1", now: now))
+    mutating func bind(
+        _ stream: StreamParameters, recoveryFrom: Int? = nil, on conn: ConnectionID,
+        transport: TransportKind = .http, version: TLCPVersion = .v2_5
+    ) {
+        record(
+            machine.bind(
+                BindSessionRequest(session: "S1", recoveryFrom: recoveryFrom, stream: stream), connection: conn,
+                transport: transport, version: version, clientIP: "127.0.0.1", now: now))
     }
 
     /// Subscribes `subId` and lets the engine accept it.
-    mutating func subscribe(_ subId: Int, mode: SubscriptionMode = .merge, items: Int = 1, fields: Int = 2, ack: Bool? = nil,
-                            key: Int? = nil, command: Int? = nil) {
+    mutating func subscribe(
+        _ subId: Int, mode: SubscriptionMode = .merge, items: Int = 1, fields: Int = 2, ack: Bool? = nil,
+        key: Int? = nil, command: Int? = nil
+    ) {
         control(.add(SubscribeParameters(subscriptionId: subId, mode: mode, group: "g", schema: "s")), id: "r\(subId)", ack: ack)
-        record(machine.subscribeSucceeded(subId, grant: SubscriptionGrant(itemCount: items, fieldCount: fields, keyPosition: key,
-                                                                          commandPosition: command), now: now))
+        record(
+            machine.subscribeSucceeded(
+                subId,
+                grant: SubscriptionGrant(
+                    itemCount: items, fieldCount: fields, keyPosition: key,
+                    commandPosition: command), now: now))
     }
 
     mutating func update(_ subId: Int, item: Int = 1, _ values: [String?], snapshot: Bool = false) {

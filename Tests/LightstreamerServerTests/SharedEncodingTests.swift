@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TLCP
+import Testing
+
 @testable import LightstreamerServer
 
 /// Sessions that share an update's encoding (`SharedUpdateEncoding`) must write exactly the
@@ -90,10 +91,13 @@ import TLCP
             let shape = shapes[index % shapes.count]
             // Every third client accepts no diff format: its encodings differ from the others'.
             let diffs: [DiffFormat]? = index % 3 == 2 ? [] : nil
-            let client = Client(name: "client \(index) (\(shape.mode), \(shape.fields), \(shape.frequency))", diffs: diffs,
-                                itemCount: shape.items.count, fieldCount: shape.fields.count, mode: shape.mode)
-            _ = try await engine.subscribe(spec(shape.mode, shape.items, shape.fields, snapshot: shape.snapshot,
-                                                frequency: shape.frequency), sink: client.sink)
+            let client = Client(
+                name: "client \(index) (\(shape.mode), \(shape.fields), \(shape.frequency))", diffs: diffs,
+                itemCount: shape.items.count, fieldCount: shape.fields.count, mode: shape.mode)
+            _ = try await engine.subscribe(
+                spec(
+                    shape.mode, shape.items, shape.fields, snapshot: shape.snapshot,
+                    frequency: shape.frequency), sink: client.sink)
             clients.append(client)
         }
         for i in 0..<18 { try await join(i) }
@@ -107,7 +111,13 @@ import TLCP
         let prefix = String(repeating: "quote-", count: 8)
         for step in 1...60 {
             var fields: [String: String?] = ["x": "\(prefix)\(step % 7)"]
-            if step % 4 == 0 { fields["y"] = nil as String? } else if step % 5 == 0 { fields["y"] = "" } else { fields["y"] = "y\(step / 3)" }
+            if step % 4 == 0 {
+                fields["y"] = nil as String?
+            } else if step % 5 == 0 {
+                fields["y"] = ""
+            } else {
+                fields["y"] = "y\(step / 3)"
+            }
             if step % 6 == 0 { fields["z"] = "z\(step)" }
             adapter.push(step % 3 == 0 ? "b" : "a", fields)
             if step % 10 == 0 { clock.advance(by: .ms(300)) }

@@ -1,18 +1,22 @@
-@testable import LightstreamerServer
 import NIOConcurrencyHelpers
 import NIOHTTP1
 import NIOPosix
 import Testing
 
+@testable import LightstreamerServer
+
 /// The headers of a WebSocket upgrade as the Metadata Adapter gets them (`UpgradeHeaders`).
 @Suite struct UpgradeHeadersTests {
     @Test func lowercasedNamesLastValueWinsEmptyValuesKept() {
-        let headers = HTTPHeaders([("Host", "example.com"), ("X-Trace", "a"), ("x-trace", "b"), ("X-Empty", ""),
-                                   ("Sec-WebSocket-Protocol", "TLCP-2.5.0.lightstreamer.com")])
-        #expect(UpgradeHeaders(headers).dictionary == [
-            "host": "example.com", "x-trace": "b", "x-empty": "",
-            "sec-websocket-protocol": "TLCP-2.5.0.lightstreamer.com",
+        let headers = HTTPHeaders([
+            ("Host", "example.com"), ("X-Trace", "a"), ("x-trace", "b"), ("X-Empty", ""),
+            ("Sec-WebSocket-Protocol", "TLCP-2.5.0.lightstreamer.com"),
         ])
+        #expect(
+            UpgradeHeaders(headers).dictionary == [
+                "host": "example.com", "x-trace": "b", "x-empty": "",
+                "sec-websocket-protocol": "TLCP-2.5.0.lightstreamer.com",
+            ])
     }
 
     @Test func headersWithNULAreLeftOutAndTheOthersStayPaired() {

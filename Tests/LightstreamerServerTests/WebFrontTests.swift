@@ -1,14 +1,17 @@
 import Foundation
-@testable import LightstreamerServer
 import NIOCore
 import NIOHTTP1
 import Testing
 
+@testable import LightstreamerServer
+
 /// The pages' files and routes (`StaticSite`, `WebFront`), the admin access rules
 /// (`AdminAccess`) and the `MONITOR` rows (`MonitorSampler`), without sockets.
 @Suite struct WebFrontTests {
-    static func request(_ path: String, method: HTTPMethod = .GET, headers: [(String, String)] = [],
-                        ip: String? = "127.0.0.1") -> WebRequest {
+    static func request(
+        _ path: String, method: HTTPMethod = .GET, headers: [(String, String)] = [],
+        ip: String? = "127.0.0.1"
+    ) -> WebRequest {
         WebRequest(method: method, path: Substring(path), headers: HTTPHeaders(headers), body: ByteBuffer(), clientIP: ip)
     }
 
@@ -58,11 +61,14 @@ import Testing
     }
 
     static func front(admin: AdminCredentials? = nil) throws -> WebFront {
-        let dir = try tempSite(["index.html": Array("<h1>welcome</h1>".utf8), "dashboard.html": Array("<h1>dash</h1>".utf8),
-                                "tlcp.js": Array("export {}".utf8)])
+        let dir = try tempSite([
+            "index.html": Array("<h1>welcome</h1>".utf8), "dashboard.html": Array("<h1>dash</h1>".utf8),
+            "tlcp.js": Array("export {}".utf8),
+        ])
         defer { try? FileManager.default.removeItem(at: dir) }
-        let manager = SessionManager(engine: ItemEngine(adapterSets: []), settings: SessionSettings(), metrics: ServerMetrics(),
-                                     logger: .init(label: "test"))
+        let manager = SessionManager(
+            engine: ItemEngine(adapterSets: []), settings: SessionSettings(), metrics: ServerMetrics(),
+            logger: .init(label: "test"))
         let api = AdminAPI(credentials: admin, actions: AdminActions(manager: manager, engine: manager.engine))
         return WebFront(site: StaticSite.load(directory: dir), admin: api)
     }
@@ -132,8 +138,10 @@ import Testing
         #expect(AdminAccess.decide(.act, configured: admin, authorization: nil, clientIP: "127.0.0.1") == .unauthorized)
         #expect(AdminAccess.decide(.view, configured: admin, authorization: "Bearer x", clientIP: "127.0.0.1") == .unauthorized)
         #expect(AdminAccess.decide(.act, configured: admin, authorization: "Basic !!!", clientIP: nil) == .unauthorized)
-        #expect(AdminAccess.decide(.act, configured: colonInPassword,
-                                   authorization: "Basic " + Data("u:pass:word".utf8).base64EncodedString(), clientIP: nil) == .allowed)
+        #expect(
+            AdminAccess.decide(
+                .act, configured: colonInPassword,
+                authorization: "Basic " + Data("u:pass:word".utf8).base64EncodedString(), clientIP: nil) == .allowed)
         #expect(AdminAccess.constantTimeEqual(Array("abc".utf8), Array("abc".utf8)))
         #expect(!AdminAccess.constantTimeEqual(Array("abc".utf8), Array("abd".utf8)))
         #expect(!AdminAccess.constantTimeEqual(Array("abc".utf8), Array("abc\0".utf8)))
@@ -145,10 +153,12 @@ import Testing
         let ok = try ServerConfiguration.decode(Data(#"{ "demo": true, "admin": { "user": "ops", "password": "long-enough" } }"#.utf8))
         #expect(ok.admin == AdminCredentials(user: "ops", password: "long-enough"))
         #expect(ServerOptions(configuration: ok).admin?.user == "ops")
-        for bad in [#"{ "demo": true, "admin": { "user": "ops", "password": "short" } }"#,
-                    #"{ "demo": true, "admin": { "user": "a:b", "password": "long-enough" } }"#,
-                    #"{ "demo": true, "admin": { "user": "ops" } }"#,
-                    #"{ "demo": true, "admin": { "user": "ops", "password": "long-enough", "extra": 1 } }"#] {
+        for bad in [
+            #"{ "demo": true, "admin": { "user": "ops", "password": "short" } }"#,
+            #"{ "demo": true, "admin": { "user": "a:b", "password": "long-enough" } }"#,
+            #"{ "demo": true, "admin": { "user": "ops" } }"#,
+            #"{ "demo": true, "admin": { "user": "ops", "password": "long-enough", "extra": 1 } }"#,
+        ] {
             #expect(throws: ConfigurationError.self) { try ServerConfiguration.decode(Data(bad.utf8)) }
         }
     }
@@ -158,8 +168,9 @@ import Testing
         c.updatesSent = sent
         c.bytesSent = bytes
         c.sessionsActive = sessions.count
-        return MonitorInputs(nowMillis: now, counters: c, updatesReceived: received, updatesFiltered: 7, items: 3, sessions: sessions,
-                             sessionsBlocked: false, mpn: nil)
+        return MonitorInputs(
+            nowMillis: now, counters: c, updatesReceived: received, updatesFiltered: 7, items: 3, sessions: sessions,
+            sessionsBlocked: false, mpn: nil)
     }
 
     @Test func serverRowRatesComeFromTheDifferenceBetweenSamples() {
@@ -179,17 +190,20 @@ import Testing
 
     @Test func sessionRowsBecomeCommandEvents() {
         func session(_ id: String, transport: String, age: Int64) -> SessionSummary {
-            SessionSummary(id: id, user: "u", address: "127.0.0.1", adapterSet: "DEMO", transport: transport, ageMillis: age,
-                           backlog: 0, subscriptions: 1)
+            SessionSummary(
+                id: id, user: "u", address: "127.0.0.1", adapterSet: "DEMO", transport: transport, ageMillis: age,
+                backlog: 0, subscriptions: 1)
         }
-        let a = Self.inputs(now: 0, sent: 0, bytes: 0, received: 0,
-                            sessions: [session("S1", transport: "WS-STREAMING", age: 5_000), session("S2", transport: "UNBOUND", age: 1_000)])
+        let a = Self.inputs(
+            now: 0, sent: 0, bytes: 0, received: 0,
+            sessions: [session("S1", transport: "WS-STREAMING", age: 5_000), session("S2", transport: "UNBOUND", age: 1_000)])
         let rowsA = MonitorSampler.sessionRows(a)
         let added = MonitorSampler.commandEvents(old: [:], new: rowsA)
         #expect(added.map { $0["command"] } == ["ADD", "ADD"])
         #expect(added.first?["transport"] == "WS-STREAMING")
-        let b = Self.inputs(now: 0, sent: 0, bytes: 0, received: 0,
-                            sessions: [session("S1", transport: "HTTP-POLLING", age: 6_000), session("S3", transport: "WS-STREAMING", age: 0)])
+        let b = Self.inputs(
+            now: 0, sent: 0, bytes: 0, received: 0,
+            sessions: [session("S1", transport: "HTTP-POLLING", age: 6_000), session("S3", transport: "WS-STREAMING", age: 0)])
         let events = MonitorSampler.commandEvents(old: rowsA, new: MonitorSampler.sessionRows(b))
         #expect(events.map { "\($0["key"]! ?? "")=\($0["command"]! ?? "")" } == ["S1=UPDATE", "S3=ADD", "S2=DELETE"])
         #expect(MonitorSampler.commandEvents(old: rowsA, new: rowsA).isEmpty)

@@ -39,10 +39,11 @@ func crash(path: String) async throws {
         i += 1
         let now = Int64(i)
         let device = try await store.registerDevice(platform: .apple, applicationId: "crash.test", token: "tok\(i)", now: now).device
-        let sub = MPNSubscriptionRecord(id: UUID().uuidString.lowercased(), deviceId: device.id, adapterSet: "DEMO",
-                                        dataAdapter: "DEFAULT", group: "item\(i)", items: ["item\(i)"], schema: "f", fields: ["f"],
-                                        mode: .merge, notificationFormat: #"{"aps":{"alert":"x"}}"#, trigger: nil,
-                                        statusTimestamp: now, createdAt: now)
+        let sub = MPNSubscriptionRecord(
+            id: UUID().uuidString.lowercased(), deviceId: device.id, adapterSet: "DEMO",
+            dataAdapter: "DEFAULT", group: "item\(i)", items: ["item\(i)"], schema: "f", fields: ["f"],
+            mode: .merge, notificationFormat: #"{"aps":{"alert":"x"}}"#, trigger: nil,
+            statusTimestamp: now, createdAt: now)
         try await store.insertSubscription(sub)
         // Unbuffered write so that an acknowledgement printed is an acknowledgement seen.
         FileHandle.standardOutput.write(Data("ACK \(device.id) \(sub.id)\n".utf8))
@@ -63,20 +64,30 @@ func crashTrigger(path: String) async throws {
     let registry = MPNProviderRegistry(configuration: configuration, providers: ["Apple/*": StallingProvider()])
     let quotes = ManualDataAdapter()
     let internalAdapter = MPNInternalDataAdapter()
-    let engine = ItemEngine(adapterSets: [AdapterSet(name: "DEMO", dataAdapters: [
-        "DEFAULT": quotes, MPNInternalDataAdapter.defaultName: internalAdapter,
-    ])])
+    let engine = ItemEngine(adapterSets: [
+        AdapterSet(
+            name: "DEMO",
+            dataAdapters: [
+                "DEFAULT": quotes, MPNInternalDataAdapter.defaultName: internalAdapter,
+            ])
+    ])
     let store = try SQLiteMPNStore(path: path)
-    let module = MPNModule(configuration: configuration, store: store, providers: registry, itemEngine: engine,
-                           internalAdapter: internalAdapter)
+    let module = MPNModule(
+        configuration: configuration, store: store, providers: registry, itemEngine: engine,
+        internalAdapter: internalAdapter)
     try await module.start()
     let context = MPNRequestContext(adapterSet: "DEMO", sessionId: "crash")
-    let device = try await module.register(MPNRegisterParameters(platform: .apple, applicationId: "com.example.app",
-                                                                 deviceToken: "0a01"), context: context).deviceId
-    let id = try await module.activate(MPNActivateParameters(subscriptionId: 1, mode: .merge, group: "item1",
-                                                             schema: "stock_name last_price", deviceId: device,
-                                                             notificationFormat: #"{"aps":{"alert":"${stock_name} at $[2]","badge":"AUTO"}}"#,
-                                                             trigger: "Double.parseDouble(${last_price}) > 100"), context: context)
+    let device = try await module.register(
+        MPNRegisterParameters(
+            platform: .apple, applicationId: "com.example.app",
+            deviceToken: "0a01"), context: context
+    ).deviceId
+    let id = try await module.activate(
+        MPNActivateParameters(
+            subscriptionId: 1, mode: .merge, group: "item1",
+            schema: "stock_name last_price", deviceId: device,
+            notificationFormat: #"{"aps":{"alert":"${stock_name} at $[2]","badge":"AUTO"}}"#,
+            trigger: "Double.parseDouble(${last_price}) > 100"), context: context)
     FileHandle.standardOutput.write(Data("ACK \(device) \(id)\n".utf8))
     quotes.push("item1", ["stock_name": "ACME", "last_price": "150"])
     while true { try await Task.sleep(for: .seconds(3600)) }
@@ -101,8 +112,10 @@ func benchTrigger(iterations: Int) throws {
         for i in 0..<iterations where trigger.evaluate(rows[i & 63]) { hits += 1 }
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print(String(format: "%.0f evaluations/s  (%d in %.3f s, %d true)  %@", Double(iterations) / seconds, iterations, seconds,
-                     hits, text))
+        print(
+            String(
+                format: "%.0f evaluations/s  (%d in %.3f s, %d true)  %@", Double(iterations) / seconds, iterations, seconds,
+                hits, text))
     }
 }
 
@@ -120,8 +133,9 @@ func benchRegister(store: any MPNStore, count: Int, label: String) async throws 
         for t in 0..<8 {
             group.addTask {
                 for i in 0..<(count / 8) {
-                    _ = try await store.registerDevice(platform: .google, applicationId: "bench.app", token: "\(run)-c\(t)-\(i)",
-                                                       now: Int64(i))
+                    _ = try await store.registerDevice(
+                        platform: .google, applicationId: "bench.app", token: "\(run)-c\(t)-\(i)",
+                        now: Int64(i))
                 }
             }
         }
@@ -129,8 +143,10 @@ func benchRegister(store: any MPNStore, count: Int, label: String) async throws 
     }
     elapsed = ContinuousClock.now - start
     seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    print(String(format: "%@: %.0f registrations/s with 8 concurrent clients (%d in %.2f s)", label,
-                 Double(count / 8 * 8) / seconds, count / 8 * 8, seconds))
+    print(
+        String(
+            format: "%@: %.0f registrations/s with 8 concurrent clients (%d in %.2f s)", label,
+            Double(count / 8 * 8) / seconds, count / 8 * 8, seconds))
 }
 
 func seconds(since start: ContinuousClock.Instant) -> Double {
@@ -141,36 +157,49 @@ func seconds(since start: ContinuousClock.Instant) -> Double {
 func benchPipeline(devices: Int) async throws {
     let apns = try await H2TestServer.start { r in .init(status: 200, headers: [("apns-id", r.header("apns-id") ?? "")]) }
     let client = testHTTPClient(trusting: apns.certificate)
-    let provider = try APNsProvider(applicationId: "bench.app",
-                                    configuration: APNsConfiguration(baseURL: apns.baseURL, teamId: "TEAM123456", keyId: "KEY1234567",
-                                                                     privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation),
-                                    httpClient: client)
+    let provider = try APNsProvider(
+        applicationId: "bench.app",
+        configuration: APNsConfiguration(
+            baseURL: apns.baseURL, teamId: "TEAM123456", keyId: "KEY1234567",
+            privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation),
+        httpClient: client)
     var configuration = MPNConfiguration()
     configuration.enabled = true
     let registry = MPNProviderRegistry(configuration: configuration, providers: ["Apple/*": provider])
     let quotes = ManualDataAdapter()
     let internalAdapter = MPNInternalDataAdapter()
-    let engine = ItemEngine(adapterSets: [AdapterSet(name: "BENCH", dataAdapters: [
-        "DEFAULT": quotes, MPNInternalDataAdapter.defaultName: internalAdapter,
-    ])])
+    let engine = ItemEngine(adapterSets: [
+        AdapterSet(
+            name: "BENCH",
+            dataAdapters: [
+                "DEFAULT": quotes, MPNInternalDataAdapter.defaultName: internalAdapter,
+            ])
+    ])
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("mpn-pipeline-\(UUID().uuidString).sqlite").path
     defer { for x in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + x) } }
     let store = try SQLiteMPNStore(path: path)
-    let module = MPNModule(configuration: configuration, store: store, providers: registry, itemEngine: engine,
-                           internalAdapter: internalAdapter)
+    let module = MPNModule(
+        configuration: configuration, store: store, providers: registry, itemEngine: engine,
+        internalAdapter: internalAdapter)
     try await module.start()
     let context = MPNRequestContext(adapterSet: "BENCH", sessionId: "bench")
     var setup = ContinuousClock.now
     for i in 0..<devices {
-        let device = try await module.register(MPNRegisterParameters(platform: .apple, applicationId: "bench.app",
-                                                                     deviceToken: String(format: "%064x", i)), context: context)
-        _ = try await module.activate(MPNActivateParameters(subscriptionId: i, mode: .merge, group: "item\(i % 100)",
-                                                            schema: "last_price", deviceId: device.deviceId,
-                                                            notificationFormat: #"{"aps":{"alert":"at ${last_price}","badge":"AUTO"}}"#,
-                                                            trigger: "Double.parseDouble(${last_price}) > 100.0"), context: context)
+        let device = try await module.register(
+            MPNRegisterParameters(
+                platform: .apple, applicationId: "bench.app",
+                deviceToken: String(format: "%064x", i)), context: context)
+        _ = try await module.activate(
+            MPNActivateParameters(
+                subscriptionId: i, mode: .merge, group: "item\(i % 100)",
+                schema: "last_price", deviceId: device.deviceId,
+                notificationFormat: #"{"aps":{"alert":"at ${last_price}","badge":"AUTO"}}"#,
+                trigger: "Double.parseDouble(${last_price}) > 100.0"), context: context)
     }
-    print(String(format: "set-up: %d devices registered and activated in %.2f s (%.0f register+activate/s)", devices,
-                 seconds(since: setup), Double(devices) / seconds(since: setup)))
+    print(
+        String(
+            format: "set-up: %d devices registered and activated in %.2f s (%.0f register+activate/s)", devices,
+            seconds(since: setup), Double(devices) / seconds(since: setup)))
     for item in 0..<100 { quotes.push("item\(item)", ["last_price": "50"]) }
     await module.settle()
     setup = ContinuousClock.now
@@ -185,12 +214,16 @@ func benchPipeline(devices: Int) async throws {
     let elapsed = seconds(since: start)
     let triggered = try await store.allSubscriptions(status: .triggered).count
     let stats = await module.currentStatistics
-    print(String(format: "pipeline: %d triggered notifications delivered to the HTTP/2 APNs server in %.2f s = %.0f notifications/s",
-                 stats.delivered, elapsed, Double(stats.delivered) / elapsed))
+    print(
+        String(
+            format: "pipeline: %d triggered notifications delivered to the HTTP/2 APNs server in %.2f s = %.0f notifications/s",
+            stats.delivered, elapsed, Double(stats.delivered) / elapsed))
     if let committedAt {
         print(String(format: "  of which: all %d triggers committed (TRIGGERED in the store) after %.2f s", devices, committedAt))
     }
-    print("check: \(triggered) subscriptions TRIGGERED in the store, \(apns.requests.count) requests at the server, retried \(stats.retried), dropped \(stats.dropped)")
+    print(
+        "check: \(triggered) subscriptions TRIGGERED in the store, \(apns.requests.count) requests at the server, retried \(stats.retried), dropped \(stats.dropped)"
+    )
     await module.shutdown()
     await store.close()
     try? await client.shutdown()

@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
-import Testing
 import TLCP
+import Testing
+
 @testable import MPNModule
 
 @Suite("APNs provider against a local HTTP/2 TLS server")
@@ -30,8 +31,9 @@ struct APNsProviderTests {
             let clock = ManualWallClock(millis: 1_700_000_000_000)
             let provider = try APNsProvider(
                 applicationId: "com.example.app",
-                configuration: APNsConfiguration(baseURL: server.baseURL, teamId: "TEAM123456", keyId: "KEY1234567",
-                                                 privateKeyPEM: key.pemRepresentation),
+                configuration: APNsConfiguration(
+                    baseURL: server.baseURL, teamId: "TEAM123456", keyId: "KEY1234567",
+                    privateKeyPEM: key.pemRepresentation),
                 httpClient: client, clock: clock)
 
             let first = await provider.send(try note(hex("ok")))
@@ -88,8 +90,10 @@ struct APNsProviderTests {
         let second = try manager.token()
         #expect(second != first, "rebuilt after the 50-minute default")
         // An interval below Apple's 20 minutes is clamped up.
-        let eager = try APNsTokenManager(configuration: APNsConfiguration(teamId: "T", keyId: "K", privateKeyPEM: pem,
-                                                                          tokenRefreshInterval: .seconds(60)), clock: clock)
+        let eager = try APNsTokenManager(
+            configuration: APNsConfiguration(
+                teamId: "T", keyId: "K", privateKeyPEM: pem,
+                tokenRefreshInterval: .seconds(60)), clock: clock)
         let t = try eager.token()
         clock.advance(millis: 10 * 60_000)
         #expect(try eager.token() == t)
@@ -114,17 +118,19 @@ struct APNsProviderTests {
         try await withCleanup(client, server) {
             let provider = try APNsProvider(
                 applicationId: "com.example.app",
-                configuration: APNsConfiguration(baseURL: server.baseURL, teamId: "TEAM123456", keyId: "KEY1234567",
-                                                 privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation,
-                                                 expiration: .seconds(Int64.max), requestTimeout: .seconds(Int64.max)),
+                configuration: APNsConfiguration(
+                    baseURL: server.baseURL, teamId: "TEAM123456", keyId: "KEY1234567",
+                    privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation,
+                    expiration: .seconds(Int64.max), requestTimeout: .seconds(Int64.max)),
                 httpClient: client)
             let cases: [(String, Duration?)] = [
                 ("99999999999999999999", .seconds(86_400)), ("86401", .seconds(86_400)), ("30", .seconds(30)),
                 ("-5", nil), ("1.5", nil), ("Wed, 21 Oct 2015 07:28:00 GMT", nil), ("1e300", nil), (" 12 ", .seconds(12)),
             ]
             for (value, expected) in cases {
-                #expect(await provider.send(try note(hex(value))) == .retry(after: expected, reason: "TooManyRequests"),
-                        "Retry-After: \(value)")
+                #expect(
+                    await provider.send(try note(hex(value))) == .retry(after: expected, reason: "TooManyRequests"),
+                    "Retry-After: \(value)")
             }
             // The configured expiration past any sane value is clamped (30 days).
             let expiration = try #require(server.requests.last?.header("apns-expiration").flatMap { Int64($0) })
@@ -139,8 +145,9 @@ struct APNsProviderTests {
         try await withCleanup(client, server) {
             let provider = try APNsProvider(
                 applicationId: "com.example.app",
-                configuration: APNsConfiguration(baseURL: server.baseURL, teamId: "TEAM123456", keyId: "KEY1234567",
-                                                 privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation),
+                configuration: APNsConfiguration(
+                    baseURL: server.baseURL, teamId: "TEAM123456", keyId: "KEY1234567",
+                    privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation),
                 httpClient: client)
             let key = "5d1e6c4a-3b2f-4c1d-9e8f-0a1b2c3d4e5f"
             var n = try note(hex("ok"))

@@ -1,8 +1,9 @@
-import _CryptoExtras
 import Foundation
 import NIOConcurrencyHelpers
-import Testing
 import TLCP
+import Testing
+import _CryptoExtras
+
 @testable import MPNModule
 
 /// Numbers in FCM and OAuth2 answers chosen to break time arithmetic: each is parsed and
@@ -36,9 +37,11 @@ struct FCMHostileNumbersTests {
         try await withCleanup(client, server) {
             let clock = ManualWallClock(millis: 1_700_000_000_000)
             func provider() throws -> FCMProvider {
-                try FCMProvider(configuration: FCMConfiguration(serviceAccount: account, baseURL: server.baseURL,
-                                                                requestTimeout: .seconds(Int64.max)),
-                                httpClient: client, clock: clock)
+                try FCMProvider(
+                    configuration: FCMConfiguration(
+                        serviceAccount: account, baseURL: server.baseURL,
+                        requestTimeout: .seconds(Int64.max)),
+                    httpClient: client, clock: clock)
             }
             // 1e300 → one day: cached, then refreshed once the day (less a minute) is over.
             let p1 = try provider()
@@ -50,8 +53,10 @@ struct FCMHostileNumbersTests {
             #expect(await p1.send(try note("ok", platform: .google)) == .delivered)
             #expect(tokenRequests.withLockedValue { $0 } == 2, "a lifetime of 1e300 s is one day")
             // Negative, huge and non-numbers: never a trap; negative is 0 (fetched each time).
-            for (value, refetchEachTime) in [("-1e300", true), ("-5", true), ("99999999999999999999999", false),
-                                             ("\"abc\"", false), ("\"120\"", false), ("null", false), ("1.5e2", false)] {
+            for (value, refetchEachTime) in [
+                ("-1e300", true), ("-5", true), ("99999999999999999999999", false),
+                ("\"abc\"", false), ("\"120\"", false), ("null", false), ("1.5e2", false),
+            ] {
                 expiresIn.withLockedValue { $0 = value }
                 let p = try provider()
                 let before = tokenRequests.withLockedValue { $0 }
@@ -68,13 +73,17 @@ struct FCMHostileNumbersTests {
         let (account, _) = try FCMProviderTests.account(tokenURI: server.baseURL + "/token")
         let client = testHTTPClient(trusting: server.certificate)
         try await withCleanup(client, server) {
-            let provider = try FCMProvider(configuration: FCMConfiguration(serviceAccount: account, baseURL: server.baseURL),
-                                           httpClient: client)
-            let cases: [(String, Duration?)] = [("99999999999999999999", .seconds(86_400)), ("-1", nil),
-                                                ("Wed, 21 Oct 2015 07:28:00 GMT", nil), ("45", .seconds(45))]
+            let provider = try FCMProvider(
+                configuration: FCMConfiguration(serviceAccount: account, baseURL: server.baseURL),
+                httpClient: client)
+            let cases: [(String, Duration?)] = [
+                ("99999999999999999999", .seconds(86_400)), ("-1", nil),
+                ("Wed, 21 Oct 2015 07:28:00 GMT", nil), ("45", .seconds(45)),
+            ]
             for (value, expected) in cases {
-                #expect(await provider.send(try note(value, platform: .google)) == .retry(after: expected, reason: "UNAVAILABLE"),
-                        "Retry-After: \(value)")
+                #expect(
+                    await provider.send(try note(value, platform: .google)) == .retry(after: expected, reason: "UNAVAILABLE"),
+                    "Retry-After: \(value)")
             }
         }
     }
@@ -83,7 +92,10 @@ struct FCMHostileNumbersTests {
     func collapseKeys() {
         let payload = try? JSONValue.parse(#"{"android":{"notification":{"body":"b"}}}"#)
         let m = FCMProvider.message(payload: payload ?? .null, token: "t", collapseKey: "k-1")
-        #expect(m.serialized == #"{"apns":{"headers":{"apns-collapse-id":"k-1"}},"android":{"notification":{"body":"b"},"collapse_key":"k-1"},"token":"t"}"#)
+        #expect(
+            m.serialized
+                == #"{"apns":{"headers":{"apns-collapse-id":"k-1"}},"android":{"notification":{"body":"b"},"collapse_key":"k-1"},"token":"t"}"#
+        )
         let own = try? JSONValue.parse(#"{"collapse_key":"mine","apns":{"headers":{"apns-collapse-id":"x"}}}"#)
         let kept = FCMProvider.message(payload: own ?? .null, token: "t", collapseKey: "k-1")
         #expect(kept.serialized == #"{"apns":{"headers":{"apns-collapse-id":"x"}},"android":{"collapse_key":"mine"},"token":"t"}"#)

@@ -2,8 +2,9 @@ import AsyncHTTPClient
 import Foundation
 import LightstreamerServer
 import NIOConcurrencyHelpers
-import Testing
 import TLCP
+import Testing
+
 @testable import MPNModule
 
 /// The application's Metadata Adapter, refusing the internal MPN items when told to and
@@ -38,14 +39,20 @@ final class GatekeeperMetadata: MetadataAdapter {
 struct InternalItemAuthorizationTests {
     static let adapter = MPNInternalDataAdapter.defaultName
 
-    func subscribe(_ c: PollingTLCPClient, _ req: Int, _ item: String, mode: String = "MERGE",
-                   schema: String = "status status_timestamp") async throws -> String {
-        try await c.control(["LS_reqId": "\(req)", "LS_op": "add", "LS_subId": "\(req)", "LS_mode": mode, "LS_group": item,
-                             "LS_schema": schema, "LS_data_adapter": Self.adapter, "LS_snapshot": "true",
-                             "LS_requested_max_frequency": "unfiltered"])
+    func subscribe(
+        _ c: PollingTLCPClient, _ req: Int, _ item: String, mode: String = "MERGE",
+        schema: String = "status status_timestamp"
+    ) async throws -> String {
+        try await c.control([
+            "LS_reqId": "\(req)", "LS_op": "add", "LS_subId": "\(req)", "LS_mode": mode, "LS_group": item,
+            "LS_schema": schema, "LS_data_adapter": Self.adapter, "LS_snapshot": "true",
+            "LS_requested_max_frequency": "unfiltered",
+        ])
     }
 
-    @Test("another session cannot read a device's DEV-, SUBS-, SUB- items until it registers the device; the Metadata Adapter can refuse them")
+    @Test(
+        "another session cannot read a device's DEV-, SUBS-, SUB- items until it registers the device; the Metadata Adapter can refuse them"
+    )
     func secondSessionRefused() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("mpn-auth-\(UUID().uuidString).sqlite").path
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -59,19 +66,26 @@ struct InternalItemAuthorizationTests {
         let configuration = MPNConfiguration.demoDefault(sqlitePath: path)
         let provider = RecordingProvider()
         let registry = MPNProviderRegistry(configuration: configuration, providers: ["Apple/*": provider])
-        let server = try await LightstreamerMPNServer.make(options: ServerOptions(host: "127.0.0.1", port: 0), adapterSets: [demo],
-                                                          mpn: configuration, providers: registry)
+        let server = try await LightstreamerMPNServer.make(
+            options: ServerOptions(host: "127.0.0.1", port: 0), adapterSets: [demo],
+            mpn: configuration, providers: registry)
         try await server.start()
         let port = try #require(server.port)
 
         let owner = try await PollingTLCPClient.connect(port: port, adapterSet: "DEMO", client: http)
-        #expect(try await owner.control(["LS_reqId": "1", "LS_op": "register", "PN_type": "Apple", "PN_appId": "com.example.app",
-                                         "PN_deviceToken": "0a1b2c"]) == "REQOK,1")
+        #expect(
+            try await owner.control([
+                "LS_reqId": "1", "LS_op": "register", "PN_type": "Apple", "PN_appId": "com.example.app",
+                "PN_deviceToken": "0a1b2c",
+            ]) == "REQOK,1")
         let reg = try await owner.pollUntil { $0.hasPrefix("MPNREG,") }
         let device = String(try #require(reg.first { $0.hasPrefix("MPNREG,") }).split(separator: ",")[1])
-        #expect(try await owner.control(["LS_reqId": "2", "LS_op": "activate", "LS_subId": "2", "LS_mode": "MERGE",
-                                         "LS_group": "counter", "LS_schema": "count", "PN_deviceId": device,
-                                         "PN_notificationFormat": #"{"aps":{"alert":"x"}}"#]) == "REQOK,2")
+        #expect(
+            try await owner.control([
+                "LS_reqId": "2", "LS_op": "activate", "LS_subId": "2", "LS_mode": "MERGE",
+                "LS_group": "counter", "LS_schema": "count", "PN_deviceId": device,
+                "PN_notificationFormat": #"{"aps":{"alert":"x"}}"#,
+            ]) == "REQOK,2")
         let ok = try await owner.pollUntil { $0.hasPrefix("MPNOK,2,") }
         let mpnId = String(try #require(ok.first { $0.hasPrefix("MPNOK,2,") }).dropFirst("MPNOK,2,".count))
 
@@ -88,8 +102,11 @@ struct InternalItemAuthorizationTests {
         #expect(try await subscribe(other, 4, "DEV-nope").hasPrefix("REQERR,4,21,"))
 
         // Once it registers the device it may; unless the Metadata Adapter says no (its code reaches the client).
-        #expect(try await other.control(["LS_reqId": "5", "LS_op": "register", "PN_type": "Apple", "PN_appId": "com.example.app",
-                                         "PN_deviceToken": "0a1b2c"]) == "REQOK,5")
+        #expect(
+            try await other.control([
+                "LS_reqId": "5", "LS_op": "register", "PN_type": "Apple", "PN_appId": "com.example.app",
+                "PN_deviceToken": "0a1b2c",
+            ]) == "REQOK,5")
         _ = try await other.pollUntil { $0.hasPrefix("MPNREG,") }
         #expect(try await subscribe(other, 6, "SUB-" + mpnId) == "REQOK,6")
         gate.refuseInternal.withLockedValue { $0 = true }

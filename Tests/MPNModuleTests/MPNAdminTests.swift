@@ -1,7 +1,8 @@
 import Foundation
 import LightstreamerServer
-import Testing
 import TLCP
+import Testing
+
 @testable import MPNModule
 
 /// The MPN Module behind the dashboard and the admin API (`MPNAdminBridge`, docs/ADMIN.md):
@@ -65,8 +66,10 @@ struct MPNAdminTests {
         let hook = MPNAdminBridge(module: mpn)
         let dev = try await mpn.register(register, context: h.context).deviceId
         #expect(try await hook.setApplicationSuspended(platform: "Apple", appId: "com.example.app", suspended: true))
-        _ = try await mpn.activate(activation(device: dev, format: #"{"aps":{"alert":"T$[2]"}}"#,
-                                              trigger: "Integer.parseInt($[2]) == 7"), context: h.context)
+        _ = try await mpn.activate(
+            activation(
+                device: dev, format: #"{"aps":{"alert":"T$[2]"}}"#,
+                trigger: "Integer.parseInt($[2]) == 7"), context: h.context)
         h.quotes.push("item1", ["stock_name": "A", "last_price": "7"])
         await mpn.settle()
         #expect(h.provider.alerts().isEmpty, "held while suspended")

@@ -1,7 +1,8 @@
 import Foundation
 import LightstreamerServer
-import Testing
 import TLCP
+import Testing
+
 @testable import MPNModule
 
 /// Two servers on one PostgreSQL database: the internal items (`DEV-`, `SUBS-`, `SUB-`) of one
@@ -22,13 +23,17 @@ struct MPNClusterSyncTests {
         return condition() ? clock.now - start : nil
     }
 
-    @Test("activations, fired triggers, deactivations and deletions made through A show on B's items",
-          .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
+    @Test(
+        "activations, fired triggers, deactivations and deletions made through A show on B's items",
+        .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
     func followsOtherServer() async throws {
         let handle = try await StoreHandle.make(.postgres)
         let a = EngineHarness()
         let b = EngineHarness()
-        defer { a.cleanUp(); b.cleanUp() }
+        defer {
+            a.cleanUp()
+            b.cleanUp()
+        }
         let storeB = try await handle.reopen()
         let (moduleA, _) = try a.makeModule(store: handle.store)
         let (moduleB, _) = try b.makeModule(store: storeB)
@@ -39,16 +44,19 @@ struct MPNClusterSyncTests {
         // A device registered through A appears on B.
         let register = MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0b01")
         let device = try await moduleA.register(register, context: a.context).deviceId
-        delays["device"] = try #require(await delay(until: { b.internalAdapter.knownDevices.contains(device) }) as Duration?, "B never learnt the device")
+        delays["device"] = try #require(
+            await delay(until: { b.internalAdapter.knownDevices.contains(device) }) as Duration?, "B never learnt the device")
         let devItem = try await b.subscribeInternal("DEV-" + device, mode: .merge, fields: ["status", "status_timestamp"])
         #expect(devItem.rows.first?.first == "ACTIVE")
         let subsItem = try await b.subscribeInternal("SUBS-" + device, mode: .command, fields: ["key", "command"])
         #expect(subsItem.rows.isEmpty)
 
         // An activation through A: an ADD on B's SUBS- item, and its SUB- item.
-        let id = try await moduleA.activate(activation(device: device, trigger: "Double.parseDouble(${last_price}) > 100"),
-                                            context: a.context)
-        delays["activation"] = try #require(await delay(until: { subsItem.rows.contains(["SUB-" + id, "ADD"]) }) as Duration?, "B's SUBS- item never showed the activation")
+        let id = try await moduleA.activate(
+            activation(device: device, trigger: "Double.parseDouble(${last_price}) > 100"),
+            context: a.context)
+        delays["activation"] = try #require(
+            await delay(until: { subsItem.rows.contains(["SUB-" + id, "ADD"]) }) as Duration?, "B's SUBS- item never showed the activation")
         let subItem = try await b.subscribeInternal("SUB-" + id, mode: .merge, fields: MPNInternalDataAdapter.subscriptionFields)
         #expect(subItem.rows.first?.first == "ACTIVE")
         // The trigger as stored (fields by position): the one A shows.
@@ -61,28 +69,33 @@ struct MPNClusterSyncTests {
         a.quotes.push("item1", ["stock_name": "X", "last_price": "150"])
         await moduleA.settle()
         #expect(a.provider.alerts() == ["X at 150"])
-        delays["trigger"] = try #require(await delay(until: { subItem.rows.last?.first == "TRIGGERED" }) as Duration?, "B never showed the trigger")
+        delays["trigger"] = try #require(
+            await delay(until: { subItem.rows.last?.first == "TRIGGERED" }) as Duration?, "B never showed the trigger")
         #expect(b.provider.notifications.isEmpty, "B does not run A's device")
 
         // A reconfiguration through A: the new trigger on B.
         let reconf = MPNReconfParameters(deviceId: device, mpnSubscriptionId: id, trigger: "Double.parseDouble(${last_price}) > 200")
         _ = try await moduleA.reconfigure(reconf, context: a.context)
-        delays["reconfiguration"] = try #require(await delay(until: { subItem.rows.last?[3]?.hasSuffix("> 200") == true }) as Duration?, "B never showed the new trigger")
+        delays["reconfiguration"] = try #require(
+            await delay(until: { subItem.rows.last?[3]?.hasSuffix("> 200") == true }) as Duration?, "B never showed the new trigger")
 
         // A deactivation through A: a DELETE on B.
         #expect(try await moduleA.deactivate(deviceId: device, target: .all, context: a.context) == [id])
-        delays["deactivation"] = try #require(await delay(until: { subsItem.rows.last == ["SUB-" + id, "DELETE"] }) as Duration?, "B never showed the deactivation")
+        delays["deactivation"] = try #require(
+            await delay(until: { subsItem.rows.last == ["SUB-" + id, "DELETE"] }) as Duration?, "B never showed the deactivation")
 
         // A device deleted by A's collector disappears from B.
         a.wall.advance(millis: Int64(a.configuration.inactivity.deviceInactivityTimeoutMinutes) * 60_000 + 60_000)
         #expect(await moduleA.collectInactiveDevices() == [device])
-        delays["collection"] = try #require(await delay(until: { !b.internalAdapter.knownDevices.contains(device) }) as Duration?, "B still knows the collected device")
+        delays["collection"] = try #require(
+            await delay(until: { !b.internalAdapter.knownDevices.contains(device) }) as Duration?, "B still knows the collected device")
 
         // Nothing was sent twice: each change showed once on B's items.
         #expect(subsItem.rows.filter { $0 == ["SUB-" + id, "ADD"] }.count == 1)
         #expect(subItem.rows.filter { $0.first == "TRIGGERED" }.count == 1)
-        print("MPN internal items across servers, delays on B: "
-              + delays.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        print(
+            "MPN internal items across servers, delays on B: "
+                + delays.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
 
         await moduleA.shutdown()
         await moduleB.shutdown()
@@ -90,13 +103,17 @@ struct MPNClusterSyncTests {
         await handle.destroy()
     }
 
-    @Test("B's listening connection ended by the database: B listens again and shows what changed meanwhile",
-          .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
+    @Test(
+        "B's listening connection ended by the database: B listens again and shows what changed meanwhile",
+        .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
     func listenerTerminated() async throws {
         let handle = try await StoreHandle.make(.postgres)
         let a = EngineHarness()
         let b = EngineHarness()
-        defer { a.cleanUp(); b.cleanUp() }
+        defer {
+            a.cleanUp()
+            b.cleanUp()
+        }
         let storeB = try await handle.reopen()
         let pgB = try #require(storeB as? PostgresMPNStore)
         let (moduleA, _) = try a.makeModule(store: handle.store)
@@ -123,13 +140,17 @@ struct MPNClusterSyncTests {
         await handle.destroy()
     }
 
-    @Test("a change made while B's watch was down shows once B listens again (everything is read again)",
-          .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
+    @Test(
+        "a change made while B's watch was down shows once B listens again (everything is read again)",
+        .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
     func resyncAfterGap() async throws {
         let handle = try await StoreHandle.make(.postgres)
         let a = EngineHarness()
         let b = EngineHarness()
-        defer { a.cleanUp(); b.cleanUp() }
+        defer {
+            a.cleanUp()
+            b.cleanUp()
+        }
         let storeB = try await handle.reopen()
         let (moduleA, _) = try a.makeModule(store: handle.store)
         let (moduleB, _) = try b.makeModule(store: storeB)
@@ -148,7 +169,8 @@ struct MPNClusterSyncTests {
         try await Task.sleep(for: .milliseconds(200))
         #expect(subsItem.rows.count == 1, "nothing announced while B does not listen")
         await moduleB.startChangeWatcherForTesting()
-        #expect(await delay { subsItem.rows.contains(["SUB-" + second, "ADD"]) && subsItem.rows.contains(["SUB-" + first, "DELETE"]) }
+        #expect(
+            await delay { subsItem.rows.contains(["SUB-" + second, "ADD"]) && subsItem.rows.contains(["SUB-" + first, "DELETE"]) }
                 != nil, "B never caught up: \(subsItem.rows)")
         await moduleA.shutdown()
         await moduleB.shutdown()

@@ -1,7 +1,8 @@
 import Foundation
 import LightstreamerServer
-import Testing
 import TLCP
+import Testing
+
 @testable import MPNModule
 
 /// Two servers on one PostgreSQL database: each device is run by exactly one MPN Module
@@ -10,13 +11,17 @@ import TLCP
 struct MPNClusterTests {
     static let register = MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0a01")
 
-    @Test("one instance runs each device; re-registration moves it; a dead or stopped instance's devices are taken over",
-          .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
+    @Test(
+        "one instance runs each device; re-registration moves it; a dead or stopped instance's devices are taken over",
+        .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
     func ownership() async throws {
         let handle = try await StoreHandle.make(.postgres)
         let a = EngineHarness()
         let b = EngineHarness()
-        defer { a.cleanUp(); b.cleanUp() }
+        defer {
+            a.cleanUp()
+            b.cleanUp()
+        }
         let storeA = handle.store
         let storeB = try await handle.reopen()
         let (moduleA, _) = try a.makeModule(store: storeA)
@@ -26,8 +31,9 @@ struct MPNClusterTests {
 
         // Registered and activated through A: A runs it, B does not.
         let device = try await moduleA.register(Self.register, context: a.context).deviceId
-        let id = try await moduleA.activate(activation(device: device, trigger: "Double.parseDouble(${last_price}) > 100"),
-                                            context: a.context)
+        let id = try await moduleA.activate(
+            activation(device: device, trigger: "Double.parseDouble(${last_price}) > 100"),
+            context: a.context)
         b.quotes.push("item1", ["stock_name": "X", "last_price": "150"])
         await moduleB.settle()
         #expect(b.provider.notifications.isEmpty, "B does not run A's device")
@@ -66,9 +72,12 @@ struct MPNClusterTests {
         // A stops cleanly: B (alive again) takes over at once, without waiting for the timeout.
         b.wall.set(millis: a.wall.nowMillis())
         await moduleB.checkModules()
-        #expect(try await moduleA.reconfigure(MPNReconfParameters(deviceId: device, mpnSubscriptionId: id,
-                                                                  trigger: "Double.parseDouble(${last_price}) > 400"),
-                                              context: a.context) == id)
+        #expect(
+            try await moduleA.reconfigure(
+                MPNReconfParameters(
+                    deviceId: device, mpnSubscriptionId: id,
+                    trigger: "Double.parseDouble(${last_price}) > 400"),
+                context: a.context) == id)
         await moduleA.shutdown()
         await moduleB.checkModules()
         b.quotes.push("item1", ["stock_name": "X", "last_price": "450"])
@@ -80,13 +89,17 @@ struct MPNClusterTests {
         await handle.destroy()
     }
 
-    @Test("an outbox entry left by a dead instance is sent once, by the instance that takes its device over",
-          .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
+    @Test(
+        "an outbox entry left by a dead instance is sent once, by the instance that takes its device over",
+        .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
     func outboxTakeover() async throws {
         let handle = try await StoreHandle.make(.postgres)
         let a = EngineHarness()
         let b = EngineHarness()
-        defer { a.cleanUp(); b.cleanUp() }
+        defer {
+            a.cleanUp()
+            b.cleanUp()
+        }
         let storeA = handle.store
         let storeB = try await handle.reopen()
         let (moduleA, _) = try a.makeModule(store: storeA)
@@ -94,8 +107,9 @@ struct MPNClusterTests {
         try await moduleA.start()
         try await moduleB.start()
         let device = try await moduleA.register(Self.register, context: a.context).deviceId
-        let id = try await moduleA.activate(activation(device: device, trigger: "Double.parseDouble(${last_price}) > 100"),
-                                            context: a.context)
+        let id = try await moduleA.activate(
+            activation(device: device, trigger: "Double.parseDouble(${last_price}) > 100"),
+            context: a.context)
         // A commits the trigger and its notification, then dies before sending (what a crash leaves).
         let fired = MPNFiredTrigger(subscriptionId: id, deviceId: device, usesAutoBadge: false) { _ in #"{"aps":{"alert":"owed"}}"# }
         let entry = try #require(try await storeA.commitTriggers([fired], moduleId: moduleA.moduleId, now: a.wall.nowMillis()).first)

@@ -1,7 +1,8 @@
 import Foundation
 import LightstreamerServer
-import Testing
 import TLCP
+import Testing
+
 @testable import MPNModule
 
 /// The `mpn` section of the server's configuration file, as the executable reads it.
@@ -34,17 +35,20 @@ struct MPNConfigurationTests {
 
     @Test("an adapter set's own mpn.enabled turns MPN on for it alone, or off for it")
     func perAdapterSet() throws {
-        let on = #"{"adapterSets": [{"name": "A", "dataAdapters": [{"items": []}], "mpn": {"enabled": true}}, {"name": "B", "dataAdapters": [{"items": []}]}]}"#
+        let on =
+            #"{"adapterSets": [{"name": "A", "dataAdapters": [{"items": []}], "mpn": {"enabled": true}}, {"name": "B", "dataAdapters": [{"items": []}]}]}"#
         let a = try MPNConfiguration(serverConfiguration: Self.configuration(on))
         #expect(a.isEnabled(for: "A") && !a.isEnabled(for: "B"))
-        let off = #"{"demo": true, "adapterSets": [{"name": "A", "dataAdapters": [{"items": []}], "mpn": {"enabled": false}}, {"name": "B", "dataAdapters": [{"items": []}]}], "mpn": {"enabled": true}}"#
+        let off =
+            #"{"demo": true, "adapterSets": [{"name": "A", "dataAdapters": [{"items": []}], "mpn": {"enabled": false}}, {"name": "B", "dataAdapters": [{"items": []}]}], "mpn": {"enabled": true}}"#
         let b = try MPNConfiguration(serverConfiguration: Self.configuration(off))
         #expect(!b.isEnabled(for: "A") && b.isEnabled(for: "B") && b.isEnabled(for: "DEMO"))
     }
 
     @Test("cluster and timeout keys")
     func clusterKeys() throws {
-        let json = #"{\#(Self.sets), "mpn": {"enabled": true, "store": {"postgresURL": "postgres://u@h/db"}, "moduleId": "node-1", "moduleCheckPeriodMillis": 2000, "moduleTimeoutMillis": 9000, "requestTimeoutMillis": 500}}"#
+        let json =
+            #"{\#(Self.sets), "mpn": {"enabled": true, "store": {"postgresURL": "postgres://u@h/db"}, "moduleId": "node-1", "moduleCheckPeriodMillis": 2000, "moduleTimeoutMillis": 9000, "requestTimeoutMillis": 500}}"#
         let mpn = try MPNConfiguration(serverConfiguration: Self.configuration(json))
         #expect(mpn.store.postgresURL == "postgres://u@h/db" && mpn.store.sqlitePath == nil)
         #expect(mpn.moduleId == "node-1" && mpn.moduleCheckPeriodMillis == 2000 && mpn.moduleTimeoutMillis == 9000)

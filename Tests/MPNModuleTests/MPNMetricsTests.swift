@@ -2,8 +2,9 @@ import Crypto
 import Foundation
 import MPNTestSupport
 import Prometheus
-import Testing
 import TLCP
+import Testing
+
 @testable import MPNModule
 
 /// The MPN Module's metrics in a Prometheus registry: notifications by outcome and delivery
@@ -26,10 +27,14 @@ struct MPNMetricsTests {
         let h = EngineHarness()
         defer { h.cleanUp() }
         let (mpn, store) = try await h.startModule(metrics: MPNMetrics(factory: PrometheusMetricsFactory(registry: registry)))
-        let ok = try await mpn.register(MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0a01"),
-                                        context: h.context).deviceId
-        let refused = try await mpn.register(MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0a02"),
-                                             context: h.context).deviceId
+        let ok = try await mpn.register(
+            MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0a01"),
+            context: h.context
+        ).deviceId
+        let refused = try await mpn.register(
+            MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0a02"),
+            context: h.context
+        ).deviceId
         h.provider.script.withLockedValue { $0["0a02"] = [.rejected(reason: "PayloadTooLarge")] }
         _ = try await mpn.activate(activation(device: ok, format: #"{"aps":{"alert":"$[2]"}}"#), context: h.context)
         _ = try await mpn.activate(activation(device: refused, format: #"{"aps":{"alert":"$[2]"}}"#), context: h.context)
@@ -37,8 +42,9 @@ struct MPNMetricsTests {
         await mpn.settle()
         #expect(h.provider.notifications.count == 2)
         let m = Self.series(registry)
-        #expect(m[#"lightstreamer_mpn_notifications_total{platform="Apple",app="com.example.app",outcome="delivered"}"#] == 1,
-                "\(registry.emitToString())")
+        #expect(
+            m[#"lightstreamer_mpn_notifications_total{platform="Apple",app="com.example.app",outcome="delivered"}"#] == 1,
+            "\(registry.emitToString())")
         #expect(m[#"lightstreamer_mpn_notifications_total{platform="Apple",app="com.example.app",outcome="rejected"}"#] == 1)
         #expect(m[#"lightstreamer_mpn_delivery_duration_seconds_count{platform="Apple",app="com.example.app"}"#] == 2)
         await mpn.shutdown()
@@ -62,8 +68,9 @@ struct MPNMetricsTests {
             _ = await provider.send(try note(hex("gone")))
             _ = await provider.send(try note(hex("busy")))
             let m = Self.series(registry)
-            #expect(m[#"lightstreamer_mpn_provider_responses_total{provider="apns",app="com.example.app",status="200"}"#] == 2,
-                    "\(registry.emitToString())")
+            #expect(
+                m[#"lightstreamer_mpn_provider_responses_total{provider="apns",app="com.example.app",status="200"}"#] == 2,
+                "\(registry.emitToString())")
             #expect(m[#"lightstreamer_mpn_provider_responses_total{provider="apns",app="com.example.app",status="410"}"#] == 1)
             #expect(m[#"lightstreamer_mpn_provider_responses_total{provider="apns",app="com.example.app",status="429"}"#] == 1)
         }

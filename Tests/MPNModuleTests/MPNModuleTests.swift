@@ -1,7 +1,8 @@
 import Foundation
 import LightstreamerServer
-import Testing
 import TLCP
+import Testing
+
 @testable import MPNModule
 
 @Suite("MPN Module engine")
@@ -16,8 +17,9 @@ struct MPNModuleTests {
         let reg = try await mpn.register(register, context: h.context)
         #expect(reg.adapterName == "MPN_INTERNAL_DATA_ADAPTER")
         #expect(try await mpn.register(register, context: h.context).deviceId == reg.deviceId)
-        let id = try await mpn.activate(activation(device: reg.deviceId, trigger: "Double.parseDouble(${last_price}) > 500.0"),
-                                        context: h.context)
+        let id = try await mpn.activate(
+            activation(device: reg.deviceId, trigger: "Double.parseDouble(${last_price}) > 500.0"),
+            context: h.context)
         #expect(id.count == 36)
         let stored = try #require(try await store.subscription(id: id))
         #expect(stored.trigger == "Double.parseDouble($[2]) > 500.0")
@@ -80,8 +82,10 @@ struct MPNModuleTests {
         await mpn.settle()
         #expect(h.provider.alerts() == ["1", "4"], "conflated to the latest value")
         // A trigger notification is not held back by pacing.
-        _ = try await mpn.activate(activation(device: dev, group: "item2", format: #"{"aps":{"alert":"T$[2]"}}"#,
-                                              trigger: "Integer.parseInt($[2]) == 7"), context: h.context)
+        _ = try await mpn.activate(
+            activation(
+                device: dev, group: "item2", format: #"{"aps":{"alert":"T$[2]"}}"#,
+                trigger: "Integer.parseInt($[2]) == 7"), context: h.context)
         h.quotes.push("item2", ["stock_name": "B", "last_price": "7"])
         await mpn.settle()
         #expect(h.provider.alerts() == ["1", "4", "T7"])
@@ -160,20 +164,24 @@ struct MPNModuleTests {
         let dev = try await mpn.register(register, context: h.context).deviceId
         #expect(await mpnCode { _ = try await mpn.activate(activation(device: "nope"), context: h.context) } == 45)
         #expect(await mpnCode { _ = try await mpn.activate(activation(device: dev, trigger: "$[2] >"), context: h.context) } == 44)
-        #expect(await mpnCode { _ = try await mpn.activate(activation(device: dev, trigger: "${nope}.isEmpty()"), context: h.context) } == 47)
+        #expect(
+            await mpnCode { _ = try await mpn.activate(activation(device: dev, trigger: "${nope}.isEmpty()"), context: h.context) } == 47)
         #expect(await mpnCode { _ = try await mpn.activate(activation(device: dev, format: "{"), context: h.context) } == 52)
         #expect(await mpnCode { _ = try await mpn.activate(activation(device: dev, format: ""), context: h.context) } == 53)
         #expect(await mpnCode { _ = try await mpn.activate(activation(device: dev, mode: .command), context: h.context) } == 24)
-        #expect(await mpnCode {
-            _ = try await mpn.activate(activation(device: dev, trigger: String(repeating: " ", count: 250) + "true || true"), context: h.context)
-        } == 49)
+        #expect(
+            await mpnCode {
+                _ = try await mpn.activate(
+                    activation(device: dev, trigger: String(repeating: " ", count: 250) + "true || true"), context: h.context)
+            } == 49)
         var badAdapter = activation(device: dev)
         badAdapter.dataAdapter = "NOPE"
         #expect(await mpnCode { _ = try await mpn.activate(badAdapter, context: h.context) } == 17)
         // Coalescing: same adapter set, adapter, group, schema, trigger → same id.
         let a = try await mpn.activate(activation(device: dev, trigger: "true", coalescing: true), context: h.context)
-        let b = try await mpn.activate(activation(device: dev, format: #"{"aps":{"alert":"v2"}}"#, trigger: "true", coalescing: true),
-                                       context: h.context)
+        let b = try await mpn.activate(
+            activation(device: dev, format: #"{"aps":{"alert":"v2"}}"#, trigger: "true", coalescing: true),
+            context: h.context)
         #expect(a == b)
         #expect(try await store.subscription(id: a)?.notificationFormat == #"{"aps":{"alert":"v2"}}"#)
         let c = try await mpn.activate(activation(device: dev, trigger: "true"), context: h.context)
@@ -182,12 +190,14 @@ struct MPNModuleTests {
         #expect(try await mpn.activate(activation(device: dev, id: c), context: h.context) == c)
         #expect(await mpnCode { _ = try await mpn.activate(activation(device: dev, id: "nope"), context: h.context) } == 46)
         // pn_reconf mismatch 56, unknown 46.
-        #expect(await mpnCode {
-            _ = try await mpn.reconfigure(MPNReconfParameters(deviceId: dev, mpnSubscriptionId: c, group: "item9"), context: h.context)
-        } == 56)
-        #expect(await mpnCode {
-            _ = try await mpn.reconfigure(MPNReconfParameters(deviceId: dev, mpnSubscriptionId: "nope"), context: h.context)
-        } == 46)
+        #expect(
+            await mpnCode {
+                _ = try await mpn.reconfigure(MPNReconfParameters(deviceId: dev, mpnSubscriptionId: c, group: "item9"), context: h.context)
+            } == 56)
+        #expect(
+            await mpnCode {
+                _ = try await mpn.reconfigure(MPNReconfParameters(deviceId: dev, mpnSubscriptionId: "nope"), context: h.context)
+            } == 46)
         // reset_badge
         try await mpn.resetBadge(deviceId: dev, context: h.context)
         #expect(await mpnCode { try await mpn.resetBadge(deviceId: "nope", context: h.context) } == 45)
@@ -221,7 +231,8 @@ struct MPNModuleTests {
 
     @Test("configuration JSON with defaults")
     func configuration() throws {
-        let json = #"{"enabled":true,"adapterSets":["DEMO"],"apple":[{"id":"com.x","serviceLevel":"production","teamId":"T","keyId":"K","keyFile":"k.p8"}],"pacing":{"minSendDelayMillis":500}}"#
+        let json =
+            #"{"enabled":true,"adapterSets":["DEMO"],"apple":[{"id":"com.x","serviceLevel":"production","teamId":"T","keyId":"K","keyFile":"k.p8"}],"pacing":{"minSendDelayMillis":500}}"#
         let c = try MPNConfiguration.decode(json: Data(json.utf8))
         #expect(c.enabled && c.isEnabled(for: "DEMO") && !c.isEnabled(for: "X"))
         #expect(c.pacing.minSendDelayMillis == 500 && c.pacing.maxPendingPerDevice == 100)
@@ -240,13 +251,17 @@ struct MPNModuleTests {
 /// succeed empty, everything else fails.
 final class UnresponsiveStore: MPNStore {
     struct Unused: Error {}
-    func registerDevice(platform: MPNPlatform, applicationId: String, token: String,
-                        now: MPNTimestamp) async throws -> (device: MPNDeviceRecord, created: Bool) {
+    func registerDevice(
+        platform: MPNPlatform, applicationId: String, token: String,
+        now: MPNTimestamp
+    ) async throws -> (device: MPNDeviceRecord, created: Bool) {
         try await Task.sleep(for: .seconds(3600))
         throw Unused()
     }
-    func changeDeviceToken(platform: MPNPlatform, applicationId: String, oldToken: String, newToken: String,
-                           now: MPNTimestamp) async throws -> (device: MPNDeviceRecord, removedDeviceId: String?) { throw Unused() }
+    func changeDeviceToken(
+        platform: MPNPlatform, applicationId: String, oldToken: String, newToken: String,
+        now: MPNTimestamp
+    ) async throws -> (device: MPNDeviceRecord, removedDeviceId: String?) { throw Unused() }
     func device(id: String) async throws -> MPNDeviceRecord? { throw Unused() }
     func device(platform: MPNPlatform, applicationId: String, token: String) async throws -> MPNDeviceRecord? { throw Unused() }
     func allDevices() async throws -> [MPNDeviceRecord] { [] }
@@ -261,8 +276,10 @@ final class UnresponsiveStore: MPNStore {
     func subscription(id: String) async throws -> MPNSubscriptionRecord? { throw Unused() }
     func subscriptions(deviceId: String, status: MPNSubscriptionStatus?) async throws -> [MPNSubscriptionRecord] { throw Unused() }
     func allSubscriptions(status: MPNSubscriptionStatus?) async throws -> [MPNSubscriptionRecord] { [] }
-    func coalescingCandidate(deviceId: String, adapterSet: String, dataAdapter: String, group: String,
-                             schema: String, trigger: String?) async throws -> MPNSubscriptionRecord? { throw Unused() }
+    func coalescingCandidate(
+        deviceId: String, adapterSet: String, dataAdapter: String, group: String,
+        schema: String, trigger: String?
+    ) async throws -> MPNSubscriptionRecord? { throw Unused() }
     func markTriggered(id: String, now: MPNTimestamp) async throws -> Bool { throw Unused() }
     func commitTriggers(_ fired: [MPNFiredTrigger], moduleId: String, now: MPNTimestamp) async throws -> [MPNOutboxEntry] {
         throw Unused()
@@ -290,7 +307,10 @@ struct MPNSessionRequestTests {
         try await mpn.start()
         let op = ControlOperation.mpnRegister(MPNRegisterParameters(platform: .apple, applicationId: "app", deviceToken: "0a"))
         let result = await mpn.handle(op, context: MPNSessionContext(adapterSet: "DEMO", user: nil, sessionId: "S1"))
-        guard case .failure(let refusal) = result else { Issue.record("expected a refusal, got \(result)"); return }
+        guard case .failure(let refusal) = result else {
+            Issue.record("expected a refusal, got \(result)")
+            return
+        }
         #expect(refusal.code == 41)
         await mpn.shutdown()
     }
@@ -301,17 +321,25 @@ struct MPNSessionRequestTests {
         defer { h.cleanUp() }
         let (mpn, _) = try await h.startModule()
         let ctx = MPNSessionContext(adapterSet: "DEMO", user: nil, sessionId: "S1")
-        let reg = await mpn.handle(.mpnRegister(MPNRegisterParameters(platform: .apple, applicationId: "app", deviceToken: "0a")),
-                                   context: ctx)
-        guard case .success(.registered(let device, let adapter)) = reg else { Issue.record("\(reg)"); return }
+        let reg = await mpn.handle(
+            .mpnRegister(MPNRegisterParameters(platform: .apple, applicationId: "app", deviceToken: "0a")),
+            context: ctx)
+        guard case .success(.registered(let device, let adapter)) = reg else {
+            Issue.record("\(reg)")
+            return
+        }
         #expect(adapter == MPNInternalDataAdapter.defaultName)
         let act = await mpn.handle(.mpnActivate(activation(device: device)), context: ctx)
-        guard case .success(.activated(1, let id)) = act else { Issue.record("\(act)"); return }
+        guard case .success(.activated(1, let id)) = act else {
+            Issue.record("\(act)")
+            return
+        }
         let bad = await mpn.handle(.mpnReconf(MPNReconfParameters(deviceId: device, mpnSubscriptionId: id, mode: .distinct)), context: ctx)
         #expect(bad == .failure(SessionRefusal(code: 56, message: MPNError.reconfMismatch.message)))
         #expect(await mpn.handle(.mpnResetBadge(deviceId: device), context: ctx) == .success(.badgeReset(deviceId: device)))
-        #expect(await mpn.handle(.mpnDeactivate(deviceId: device, target: .all), context: ctx)
-            == .success(.deactivated(mpnSubscriptionIds: [id])))
+        #expect(
+            await mpn.handle(.mpnDeactivate(deviceId: device, target: .all), context: ctx)
+                == .success(.deactivated(mpnSubscriptionIds: [id])))
         await mpn.shutdown()
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import LightstreamerServer
-@testable import MPNModule
 import Testing
+
+@testable import MPNModule
 
 /// A node with the MPN Module is ready for a balancer only while its store answers the module's
 /// heartbeat (the `mpnStore` condition of `/health/ready`).
@@ -9,9 +10,10 @@ import Testing
     @Test func readinessFollowsTheStoreHeartbeat() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("mpn-ready-\(UUID().uuidString).sqlite").path
         defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
-        let server = try await LightstreamerMPNServer.make(options: ServerOptions(host: "127.0.0.1", port: 0),
-                                                          adapterSets: [DemoAdapters.makeDemoAdapterSet()],
-                                                          mpn: MPNConfiguration.demoDefault(sqlitePath: path))
+        let server = try await LightstreamerMPNServer.make(
+            options: ServerOptions(host: "127.0.0.1", port: 0),
+            adapterSets: [DemoAdapters.makeDemoAdapterSet()],
+            mpn: MPNConfiguration.demoDefault(sqlitePath: path))
         #expect(server.server.health.readiness.reasons == ["starting"])
         try await server.start()
         await server.module.checkModules()

@@ -5,19 +5,24 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import Testing
+
 @testable import MPNModule
 
 /// `LightstreamerMPNServer.services` in one `ServiceGroup`, as the executable runs them: a
 /// graceful shutdown stops the server, then the module, then closes the store.
 @Suite("The MPN server's services in one group")
 struct MPNServicesTests {
-    static func makeServer(path: String, options: ServerOptions = ServerOptions(host: "127.0.0.1", port: 0))
-        async throws -> LightstreamerMPNServer {
+    static func makeServer(
+        path: String, options: ServerOptions = ServerOptions(host: "127.0.0.1", port: 0)
+    )
+        async throws -> LightstreamerMPNServer
+    {
         let configuration = MPNConfiguration.demoDefault(sqlitePath: path)
         let provider = RecordingProvider()
         let registry = MPNProviderRegistry(configuration: configuration, providers: ["Apple/*": provider, "Google/*": provider])
-        return try await LightstreamerMPNServer.make(options: options, adapterSets: [DemoAdapters.makeDemoAdapterSet()],
-                                                     mpn: configuration, providers: registry)
+        return try await LightstreamerMPNServer.make(
+            options: options, adapterSets: [DemoAdapters.makeDemoAdapterSet()],
+            mpn: configuration, providers: registry)
     }
 
     static func temporaryDatabase() -> String {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TLCP
+import Testing
+
 @testable import MPNModule
 
 @Suite("Notification formats")
@@ -25,7 +26,9 @@ struct NotificationFormatTests {
         #expect(json == #"{"aps":{"alert":"Stock Acme \"Q\"\n\\ is now 12.5","sound":"default"},"sub":"abc","t":""}"#)
         // The payload stays valid JSON whatever the values contain.
         #expect((try? JSONValue.parse(json)) != nil)
-        #expect(f.normalizedText == #"{"aps":{"alert":"Stock $[1] is now $[2]","sound":"default"},"sub":"${LS_MPN_subscription_ID}","t":"$[3]"}"#)
+        #expect(
+            f.normalizedText
+                == #"{"aps":{"alert":"Stock $[1] is now $[2]","sound":"default"},"sub":"${LS_MPN_subscription_ID}","t":"$[3]"}"#)
         #expect(!f.usesAutoBadge)
     }
 
@@ -36,10 +39,12 @@ struct NotificationFormatTests {
         #expect(f.renderText(values: [], subscriptionId: "s", badge: 7) == #"{"aps":{"alert":"x","badge":7}}"#)
         let g = try NotificationFormat(#"{"aps":{"badge":"$[2]"}}"#, fields: fields, platform: .apple)
         #expect(g.renderText(values: ["a", "3", nil], subscriptionId: "s", badge: nil) == #"{"aps":{"badge":3}}"#)
-        let fcm = try NotificationFormat(#"{"android":{"notification":{"notification_count":"AUTO","body":"b"}}}"#,
-                                         fields: fields, platform: .google)
+        let fcm = try NotificationFormat(
+            #"{"android":{"notification":{"notification_count":"AUTO","body":"b"}}}"#,
+            fields: fields, platform: .google)
         #expect(fcm.usesAutoBadge)
-        #expect(fcm.renderText(values: [], subscriptionId: "s", badge: 2)
+        #expect(
+            fcm.renderText(values: [], subscriptionId: "s", badge: 2)
                 == #"{"android":{"notification":{"notification_count":2,"body":"b"}}}"#)
     }
 
@@ -72,9 +77,12 @@ struct NotificationFormatTests {
         var limits = MPNLimits()
         limits.applePayload = 5000
         #expect(code(big, limits: limits) == nil)
-        #expect(throws: MPNError.self) { try MPNLimits().checkSubscription(adapterSet: "DEMO", dataAdapter: "QUOTE", group: "item1",
-                                                                    schema: "last_price", items: ["item1"], fields: ["f"],
-                                                                    format: "{}", trigger: String(repeating: "1", count: 256)) }
+        #expect(throws: MPNError.self) {
+            try MPNLimits().checkSubscription(
+                adapterSet: "DEMO", dataAdapter: "QUOTE", group: "item1",
+                schema: "last_price", items: ["item1"], fields: ["f"],
+                format: "{}", trigger: String(repeating: "1", count: 256))
+        }
         #expect((try? MPNLimits().checkDevice(applicationId: String(repeating: "a", count: 129), token: "t")) == nil)
     }
 
@@ -132,23 +140,33 @@ struct DeviceTokenTests {
         defer { h.cleanUp() }
         let (mpn, _) = try await h.startModule()
         for bad in ["../../etc", "0a1", "xyz", String(repeating: "0", count: 202)] {
-            #expect(await mpnCode {
-                _ = try await mpn.register(MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: bad),
-                                           context: h.context)
-            } == 65, "\(bad)")
+            #expect(
+                await mpnCode {
+                    _ = try await mpn.register(
+                        MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: bad),
+                        context: h.context)
+                } == 65, "\(bad)")
         }
-        #expect(await mpnCode {
-            _ = try await mpn.register(MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0a01",
-                                                             newDeviceToken: "0a/1"), context: h.context)
-        } == 65)
-        #expect(await mpnCode {
-            _ = try await mpn.register(MPNRegisterParameters(platform: .google, applicationId: "com.example.app",
-                                                             deviceToken: "fcm:token-with/odd_chars"), context: h.context)
-        } == nil)
-        #expect(await mpnCode {
-            _ = try await mpn.register(MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0A01"),
-                                       context: h.context)
-        } == nil)
+        #expect(
+            await mpnCode {
+                _ = try await mpn.register(
+                    MPNRegisterParameters(
+                        platform: .apple, applicationId: "com.example.app", deviceToken: "0a01",
+                        newDeviceToken: "0a/1"), context: h.context)
+            } == 65)
+        #expect(
+            await mpnCode {
+                _ = try await mpn.register(
+                    MPNRegisterParameters(
+                        platform: .google, applicationId: "com.example.app",
+                        deviceToken: "fcm:token-with/odd_chars"), context: h.context)
+            } == nil)
+        #expect(
+            await mpnCode {
+                _ = try await mpn.register(
+                    MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0A01"),
+                    context: h.context)
+            } == nil)
         await mpn.shutdown()
     }
 }
@@ -160,8 +178,10 @@ struct SubscriptionLimitTests {
         let h = EngineHarness { $0.limits.subscriptionsPerDevice = 3 }
         defer { h.cleanUp() }
         let (mpn, store) = try await h.startModule()
-        let dev = try await mpn.register(MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0a01"),
-                                         context: h.context).deviceId
+        let dev = try await mpn.register(
+            MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0a01"),
+            context: h.context
+        ).deviceId
         var ids: [String] = []
         for i in 0..<3 { ids.append(try await mpn.activate(activation(device: dev, group: "item\(i)"), context: h.context)) }
         var refusal: MPNError?

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TLCP
+import Testing
+
 @testable import MPNModule
 
 /// The engine's use of the outbox: a fired trigger's notification is committed with the
@@ -99,8 +100,10 @@ struct OutboxEngineTests {
         defer { h.cleanUp() }
         let (mpn, store) = try await h.startModule()
         let dev = try await mpn.register(register, context: h.context).deviceId
-        _ = try await mpn.activate(activation(device: dev, format: #"{"aps":{"alert":"$[1]"}}"#,
-                                              trigger: "Double.parseDouble($[2]) > 10"), context: h.context)
+        _ = try await mpn.activate(
+            activation(
+                device: dev, format: #"{"aps":{"alert":"$[1]"}}"#,
+                trigger: "Double.parseDouble($[2]) > 10"), context: h.context)
         h.quotes.push("item1", ["stock_name": String(repeating: "x", count: 5000), "last_price": "20"])
         await mpn.settle()
         #expect(h.provider.notifications.isEmpty)

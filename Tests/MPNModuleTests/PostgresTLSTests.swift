@@ -1,6 +1,7 @@
 import Foundation
 import NIOSSL
 import Testing
+
 @testable import MPNModule
 
 /// `sslmode` of the PostgreSQL store's URL.
@@ -19,8 +20,11 @@ struct PostgresTLSTests {
         #expect(u.host == "db.example.com" && u.port == 6543 && u.user == "u" && u.password == "secret" && u.database == "mpn")
         #expect(u.rootCertificateFile == "/etc/ca.pem")
         #expect(u.tlsConfiguration()?.certificateVerification == .fullVerification)
-        #expect(try PostgresURL.parse("postgres://u@h/db?sslmode=require").tlsConfiguration()?.certificateVerification == CertificateVerification.none)
-        #expect(try PostgresURL.parse("postgres://u@h/db?sslmode=verify-ca").tlsConfiguration()?.certificateVerification
+        #expect(
+            try PostgresURL.parse("postgres://u@h/db?sslmode=require").tlsConfiguration()?.certificateVerification
+                == CertificateVerification.none)
+        #expect(
+            try PostgresURL.parse("postgres://u@h/db?sslmode=verify-ca").tlsConfiguration()?.certificateVerification
                 == .noHostnameVerification)
         #expect(try PostgresURL.parse("postgres://u@h/db?sslmode=disable").tlsConfiguration() == nil)
         for bad in ["postgres://u@h/db?sslmode=allow", "postgres://u@h/db?sslmode=REQUIRE", "postgres://h/db", "mysql://u@h/db"] {
@@ -28,8 +32,9 @@ struct PostgresTLSTests {
         }
     }
 
-    @Test("require against the test cluster (no TLS) fails with a clear error; disable works",
-          .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
+    @Test(
+        "require against the test cluster (no TLS) fails with a clear error; disable works",
+        .enabled(if: StoreKind.postgresURL != nil, "LS_TEST_POSTGRES_URL is not set (scripts/test.sh sets it)"))
     func requireWithoutTLS() async throws {
         let url = try #require(StoreKind.postgresURL)
         let separator = url.contains("?") ? "&" : "?"

@@ -1,8 +1,9 @@
 import ARI
 import Logging
 import NIOConcurrencyHelpers
-import Testing
 import TLCP
+import Testing
+
 @testable import LightstreamerServer
 @testable import MPNModule
 
@@ -74,11 +75,14 @@ struct RemoteMPNHooksTests {
 
         // MSA accepted: the line carries the table (1.8: no selector; window index 0, as the
         // MPN Module names no client table), the device, the trigger and the normalized format.
-        let id = try await mpn.activate(activation(device: device, format: #"{"aps":{"alert":"$[1]"}}"#,
-                                                   trigger: "Double.parseDouble($[2]) > 5"), context: h.context)
+        let id = try await mpn.activate(
+            activation(
+                device: device, format: #"{"aps":{"alert":"$[1]"}}"#,
+                trigger: "Double.parseDouble($[2]) > 5"), context: h.context)
         #expect(try await store.subscription(id: id) != nil)
         let msa = try #require(remote.lines("MSA").first)
-        #expect(msa == "9|MSA|S|#|S|S1|I|0|M|M|S|item1|S|stock_name%20last_price|I|1|I|1|P|A|S|com.example.app|S|0a01"
+        #expect(
+            msa == "9|MSA|S|#|S|S1|I|0|M|M|S|item1|S|stock_name%20last_price|I|1|I|1|P|A|S|com.example.app|S|0a01"
                 + "|S|Double.parseDouble%28%24%5B2%5D%29%20%3E%205|S|%7B%22aps%22%3A%7B%22alert%22%3A%22%24%5B1%5D%22%7D%7D")
 
         // MSA refused: the adapter's code (≤ 0); nothing stored.
@@ -94,8 +98,9 @@ struct RemoteMPNHooksTests {
         let moved = MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0a01", newDeviceToken: "0a02")
         #expect(try await mpn.register(moved, context: h.context).deviceId == device)
         #expect(remote.lines("MDC") == ["9|MDC|S|#|S|S1|P|A|S|com.example.app|S|0a01|S|0a02"])
-        let refused = MPNRegisterParameters(platform: .apple, applicationId: "com.example.app", deviceToken: "0a02",
-                                            newDeviceToken: "0b03")
+        let refused = MPNRegisterParameters(
+            platform: .apple, applicationId: "com.example.app", deviceToken: "0a02",
+            newDeviceToken: "0b03")
         #expect(await mpnCode { _ = try await mpn.register(refused, context: h.context) } == -12)
         #expect(remote.lines("MDC").count == 2)
         #expect(try await store.device(id: device)?.deviceToken == "0a02")

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TLCP
+import Testing
+
 @testable import MPNModule
 
 /// The same contract, run against SQLite and PostgreSQL.
@@ -31,7 +32,9 @@ struct StoreContractTests {
         try await withStore(kind) { store, _ in
             let ids = try await withThrowingTaskGroup(of: String.self) { group in
                 for i in 0..<16 {
-                    group.addTask { try await store.registerDevice(platform: .apple, applicationId: "app", token: "tok", now: Int64(i)).device.id }
+                    group.addTask {
+                        try await store.registerDevice(platform: .apple, applicationId: "app", token: "tok", now: Int64(i)).device.id
+                    }
                 }
                 return try await group.reduce(into: Set<String>()) { $0.insert($1) }
             }
@@ -45,8 +48,9 @@ struct StoreContractTests {
             let d = try await store.registerDevice(platform: .apple, applicationId: "app", token: "old", now: 1).device
             try await store.insertSubscription(sampleSubscription(deviceId: d.id))
             _ = try await store.setDeviceStatus(id: d.id, status: .suspended, now: 5)
-            let (moved, removed) = try await store.changeDeviceToken(platform: .apple, applicationId: "app", oldToken: "old",
-                                                                     newToken: "new", now: 10)
+            let (moved, removed) = try await store.changeDeviceToken(
+                platform: .apple, applicationId: "app", oldToken: "old",
+                newToken: "new", now: 10)
             #expect(removed == nil)
             #expect(moved.id == d.id && moved.deviceToken == "new" && moved.status == .active && moved.statusTimestamp == 10)
             #expect(try await store.device(platform: .apple, applicationId: "app", token: "old") == nil)
@@ -54,7 +58,8 @@ struct StoreContractTests {
             #expect(try await store.device(id: d.id)?.status == .active)
             #expect(try await store.subscriptions(deviceId: d.id, status: nil).count == 1)
             // Unknown old token: plain registration of the new one.
-            let fresh = try await store.changeDeviceToken(platform: .apple, applicationId: "app", oldToken: "ghost", newToken: "t3", now: 11)
+            let fresh = try await store.changeDeviceToken(
+                platform: .apple, applicationId: "app", oldToken: "ghost", newToken: "t3", now: 11)
             #expect(fresh.device.deviceToken == "t3" && fresh.removedDeviceId == nil)
         }
     }
@@ -66,8 +71,9 @@ struct StoreContractTests {
             let b = try await store.registerDevice(platform: .google, applicationId: "app", token: "B", now: 1).device
             try await store.insertSubscription(sampleSubscription(deviceId: a.id))
             try await store.insertSubscription(sampleSubscription(deviceId: b.id))
-            let (result, removed) = try await store.changeDeviceToken(platform: .google, applicationId: "app", oldToken: "A",
-                                                                      newToken: "B", now: 3)
+            let (result, removed) = try await store.changeDeviceToken(
+                platform: .google, applicationId: "app", oldToken: "A",
+                newToken: "B", now: 3)
             #expect(result.id == b.id && removed == a.id)
             #expect(try await store.device(id: a.id) == nil)
             #expect(try await store.subscriptions(deviceId: b.id, status: nil).count == 2)
@@ -143,8 +149,9 @@ struct StoreContractTests {
             try await store.insertSubscription(withTrigger)
             try await store.insertSubscription(noTrigger)
             func find(_ trigger: String?, group: String = "item1 item2") async throws -> String? {
-                try await store.coalescingCandidate(deviceId: d.id, adapterSet: "DEMO", dataAdapter: "QUOTE_ADAPTER", group: group,
-                                                    schema: "stock_name last_price", trigger: trigger)?.id
+                try await store.coalescingCandidate(
+                    deviceId: d.id, adapterSet: "DEMO", dataAdapter: "QUOTE_ADAPTER", group: group,
+                    schema: "stock_name last_price", trigger: trigger)?.id
             }
             #expect(try await find(withTrigger.trigger) == withTrigger.id)
             #expect(try await find(nil) == noTrigger.id)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MPNModule
 
 #if canImport(Glibc)
@@ -76,8 +77,11 @@ struct StoreCrashTests {
 
     /// Runs the helper with `arguments`, reads its output lines until `enough` says so, kills
     /// it with SIGKILL and returns every line it printed (those still in the pipe included).
-    static func runAndKill(_ arguments: [String], until enough: @escaping @Sendable ([String]) -> Bool) async throws
-        -> (lines: [String], killed: Bool) {
+    static func runAndKill(
+        _ arguments: [String], until enough: @escaping @Sendable ([String]) -> Bool
+    ) async throws
+        -> (lines: [String], killed: Bool)
+    {
         let helper = try #require(Self.helperPath(), "build the helper: swift build --product mpn-helper")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: helper)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TLCP
+import Testing
+
 @testable import MPNModule
 
 /// The outbox part of the store contract, against SQLite and PostgreSQL.
@@ -21,8 +22,9 @@ struct StoreOutboxContractTests {
             let c = sampleSubscription(deviceId: d.id)
             for s in [a, b, c] { try await store.insertSubscription(s) }
             _ = try await store.markTriggered(id: b.id, now: 5)
-            let entries = try await store.commitTriggers([Self.fired(a), Self.fired(b), Self.fired(c, auto: false)],
-                                                         moduleId: "m1", now: 9)
+            let entries = try await store.commitTriggers(
+                [Self.fired(a), Self.fired(b), Self.fired(c, auto: false)],
+                moduleId: "m1", now: 9)
             #expect(entries.map(\.subscriptionId) == [a.id, c.id], "the one already TRIGGERED loses")
             #expect(entries.allSatisfy { UUID(uuidString: $0.id) != nil && $0.status == .pending && $0.createdAt == 9 })
             #expect(entries.first?.payload == #"{"aps":{"alert":"hi","badge":1}}"#, "badge allocated in the commit")
@@ -89,8 +91,9 @@ struct StoreOutboxContractTests {
         }
     }
 
-    @Test("claims: one instance per entry; a dead claimant's entries are taken over with its devices",
-          arguments: StoreKind.available)
+    @Test(
+        "claims: one instance per entry; a dead claimant's entries are taken over with its devices",
+        arguments: StoreKind.available)
     func claims(_ kind: StoreKind) async throws {
         try await withStore(kind) { store, _ in
             try await store.heartbeat(moduleId: "A", now: 100)
@@ -126,8 +129,9 @@ struct StoreOutboxContractTests {
             let s = sampleSubscription(deviceId: old.id)
             try await store.insertSubscription(s)
             _ = try await store.commitTriggers([Self.fired(s)], moduleId: "m1", now: 3)
-            let (merged, removed) = try await store.changeDeviceToken(platform: .apple, applicationId: "app", oldToken: "0a",
-                                                                      newToken: "0b", now: 4)
+            let (merged, removed) = try await store.changeDeviceToken(
+                platform: .apple, applicationId: "app", oldToken: "0a",
+                newToken: "0b", now: 4)
             #expect(removed == old.id && merged.id == new.id)
             #expect(try await store.outboxEntries(status: nil).map(\.deviceId) == [new.id])
             #expect(try await store.deleteDevice(id: new.id))
@@ -139,7 +143,9 @@ struct StoreOutboxContractTests {
     func migration(_ kind: StoreKind) async throws {
         try await withStore(kind) { store, _ in
             let names: [String]
-            if let s = store as? SQLiteMPNStore { names = try await s.appliedMigrations() } else {
+            if let s = store as? SQLiteMPNStore {
+                names = try await s.appliedMigrations()
+            } else {
                 names = try await (try #require(store as? PostgresMPNStore)).appliedMigrations()
             }
             let expected = MPNSchema.migrations + (kind == .postgres ? MPNSchema.postgresMigrations : [])

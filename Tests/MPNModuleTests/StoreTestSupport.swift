@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MPNModule
 
 /// Opens a fresh store of one kind for one test: a temp SQLite file, or a throw-away schema in
@@ -48,7 +49,8 @@ final class StoreHandle: Sendable {
         case .postgres:
             let url = try #require(StoreKind.postgresURL)
             let schema = "mpn_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-            return StoreHandle(kind: kind, location: String(schema), store: try await PostgresMPNStore.open(url: url, schema: String(schema)))
+            return StoreHandle(
+                kind: kind, location: String(schema), store: try await PostgresMPNStore.open(url: url, schema: String(schema)))
         }
     }
 
@@ -83,11 +85,14 @@ func withStore(_ kind: StoreKind, _ body: (any MPNStore, StoreHandle) async thro
     await handle.destroy()
 }
 
-func sampleSubscription(id: String = UUID().uuidString.lowercased(), deviceId: String, now: MPNTimestamp = 1000,
-                        trigger: String? = "Double.parseDouble($[2]) > 500.0", group: String = "item1 item2") -> MPNSubscriptionRecord {
-    MPNSubscriptionRecord(id: id, deviceId: deviceId, adapterSet: "DEMO", dataAdapter: "QUOTE_ADAPTER", group: group,
-                          items: group.split(separator: " ").map(String.init), schema: "stock_name last_price",
-                          fields: ["stock_name", "last_price"], mode: .merge,
-                          notificationFormat: #"{"aps":{"alert":"$[1] is $[2]","badge":"AUTO"}}"#, trigger: trigger,
-                          bufferSize: .size(1), maxFrequency: .limited(0.5), statusTimestamp: now, createdAt: now)
+func sampleSubscription(
+    id: String = UUID().uuidString.lowercased(), deviceId: String, now: MPNTimestamp = 1000,
+    trigger: String? = "Double.parseDouble($[2]) > 500.0", group: String = "item1 item2"
+) -> MPNSubscriptionRecord {
+    MPNSubscriptionRecord(
+        id: id, deviceId: deviceId, adapterSet: "DEMO", dataAdapter: "QUOTE_ADAPTER", group: group,
+        items: group.split(separator: " ").map(String.init), schema: "stock_name last_price",
+        fields: ["stock_name", "last_price"], mode: .merge,
+        notificationFormat: #"{"aps":{"alert":"$[1] is $[2]","badge":"AUTO"}}"#, trigger: trigger,
+        bufferSize: .size(1), maxFrequency: .limited(0.5), statusTimestamp: now, createdAt: now)
 }

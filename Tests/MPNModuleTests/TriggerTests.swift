@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MPNModule
 
 @Suite("Trigger expressions")
@@ -102,7 +103,9 @@ struct TriggerTests {
         #expect(try !eval("$[1].substring(20).isEmpty()", row), "StringIndexOutOfBoundsException")
         #expect(try eval("\"a\".compareTo(\"b\") < 0", row))
         #expect(try eval("(\"p=\" + $[2] + 1).equals(\"p=121\") && (\"\" + 1.0).equals(\"1.0\") && (\"\" + 1e7).equals(\"1.0E7\")", row))
-        #expect(try eval("(\"\" + 0.001).equals(\"0.001\") && (\"\" + 1.0E-4).equals(\"1.0E-4\") && (\"\" + 123456.5).equals(\"123456.5\")", row))
+        #expect(
+            try eval(
+                "(\"\" + 0.001).equals(\"0.001\") && (\"\" + 1.0E-4).equals(\"1.0E-4\") && (\"\" + 123456.5).equals(\"123456.5\")", row))
         #expect(try eval("String.valueOf(2 + 3).equals(\"5\") && (\"\" + null).equals(\"null\")", row))
         // Strings compare by content with ==, and null checks work.
         #expect(try eval("$[2] == \"12\" && $[2] != null && null == null", row))
@@ -114,10 +117,12 @@ struct TriggerTests {
 
     @Test("syntax and type errors are 44")
     func syntaxErrors() {
-        for bad in ["", "Double.parseDouble($[2]) >", "$[2] > 5", "1 + 2", "foo(1)", "System.exit(0) == 0",
-                    "Runtime.getRuntime().exec(\"x\") == null", "$[1].getClass() == null", "\"abc\".matches(\".*\")",
-                    "(1 < 2", "1 < 2)", "true ? 1 : \"a\"", "'c' == 'c'", "2147483648 > 0", "1 === 1", "a.b.c.d.e(1)",
-                    "while (true) {}", "new String(\"a\").equals(\"a\")", "$[1] + 1 > 0", "!5"] {
+        for bad in [
+            "", "Double.parseDouble($[2]) >", "$[2] > 5", "1 + 2", "foo(1)", "System.exit(0) == 0",
+            "Runtime.getRuntime().exec(\"x\") == null", "$[1].getClass() == null", "\"abc\".matches(\".*\")",
+            "(1 < 2", "1 < 2)", "true ? 1 : \"a\"", "'c' == 'c'", "2147483648 > 0", "1 === 1", "a.b.c.d.e(1)",
+            "while (true) {}", "new String(\"a\").equals(\"a\")", "$[1] + 1 > 0", "!5",
+        ] {
             #expect(code(bad) == 44, "\(bad)")
         }
     }

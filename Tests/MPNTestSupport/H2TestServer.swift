@@ -109,15 +109,20 @@ private final class ScriptedHandler: ChannelInboundHandler {
             body += String(buffer: buffer)
         case .end:
             guard let head else { return }
-            let request = H2TestServer.Request(method: head.method.rawValue, path: head.uri, version: head.version,
-                                               headers: head.headers, body: body)
+            let request = H2TestServer.Request(
+                method: head.method.rawValue, path: head.uri, version: head.version,
+                headers: head.headers, body: body)
             recorded.withLockedValue { $0.append(request) }
             let response = script(request)
             var headers = HTTPHeaders(response.headers)
             headers.add(name: "content-length", value: String(response.body.utf8.count))
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version,
-                                                                  status: HTTPResponseStatus(statusCode: response.status),
-                                                                  headers: headers))), promise: nil)
+            context.write(
+                wrapOutboundOut(
+                    .head(
+                        HTTPResponseHead(
+                            version: head.version,
+                            status: HTTPResponseStatus(statusCode: response.status),
+                            headers: headers))), promise: nil)
             if !response.body.isEmpty {
                 context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: response.body)))), promise: nil)
             }

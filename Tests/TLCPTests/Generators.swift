@@ -26,8 +26,10 @@ struct Rand {
     mutating func pick<T>(_ items: [T]) -> T { items[int(0...(items.count - 1))] }
 
     /// Text with every character that needs care on the wire.
-    static let palette: [String] = ["a", "Z", "0", "9", " ", "&", "=", "%", "+", ",", "|", "#", "$", "^", "\r", "\n", "\r\n",
-                                    "é", "ñ", "😀", "\u{301}", "~", "_", ".", "-", "*", "\"", "\\", "{", "}", "\t", "/"]
+    static let palette: [String] = [
+        "a", "Z", "0", "9", " ", "&", "=", "%", "+", ",", "|", "#", "$", "^", "\r", "\n", "\r\n",
+        "é", "ñ", "😀", "\u{301}", "~", "_", ".", "-", "*", "\"", "\\", "{", "}", "\t", "/",
+    ]
 
     mutating func text(_ length: ClosedRange<Int> = 0...12) -> String {
         var s = ""
@@ -51,16 +53,18 @@ struct Rand {
     mutating func mode() -> SubscriptionMode { pick(SubscriptionMode.allCases) }
 
     mutating func stream() -> StreamParameters {
-        StreamParameters(contentLength: maybe { $0.int(0...50_000_000) }, polling: bool(), pollingMillis: maybe { $0.int(0...60000) },
-                         idleMillis: maybe { $0.int(0...60000) }, inactivityMillis: maybe { $0.int(0...60000) },
-                         keepaliveMillis: maybe { $0.int(0...60000) }, sendSync: maybe { $0.bool() },
-                         reduceHead: maybe { $0.bool() }, cause: maybe { $0.text() })
+        StreamParameters(
+            contentLength: maybe { $0.int(0...50_000_000) }, polling: bool(), pollingMillis: maybe { $0.int(0...60000) },
+            idleMillis: maybe { $0.int(0...60000) }, inactivityMillis: maybe { $0.int(0...60000) },
+            keepaliveMillis: maybe { $0.int(0...60000) }, sendSync: maybe { $0.bool() },
+            reduceHead: maybe { $0.bool() }, cause: maybe { $0.text() })
     }
 
     mutating func subscribe() -> SubscribeParameters {
-        SubscribeParameters(subscriptionId: int(0...10000), mode: mode(), group: nonEmptyText(), schema: nonEmptyText(),
-                            dataAdapter: maybe { $0.text() }, selector: maybe { $0.text() }, bufferSize: maybe { $0.bufferSize() },
-                            maxFrequency: maybe { $0.frequency() }, snapshot: maybe { $0.snapshot() })
+        SubscribeParameters(
+            subscriptionId: int(0...10000), mode: mode(), group: nonEmptyText(), schema: nonEmptyText(),
+            dataAdapter: maybe { $0.text() }, selector: maybe { $0.text() }, bufferSize: maybe { $0.bufferSize() },
+            maxFrequency: maybe { $0.frequency() }, snapshot: maybe { $0.snapshot() })
     }
 
     mutating func operation() -> ControlOperation {
@@ -70,22 +74,32 @@ struct Rand {
         case 2: return .reconf(subscriptionId: int(0...10000), maxFrequency: maybe { $0.frequency() })
         case 3: return .constrain(maxBandwidth: maybe { $0.bandwidth() })
         case 4: return .forceRebind(pollingMillis: maybe { $0.int(0...9999) }, closeSocket: maybe { $0.bool() })
-        case 5: return .destroy(causeCode: maybe { $0.int(-100...100) }, causeMessage: maybe { $0.text() }, closeSocket: maybe { $0.bool() })
-        case 6: return .mpnRegister(MPNRegisterParameters(platform: pick(MPNPlatform.allCases), applicationId: nonEmptyText(),
-                                                          deviceToken: nonEmptyText(), newDeviceToken: maybe { $0.text() }))
+        case 5:
+            return .destroy(causeCode: maybe { $0.int(-100...100) }, causeMessage: maybe { $0.text() }, closeSocket: maybe { $0.bool() })
+        case 6:
+            return .mpnRegister(
+                MPNRegisterParameters(
+                    platform: pick(MPNPlatform.allCases), applicationId: nonEmptyText(),
+                    deviceToken: nonEmptyText(), newDeviceToken: maybe { $0.text() }))
         case 7: return .mpnResetBadge(deviceId: nonEmptyText())
         case 8:
-            return .mpnActivate(MPNActivateParameters(
-                subscriptionId: int(0...999), mode: mode(), group: nonEmptyText(), schema: nonEmptyText(), dataAdapter: maybe { $0.text() },
-                bufferSize: maybe { $0.bufferSize() }, maxFrequency: maybe { $0.frequency() }, deviceId: nonEmptyText(),
-                notificationFormat: text(), trigger: maybe { $0.text() }, coalescing: maybe { $0.bool() }, mpnSubscriptionId: maybe { $0.text() }))
+            return .mpnActivate(
+                MPNActivateParameters(
+                    subscriptionId: int(0...999), mode: mode(), group: nonEmptyText(), schema: nonEmptyText(),
+                    dataAdapter: maybe { $0.text() },
+                    bufferSize: maybe { $0.bufferSize() }, maxFrequency: maybe { $0.frequency() }, deviceId: nonEmptyText(),
+                    notificationFormat: text(), trigger: maybe { $0.text() }, coalescing: maybe { $0.bool() },
+                    mpnSubscriptionId: maybe { $0.text() }))
         case 9:
-            return .mpnReconf(MPNReconfParameters(
-                deviceId: nonEmptyText(), mpnSubscriptionId: nonEmptyText(), mode: maybe { $0.mode() }, group: maybe { $0.text() },
-                schema: maybe { $0.text() }, dataAdapter: maybe { $0.text() }, maxFrequency: maybe { $0.frequency() },
-                notificationFormat: maybe { $0.text() }, trigger: maybe { $0.text() }))
+            return .mpnReconf(
+                MPNReconfParameters(
+                    deviceId: nonEmptyText(), mpnSubscriptionId: nonEmptyText(), mode: maybe { $0.mode() }, group: maybe { $0.text() },
+                    schema: maybe { $0.text() }, dataAdapter: maybe { $0.text() }, maxFrequency: maybe { $0.frequency() },
+                    notificationFormat: maybe { $0.text() }, trigger: maybe { $0.text() }))
         default:
-            let target: MPNDeactivateTarget = pick([.all, .status(pick(MPNSubscriptionStatusFilter.allCases)), .subscription(nonEmptyText())])
+            let target: MPNDeactivateTarget = pick([
+                .all, .status(pick(MPNSubscriptionStatusFilter.allCases)), .subscription(nonEmptyText()),
+            ])
             return .mpnDeactivate(deviceId: nonEmptyText(), target: target)
         }
     }
@@ -97,20 +111,27 @@ struct Rand {
         case 0:
             // Combo controls: the subscription kind, whose parameters cannot clash with the create's.
             let combo = (0..<int(0...2)).map { _ in ControlOperation.add(subscribe()) }
-            return .createSession(CreateSessionRequest(
-                clientId: text(), user: maybe { $0.text() }, password: maybe { $0.text() }, adapterSet: maybe { $0.text() },
-                requestedMaxBandwidth: maybe { $0.bandwidth() }, supportedDiffs: maybe { r in (0..<r.int(0...2)).map { _ in r.pick(DiffFormat.allCases) } },
-                ttl: maybe { r in r.pick([RequestTTL.unknown, .unlimited, .millis(r.int(0...99999))]) }, oldSession: maybe { $0.text() },
-                stream: stream(), comboOperations: combo))
+            return .createSession(
+                CreateSessionRequest(
+                    clientId: text(), user: maybe { $0.text() }, password: maybe { $0.text() }, adapterSet: maybe { $0.text() },
+                    requestedMaxBandwidth: maybe { $0.bandwidth() },
+                    supportedDiffs: maybe { r in (0..<r.int(0...2)).map { _ in r.pick(DiffFormat.allCases) } },
+                    ttl: maybe { r in r.pick([RequestTTL.unknown, .unlimited, .millis(r.int(0...99999))]) },
+                    oldSession: maybe { $0.text() },
+                    stream: stream(), comboOperations: combo))
         case 1:
             return .bindSession(BindSessionRequest(session: session, recoveryFrom: maybe { $0.int(0...1_000_000) }, stream: stream()))
         case 2:
-            return .control(ControlRequest(requestId: word(), session: session, operation: operation(), ack: maybe { $0.bool() }, cause: maybe { $0.text() }))
+            return .control(
+                ControlRequest(
+                    requestId: word(), session: session, operation: operation(), ack: maybe { $0.bool() }, cause: maybe { $0.text() }))
         case 3:
             let sequence: String? = maybe { $0.word() }
-            return .message(MessageRequest(requestId: word(), session: session, message: text(), sequence: sequence,
-                                           progressive: sequence != nil ? int(1...999) : maybe { $0.int(1...999) },
-                                           maxWait: maybe { $0.int(0...9999) }, ack: maybe { $0.bool() }, outcome: maybe { $0.bool() }))
+            return .message(
+                MessageRequest(
+                    requestId: word(), session: session, message: text(), sequence: sequence,
+                    progressive: sequence != nil ? int(1...999) : maybe { $0.int(1...999) },
+                    maxWait: maybe { $0.int(0...9999) }, ack: maybe { $0.bool() }, outcome: maybe { $0.bool() }))
         default:
             return .heartbeat(HeartbeatRequest(session: session))
         }
@@ -138,9 +159,14 @@ struct Rand {
         case 5: return .reqerr(requestId: text(), code: code, message: text())
         case 6: return .error(code: code, message: text())
         case 7: return .subok(subscriptionId: int(0...999), itemCount: int(0...99), fieldCount: int(0...99))
-        case 8: return .subcmd(subscriptionId: int(0...999), itemCount: int(0...99), fieldCount: int(0...99), keyPosition: int(1...9), commandPosition: int(1...9))
+        case 8:
+            return .subcmd(
+                subscriptionId: int(0...999), itemCount: int(0...99), fieldCount: int(0...99), keyPosition: int(1...9),
+                commandPosition: int(1...9))
         case 9: return .unsub(subscriptionId: int(0...999))
-        case 10: return .update(UpdateNotification(subscriptionId: int(0...999), item: int(1...99), values: (0..<int(1...12)).map { _ in delta() }))
+        case 10:
+            return .update(
+                UpdateNotification(subscriptionId: int(0...999), item: int(1...99), values: (0..<int(1...12)).map { _ in delta() }))
         case 11: return .endOfSnapshot(subscriptionId: int(0...999), item: int(1...99))
         case 12: return .clearSnapshot(subscriptionId: int(0...999), item: int(1...99))
         case 13: return .overflow(subscriptionId: int(0...999), item: int(1...99), lostCount: int(0...9999))
@@ -178,8 +204,10 @@ enum Gens {
     static let bytes = make { r in (0..<r.int(0...200)).map { _ in UInt8(truncatingIfNeeded: r.next()) } }
     /// Text made of wire-significant pieces, more likely to reach deep parser paths than raw bytes.
     static let wireText = make { r in
-        let pieces = ["U,", "1", ",", "|", "^", "^P", "^T", "#", "$", "%", "%2", "%C3", "\r\n", "CONOK", "LS_op=", "&", "=", "add",
-                      "control", "create_session", "LS_reqId=1", "LS_subId=", "LS_mode=MERGE", "LS_group=a", "LS_schema=b", "Ba", "z", "{", "[", "\""]
+        let pieces = [
+            "U,", "1", ",", "|", "^", "^P", "^T", "#", "$", "%", "%2", "%C3", "\r\n", "CONOK", "LS_op=", "&", "=", "add",
+            "control", "create_session", "LS_reqId=1", "LS_subId=", "LS_mode=MERGE", "LS_group=a", "LS_schema=b", "Ba", "z", "{", "[", "\"",
+        ]
         return (0..<r.int(0...30)).map { _ in r.pick(pieces) }.joined()
     }
 }

@@ -1,5 +1,5 @@
-import Testing
 import TLCP
+import Testing
 
 /// `JSONPatch.Limits`: hostile patches fail before they build a huge or deep document.
 @Suite struct JSONPatchLimitsTests {
@@ -72,15 +72,17 @@ import TLCP
         let limits = JSONPatch.Limits(maxDepth: 4, maxNodes: 100, maxBytes: 1_000)
         // {"a":{"b":{}}} is 3 deep; adding [] inside "b" makes it 4: allowed.
         let base = #"{"a":{"b":{}}}"#
-        #expect(try JSONPatch.apply(patch: #"[{"op":"add","path":"/a/b/c","value":[]}]"#, to: base, limits: limits)
-            == #"{"a":{"b":{"c":[]}}}"#)
+        #expect(
+            try JSONPatch.apply(patch: #"[{"op":"add","path":"/a/b/c","value":[]}]"#, to: base, limits: limits)
+                == #"{"a":{"b":{"c":[]}}}"#)
         // [[]] there makes it 5.
         #expect(throws: JSONPatch.Error.self) {
             try JSONPatch.apply(patch: #"[{"op":"add","path":"/a/b/c","value":[[]]}]"#, to: base, limits: limits)
         }
         // A scalar does not add a level.
-        #expect(try JSONPatch.apply(patch: #"[{"op":"add","path":"/a/b/c","value":1}]"#, to: base, limits: limits)
-            == #"{"a":{"b":{"c":1}}}"#)
+        #expect(
+            try JSONPatch.apply(patch: #"[{"op":"add","path":"/a/b/c","value":1}]"#, to: base, limits: limits)
+                == #"{"a":{"b":{"c":1}}}"#)
     }
 
     @Test func deepNestingByRepeatedCopiesFails() {
@@ -106,11 +108,15 @@ import TLCP
         #expect(throws: JSONPatch.Error.self) {
             try JSONPatch.apply(patch: #"[{"op":"add","path":"/-","value":5}]"#, to: "[1,2,3,4]", limits: limits)
         }
-        #expect(try JSONPatch.apply(patch: #"[{"op":"remove","path":"/0"},{"op":"add","path":"/-","value":5}]"#,
-                                    to: "[1,2,3,4]", limits: limits) == "[2,3,4,5]")
-        #expect(try JSONPatch.apply(patch: #"[{"op":"replace","path":"/0","value":[9]},{"op":"replace","path":"/0","value":7}]"#,
-                                    to: "[1,2,3,4]", limits: JSONPatch.Limits(maxDepth: 8, maxNodes: 6, maxBytes: 1_000))
-            == "[7,2,3,4]")
+        #expect(
+            try JSONPatch.apply(
+                patch: #"[{"op":"remove","path":"/0"},{"op":"add","path":"/-","value":5}]"#,
+                to: "[1,2,3,4]", limits: limits) == "[2,3,4,5]")
+        #expect(
+            try JSONPatch.apply(
+                patch: #"[{"op":"replace","path":"/0","value":[9]},{"op":"replace","path":"/0","value":7}]"#,
+                to: "[1,2,3,4]", limits: JSONPatch.Limits(maxDepth: 8, maxNodes: 6, maxBytes: 1_000))
+                == "[7,2,3,4]")
         #expect(try JSONPatch.apply(patch: #"[{"op":"move","from":"/0","path":"/-"}]"#, to: "[1,2,3,4]", limits: limits) == "[2,3,4,1]")
     }
 

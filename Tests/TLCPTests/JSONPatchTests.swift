@@ -1,5 +1,5 @@
-import Testing
 import TLCP
+import Testing
 
 @Suite struct JSONPatchTests {
     @Test func appliesEveryOperation() throws {
@@ -8,14 +8,21 @@ import TLCP
         #expect(try JSONPatch.apply(patch: #"[{"op":"add","path":"/b/1","value":9}]"#, to: base) == #"{"a":1,"b":[1,9,2,3],"c":{"d":"x"}}"#)
         #expect(try JSONPatch.apply(patch: #"[{"op":"add","path":"/b/-","value":4}]"#, to: base) == #"{"a":1,"b":[1,2,3,4],"c":{"d":"x"}}"#)
         #expect(try JSONPatch.apply(patch: #"[{"op":"remove","path":"/c/d"}]"#, to: base) == #"{"a":1,"b":[1,2,3],"c":{}}"#)
-        #expect(try JSONPatch.apply(patch: #"[{"op":"move","from":"/a","path":"/c/e"}]"#, to: base) == #"{"b":[1,2,3],"c":{"d":"x","e":1}}"#)
-        #expect(try JSONPatch.apply(patch: #"[{"op":"copy","from":"/c","path":"/z"}]"#, to: base) == #"{"a":1,"b":[1,2,3],"c":{"d":"x"},"z":{"d":"x"}}"#)
-        #expect(try JSONPatch.apply(patch: #"[{"op":"test","path":"/a","value":1.0},{"op":"add","path":"/n","value":null}]"#, to: base) == #"{"a":1,"b":[1,2,3],"c":{"d":"x"},"n":null}"#)
+        #expect(
+            try JSONPatch.apply(patch: #"[{"op":"move","from":"/a","path":"/c/e"}]"#, to: base) == #"{"b":[1,2,3],"c":{"d":"x","e":1}}"#)
+        #expect(
+            try JSONPatch.apply(patch: #"[{"op":"copy","from":"/c","path":"/z"}]"#, to: base)
+                == #"{"a":1,"b":[1,2,3],"c":{"d":"x"},"z":{"d":"x"}}"#)
+        #expect(
+            try JSONPatch.apply(patch: #"[{"op":"test","path":"/a","value":1.0},{"op":"add","path":"/n","value":null}]"#, to: base)
+                == #"{"a":1,"b":[1,2,3],"c":{"d":"x"},"n":null}"#)
         #expect(try JSONPatch.apply(patch: #"[{"op":"replace","path":"","value":[true]}]"#, to: base) == "[true]")
     }
 
     @Test func pointerEscapes() throws {
-        #expect(try JSONPatch.apply(patch: #"[{"op":"replace","path":"/a~1b/c~0d","value":"v"}]"#, to: #"{"a/b":{"c~d":0}}"#) == #"{"a/b":{"c~d":"v"}}"#)
+        #expect(
+            try JSONPatch.apply(patch: #"[{"op":"replace","path":"/a~1b/c~0d","value":"v"}]"#, to: #"{"a/b":{"c~d":0}}"#)
+                == #"{"a/b":{"c~d":"v"}}"#)
     }
 
     @Test(arguments: [

@@ -1,5 +1,5 @@
-import Testing
 import TLCP
+import Testing
 
 @Suite struct JSONValueAccessTests {
     @Test func integersBecomeTheirDecimalText() {

@@ -1,10 +1,13 @@
-import Testing
 import TLCP
+import Testing
 
 @Suite struct NotificationParsingTests {
     @Test(arguments: [
         ("CONOK,sid,70000,5000,*", TLCPNotification.conok(sessionId: "sid", requestLimit: 70000, keepaliveMillis: 5000, controlLink: "*")),
-        ("CONOK,sid,70000,5000,host.com:90", .conok(sessionId: "sid", requestLimit: 70000, keepaliveMillis: 5000, controlLink: "host.com:90")),
+        (
+            "CONOK,sid,70000,5000,host.com:90",
+            .conok(sessionId: "sid", requestLimit: 70000, keepaliveMillis: 5000, controlLink: "host.com:90")
+        ),
         ("CONERR,4,Recovery not possible", .conerr(code: 4, message: "Recovery not possible")),
         ("CONERR,-5,", .conerr(code: -5, message: "")),
         ("END,31,closed, by client", .end(code: 31, message: "closed, by client")),
@@ -53,7 +56,10 @@ import TLCP
     }
 
     @Test func updateLineKeepsCommasInValues() throws {
-        guard case .update(let u) = try TLCPNotification.parse("U,1,2,a,b|c") else { Issue.record("not U"); return }
+        guard case .update(let u) = try TLCPNotification.parse("U,1,2,a,b|c") else {
+            Issue.record("not U")
+            return
+        }
         #expect(u.subscriptionId == 1 && u.item == 2 && u.values == [.value("a,b"), .value("c")])
     }
 
@@ -67,10 +73,14 @@ import TLCP
     }
 
     @Test func dataNotificationsAreCountedAsSection55Says() throws {
-        let data = ["SUBOK,1,1,1", "SUBCMD,1,1,2,1,2", "UNSUB,1", "U,1,1,a", "EOS,1,1", "CS,1,1", "OV,1,1,1", "CONF,1,unlimited,filtered",
-                    "MSGDONE,*,1,", "MSGFAIL,*,1,38,x", "MPNREG,d,a", "MPNZERO,d", "MPNOK,1,s", "MPNCONF,s", "MPNDEL,s"]
-        let other = ["CONOK,s,1,1,*", "CONERR,1,x", "END,1,x", "WSOK", "REQOK,1", "REQERR,1,1,x", "ERROR,1,x", "CONS,unlimited",
-                     "SYNC,1", "CLIENTIP,x", "SERVNAME,x", "PROG,1", "NOOP,x", "PROBE", "LOOP,0"]
+        let data = [
+            "SUBOK,1,1,1", "SUBCMD,1,1,2,1,2", "UNSUB,1", "U,1,1,a", "EOS,1,1", "CS,1,1", "OV,1,1,1", "CONF,1,unlimited,filtered",
+            "MSGDONE,*,1,", "MSGFAIL,*,1,38,x", "MPNREG,d,a", "MPNZERO,d", "MPNOK,1,s", "MPNCONF,s", "MPNDEL,s",
+        ]
+        let other = [
+            "CONOK,s,1,1,*", "CONERR,1,x", "END,1,x", "WSOK", "REQOK,1", "REQERR,1,1,x", "ERROR,1,x", "CONS,unlimited",
+            "SYNC,1", "CLIENTIP,x", "SERVNAME,x", "PROG,1", "NOOP,x", "PROBE", "LOOP,0",
+        ]
         for l in data { #expect(try TLCPNotification.parse(l).isDataNotification, "\(l)") }
         for l in other { #expect(try !TLCPNotification.parse(l).isDataNotification, "\(l)") }
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TLCP
 
 @Suite struct PercentEncodingTests {

@@ -1,5 +1,5 @@
-import Testing
 import TLCP
+import Testing
 
 @Suite struct ProtocolVersionTests {
     @Test func parsesNamesAndSubprotocols() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TLCP
 
 /// Parameter counts and the merging of query and body parameters (hostile sizes).
@@ -23,8 +24,9 @@ import Testing
 
     /// 100,000 parameters after a query with `LS_session` (the merge that used to be quadratic).
     @Test func aHugeBodyAfterAQueryIsRefusedPerLine() throws {
-        let batch = try TLCPRequestParser.parseHTTP(fileName: "control.txt", query: "LS_protocol=TLCP-2.5.0&LS_session=S1",
-                                                    body: Self.body(parameters: 100_000))
+        let batch = try TLCPRequestParser.parseHTTP(
+            fileName: "control.txt", query: "LS_protocol=TLCP-2.5.0&LS_session=S1",
+            body: Self.body(parameters: 100_000))
         #expect(batch.requests.count == 1)
         guard case .failure(let e)? = batch.requests.first else {
             Issue.record("expected a refusal")
@@ -36,8 +38,9 @@ import Testing
 
     @Test func queryAndLineTogetherCountTowardTheLimit() throws {
         let query = "LS_protocol=TLCP-2.5.0&" + (0..<200).map { "q\($0)=1" }.joined(separator: "&")
-        let batch = try TLCPRequestParser.parseHTTP(fileName: "control.txt", query: Substring(query),
-                                                    body: Self.body(parameters: 100))
+        let batch = try TLCPRequestParser.parseHTTP(
+            fileName: "control.txt", query: Substring(query),
+            body: Self.body(parameters: 100))
         guard case .failure(let e)? = batch.requests.first else {
             Issue.record("expected a refusal")
             return
@@ -46,10 +49,12 @@ import Testing
     }
 
     @Test func theLineOverridesTheQuery() throws {
-        let batch = try TLCPRequestParser.parseHTTP(fileName: "control.txt", query: "LS_protocol=TLCP-2.5.0&LS_session=S1&LS_reqId=9",
-                                                    body: Array("LS_reqId=2&LS_op=destroy\r\nLS_op=destroy".utf8))
+        let batch = try TLCPRequestParser.parseHTTP(
+            fileName: "control.txt", query: "LS_protocol=TLCP-2.5.0&LS_session=S1&LS_reqId=9",
+            body: Array("LS_reqId=2&LS_op=destroy\r\nLS_op=destroy".utf8))
         guard case .success(.control(let first))? = batch.requests.first,
-              case .success(.control(let second))? = batch.requests.last else {
+            case .success(.control(let second))? = batch.requests.last
+        else {
             Issue.record("expected two controls: \(batch.requests)")
             return
         }

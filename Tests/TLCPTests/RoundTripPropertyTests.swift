@@ -1,6 +1,6 @@
 import PropertyBased
-import Testing
 import TLCP
+import Testing
 
 @Suite struct RoundTripPropertyTests {
     @Test func everyRequestRoundTripsOverWebSocket() async {
@@ -20,14 +20,23 @@ import TLCP
             let parts = target.split(separator: "?", maxSplits: 1)
             let fileName = try #require(parts.first?.split(separator: "/").last)
             let body = TLCPRequestEncoder.httpBody([request])
-            let batch = try TLCPRequestParser.parseHTTP(fileName: fileName, query: parts[1], body: Array(body.utf8), contentType: "text/plain; charset=utf-8")
+            let batch = try TLCPRequestParser.parseHTTP(
+                fileName: fileName, query: parts[1], body: Array(body.utf8), contentType: "text/plain; charset=utf-8")
             var expected = request
             // The query's LS_session is the default of every request line.
             switch expected {
-            case .bindSession(var b): b.session = "S1"; expected = .bindSession(b)
-            case .control(var c): c.session = "S1"; expected = .control(c)
-            case .message(var m): m.session = "S1"; expected = .message(m)
-            case .heartbeat(var h): h.session = "S1"; expected = .heartbeat(h)
+            case .bindSession(var b):
+                b.session = "S1"
+                expected = .bindSession(b)
+            case .control(var c):
+                c.session = "S1"
+                expected = .control(c)
+            case .message(var m):
+                m.session = "S1"
+                expected = .message(m)
+            case .heartbeat(var h):
+                h.session = "S1"
+                expected = .heartbeat(h)
             default: break
             }
             #expect(try batch.requests[0].get() == expected, "\(body)")
@@ -35,7 +44,10 @@ import TLCP
     }
 
     @Test func batchesKeepEveryLine() async {
-        await propertyCheck(count: 300, input: Gens.make { r in (0..<r.int(1...6)).map { _ in ControlRequest(requestId: r.word(), operation: r.operation()) } }) { controls in
+        await propertyCheck(
+            count: 300,
+            input: Gens.make { r in (0..<r.int(1...6)).map { _ in ControlRequest(requestId: r.word(), operation: r.operation()) } }
+        ) { controls in
             let message = TLCPRequestEncoder.webSocketMessage(controls.map(TLCPRequest.control))
             let batch = try TLCPRequestParser.parseWebSocketMessage(message)
             let parsed = try batch.requests.map { try $0.get() }
@@ -82,7 +94,10 @@ import TLCP
             let (old, new) = pair
             let tokens = UpdateCodec.encode(previous: old, current: new, diffs: [.tlcpDiff, .jsonPatch])
             let line = UpdateNotification(subscriptionId: 1, item: 1, values: tokens).encoded()
-            guard case .update(let u) = try TLCPNotification.parse(line) else { Issue.record("not U: \(line)"); return }
+            guard case .update(let u) = try TLCPNotification.parse(line) else {
+                Issue.record("not U: \(line)")
+                return
+            }
             var values = old
             try UpdateCodec.apply(u.values, to: &values, isFirst: false)
             #expect(values == new, "\(line)")

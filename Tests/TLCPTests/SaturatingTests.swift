@@ -1,5 +1,5 @@
-import Testing
 import TLCP
+import Testing
 
 @Suite struct SaturatingTests {
     @Test func additionStopsAtTheEnds() {
@@ -37,7 +37,7 @@ import TLCP
         #expect(Saturating.int64(-3.7, in: 0...1_000) == 0)
         #expect(Saturating.int64(12.9) == 12)
         #expect(Saturating.int(.nan, in: 5...9, nan: 7) == 7)
-        #expect(Saturating.int(9.3e18) == .max)  // past Int64.max (about 9.22e18)
+        #expect(Saturating.int(9.3e18) == .max) // past Int64.max (about 9.22e18)
         #expect(Saturating.int(9.2e18) == 9_200_000_000_000_000_000)
     }
 

@@ -1,5 +1,5 @@
-import Testing
 import TLCP
+import Testing
 
 @Suite struct TLCPDiffTests {
     // The fixtures of docs/protocol/TLCP.md §1.7.
@@ -17,11 +17,11 @@ import TLCP
     }
 
     @Test func malformedDiffsAreErrors() {
-        #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply("z", to: "foo") }      // COPY(25) past the end
-        #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply("A", to: "foo") }      // unterminated count
-        #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply("ad", to: "foo") }     // ADD(3) with nothing after
-        #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply("a1", to: "foo") }     // not a letter
-        #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply("aaz", to: "foo") }    // DEL(25) past the end
+        #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply("z", to: "foo") } // COPY(25) past the end
+        #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply("A", to: "foo") } // unterminated count
+        #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply("ad", to: "foo") } // ADD(3) with nothing after
+        #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply("a1", to: "foo") } // not a letter
+        #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply("aaz", to: "foo") } // DEL(25) past the end
     }
 
     @Test(arguments: [
@@ -50,10 +50,10 @@ import TLCP
 /// TLCP-diff cannot be made to build more than its inputs hold.
 @Suite struct TLCPDiffBoundsTests {
     @Test(arguments: [
-        "ZZZZZZZZZZZZZZZZZZZZz",   // a count far past 2^40
-        "BAAAAAAAAa",              // 26^9: past the base
-        "aZZZZZZZZa",              // ADD of a huge count: past the diff
-        "aaZZZZZZZZz",             // DEL past the base
+        "ZZZZZZZZZZZZZZZZZZZZz", // a count far past 2^40
+        "BAAAAAAAAa", // 26^9: past the base
+        "aZZZZZZZZa", // ADD of a huge count: past the diff
+        "aaZZZZZZZZz", // DEL past the base
     ])
     func hugeCountsAreErrors(diff: String) {
         #expect(throws: TLCPDiff.Error.self) { try TLCPDiff.apply(diff, to: "hello") }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TLCP
 
 @Suite struct UpdateCodecTests {
@@ -37,7 +38,8 @@ import Testing
     }
 
     @Test func diffTokensApplyToThePreviousValue() throws {
-        let rows = try decode(["U,1,1,foobar|{\"a\":1}", "U,1,1,^Tbdzapcd|^P[{\"op\":\"replace\",\"path\":\"/a\",\"value\":2}]"], fields: 2)
+        let rows = try decode(
+            ["U,1,1,foobar|{\"a\":1}", "U,1,1,^Tbdzapcd|^P[{\"op\":\"replace\",\"path\":\"/a\",\"value\":2}]"], fields: 2)
         #expect(rows[1] == ["fzapbar", "{\"a\":2}"])
         // Percent-encoded patch: a | inside the JSON is sent as %7C.
         let encoded = try decode(["U,1,1,{\"a\":\"x\"}", "U,1,1,^P[{\"op\":\"replace\",\"path\":\"/a\",\"value\":\"%7C\"}]"], fields: 1)
@@ -79,12 +81,17 @@ import Testing
         #expect(tokens == [.unchanged, .value("B"), .unchangedRun(6)])
         #expect(UpdateNotification(subscriptionId: 1, item: 1, values: tokens).encoded() == "U,1,1,|B|^6")
         // Three unchanged in a row: "||" (2 bytes) is as short as "^3": keep the empty tokens.
-        #expect(UpdateCodec.encode(previous: ["a", "b", "c", "d"], current: ["a", "b", "c", "D"]) == [.unchanged, .unchanged, .unchanged, .value("D")])
+        #expect(
+            UpdateCodec.encode(previous: ["a", "b", "c", "d"], current: ["a", "b", "c", "D"]) == [
+                .unchanged, .unchanged, .unchanged, .value("D"),
+            ])
     }
 
     @Test func encoderFirstUpdateIsLiteral() {
         #expect(UpdateCodec.encode(previous: nil, current: ["a", nil, ""]) == [.value("a"), .null, .value("")])
-        #expect(UpdateNotification(subscriptionId: 3, item: 2, values: UpdateCodec.encode(previous: nil, current: ["a", nil, "", "#x"])).encoded() == "U,3,2,a|#|$|%23x")
+        #expect(
+            UpdateNotification(subscriptionId: 3, item: 2, values: UpdateCodec.encode(previous: nil, current: ["a", nil, "", "#x"]))
+                .encoded() == "U,3,2,a|#|$|%23x")
     }
 
     @Test func encoderPicksDiffsOnlyWhenAllowedAndShorter() {
@@ -92,7 +99,10 @@ import Testing
         let new = "The quick brown cat jumps over the lazy dog"
         #expect(UpdateCodec.encode(previous: [old], current: [new]) == [.value(new)])
         let tokens = UpdateCodec.encode(previous: [old], current: [new], diffs: [.tlcpDiff])
-        guard case .tlcpDiff = tokens[0] else { Issue.record("expected ^T, got \(tokens)"); return }
+        guard case .tlcpDiff = tokens[0] else {
+            Issue.record("expected ^T, got \(tokens)")
+            return
+        }
         // Short values stay literal even when diffs are allowed.
         #expect(UpdateCodec.encode(previous: ["12.5"], current: ["12.6"], diffs: [.tlcpDiff, .jsonPatch]) == [.value("12.6")])
     }
@@ -101,7 +111,10 @@ import Testing
         let old = #"{"name":"ACME","price":12.5,"tags":["a","b"],"nested":{"x":1,"y":2}}"#
         let new = #"{"name":"ACME","price":12.75,"tags":["a","b"],"nested":{"x":1,"y":2}}"#
         let tokens = UpdateCodec.encode(previous: [old], current: [new], diffs: [.jsonPatch])
-        guard case .jsonPatch(let p) = tokens[0] else { Issue.record("expected ^P, got \(tokens)"); return }
+        guard case .jsonPatch(let p) = tokens[0] else {
+            Issue.record("expected ^P, got \(tokens)")
+            return
+        }
         #expect(try JSONPatch.apply(patch: p, to: old) == new)
         // Not compact: a patch could not reproduce the text exactly, so no ^P.
         let spaced = #"{"name": "ACME", "price": 13, "tags": ["a","b"], "nested": {"x":1,"y":2}}"#
@@ -117,8 +130,13 @@ import Testing
         var client = [String?](repeating: nil, count: 10)
         var prev: [String?]?
         for row in rows {
-            let line = UpdateNotification(subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: prev, current: row, diffs: [.jsonPatch, .tlcpDiff])).encoded()
-            guard case .update(let u) = try TLCPNotification.parse(line) else { Issue.record("\(line)"); return }
+            let line = UpdateNotification(
+                subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: prev, current: row, diffs: [.jsonPatch, .tlcpDiff])
+            ).encoded()
+            guard case .update(let u) = try TLCPNotification.parse(line) else {
+                Issue.record("\(line)")
+                return
+            }
             try UpdateCodec.apply(u.values, to: &client, isFirst: prev == nil)
             #expect(client == row, "\(line)")
             prev = row
@@ -127,7 +145,9 @@ import Testing
 }
 
 @Suite struct EncodedLengthTests {
-    @Test(arguments: [FieldDelta.unchanged, .unchangedRun(12), .null, .value(""), .value("#a|b%"), .value("é"), .jsonPatch("[|]"), .tlcpDiff("a\r\n")])
+    @Test(arguments: [
+        FieldDelta.unchanged, .unchangedRun(12), .null, .value(""), .value("#a|b%"), .value("é"), .jsonPatch("[|]"), .tlcpDiff("a\r\n"),
+    ])
     func lengthMatchesTheEncoding(token: FieldDelta) {
         #expect(token.encodedLength == token.encoded.utf8.count)
     }

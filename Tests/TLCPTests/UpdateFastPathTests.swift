@@ -1,5 +1,5 @@
-import Testing
 import TLCP
+import Testing
 
 /// `TLCPNotification.parseIfUpdate`, the client's hot path, against the general parser.
 @Suite struct UpdateFastPathTests {

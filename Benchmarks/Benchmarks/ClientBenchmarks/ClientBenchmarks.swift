@@ -21,7 +21,9 @@ final class CountingDelegate: SubscriptionDelegate, @unchecked Sendable {
     var last: String?
     func subscription(_ subscription: Subscription, didClearSnapshotForItemName itemName: String?, itemPos: UInt) {}
     func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forCommandSecondLevelItemWithKey key: String) {}
-    func subscription(_ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String) {}
+    func subscription(
+        _ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String
+    ) {}
     func subscription(_ subscription: Subscription, didEndSnapshotForItemName itemName: String?, itemPos: UInt) {}
     func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forItemName itemName: String?, itemPos: UInt) {}
     func subscription(_ subscription: Subscription, didUpdateItem itemUpdate: ItemUpdate) {
@@ -38,8 +40,9 @@ final class CountingDelegate: SubscriptionDelegate, @unchecked Sendable {
 }
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(metrics: [.throughput, .wallClock, .mallocCountTotal, .instructions],
-                                           scalingFactor: .kilo, maxDuration: .seconds(3))
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.throughput, .wallClock, .mallocCountTotal, .instructions],
+        scalingFactor: .kilo, maxDuration: .seconds(3))
 
     // Engine only: parse, decode against the item's values, build the ItemUpdate, store the
     // values for valueWith…, call the delegate. One iteration = one U line = one update.

@@ -4,10 +4,11 @@
 //   engine  one U line through the real engine to a delegate (EngineDeliveryBench), one thread
 //   runtime batches of 64 lines through the engine queue and the callback queue (ClientDeliveryBench)
 import Dispatch
+@_spi(Benchmarks) import LightstreamerClient
+
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(Benchmarks) import LightstreamerClient
 
 let fields = ["stock_name", "last_price", "time", "pct_change", "bid_quantity", "bid", "ask", "ask_quantity", "min", "max"]
 let lines: [String] = (0..<64).map { i in
@@ -25,7 +26,9 @@ final class CountingDelegate: SubscriptionDelegate, @unchecked Sendable {
     var sink = 0
     func subscription(_ subscription: Subscription, didClearSnapshotForItemName itemName: String?, itemPos: UInt) {}
     func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forCommandSecondLevelItemWithKey key: String) {}
-    func subscription(_ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String) {}
+    func subscription(
+        _ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String
+    ) {}
     func subscription(_ subscription: Subscription, didEndSnapshotForItemName itemName: String?, itemPos: UInt) {}
     func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forItemName itemName: String?, itemPos: UInt) {}
     func subscription(_ subscription: Subscription, didUpdateItem itemUpdate: ItemUpdate) {
@@ -69,5 +72,6 @@ default:
     cpu = cpuSeconds() - start
 }
 let updates = delegate.count - 1
-print(mode, "updates:", updates, "cpu s:", cpu, "updates per CPU-second:", updates > 0 && cpu > 0 ? Int(Double(updates) / cpu) : 0,
-      "sink:", delegate.sink)
+print(
+    mode, "updates:", updates, "cpu s:", cpu, "updates per CPU-second:", updates > 0 && cpu > 0 ? Int(Double(updates) / cpu) : 0,
+    "sink:", delegate.sink)

@@ -2,10 +2,13 @@
 // (Benchmarks/tlcp-callgrind.sh) or a quick wall-clock figure. Fixture: the same 10-field
 // MERGE rows as the TLCPBenchmarks suite.
 import TLCP
+
 let rows: [[String?]] = (0..<64).map { i in
     let price = 100 + Double(i % 17) / 4
-    return ["ACME Corp", String(price), "12:00:\(10 + i % 50)", String(Double(i % 9) / 10), String(1000 + i % 3 * 500),
-            String(price - 0.05), String(price + 0.05), i % 4 == 0 ? "2500" : "3000", "99.5", "103.25"]
+    return [
+        "ACME Corp", String(price), "12:00:\(10 + i % 50)", String(Double(i % 9) / 10), String(1000 + i % 3 * 500),
+        String(price - 0.05), String(price + 0.05), i % 4 == 0 ? "2500" : "3000", "99.5", "103.25",
+    ]
 }
 var previous: [String?]? = nil
 let lines: [String] = rows.map { row in
@@ -29,11 +32,15 @@ for i in 0..<n {
         }
     case "encode":
         let prev = rows[(i + rows.count - 1) % rows.count]
-        sink &+= UpdateNotification(subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: prev, current: rows[i % rows.count])).encoded().utf8.count
+        sink &+=
+            UpdateNotification(subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: prev, current: rows[i % rows.count]))
+            .encoded().utf8.count
     default:
-        sink &+= (try! TLCPRequestParser.parseWebSocketMessage("control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=item1%20item2&LS_schema=stock_name%20last_price%20time&LS_snapshot=true&LS_ack=false")).requests.count
+        sink &+=
+            (try! TLCPRequestParser.parseWebSocketMessage(
+                "control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=item1%20item2&LS_schema=stock_name%20last_price%20time&LS_snapshot=true&LS_ack=false"
+            )).requests.count
     }
 }
 let d = ContinuousClock.now - start
 print(mode, n, d, "per op ns:", Double(d.components.attoseconds / 1_000_000_000 + d.components.seconds * 1_000_000_000) / Double(n), sink)
-

@@ -9,8 +9,10 @@ func LLVMFuzzerRunDriver(
 ) -> CInt
 
 /// Runs libFuzzer with the command line and the target's `LLVMFuzzerTestOneInput`.
-public func runFuzzDriver(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                          _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt {
+public func runFuzzDriver(
+    _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt {
     var argc = argc
     var argv = argv
     return LLVMFuzzerRunDriver(&argc, &argv, callback)

@@ -13,7 +13,9 @@ public func fuzzFormat(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let platform: MPNPlatform = source.hasPrefix("{\"aps\"") ? .apple : .google
     guard let format = try? NotificationFormat(source, fields: ["a", "b", "c"], platform: platform) else { return 0 }
     var values: [String?] = lines.dropFirst().prefix(3).map { $0 }
-    if let last = values.last ?? nil, !last.isEmpty { values[values.count - 1] = String(repeating: last, count: 1 + 2048 / last.utf8.count) }
+    if let last = values.last ?? nil, !last.isEmpty {
+        values[values.count - 1] = String(repeating: last, count: 1 + 2048 / last.utf8.count)
+    }
     for badge in [nil, 0, Int.max] as [Int?] {
         guard let out = format.renderText(values: values, subscriptionId: "0123456789abcdef0123456789abcdef0123", badge: badge) else {
             continue

@@ -54,8 +54,10 @@ func checkPatch(patch: String, base: String, limits: JSONPatch.Limits) {
 /// A document and a patch from bytes: three bytes per operation (kind, path, from).
 func build(_ bytes: [UInt8]) -> (String, String) {
     let documents = [#"[[1]]"#, #"{"a":{"b":[1,2]},"c":"x"}"#, #"[]"#, #"{"a":1}"#, #"[{"a":[["s"]]}]"#]
-    let paths = ["", "/0", "/0/-", "/0/0", "/-", "/a", "/a/b", "/a/b/-", "/c", "/0/a", "/a/a", "/1", "/0/0/0", "/b", "/a/-",
-                 "/0/1"]
+    let paths = [
+        "", "/0", "/0/-", "/0/0", "/-", "/a", "/a/b", "/a/b/-", "/c", "/0/a", "/a/a", "/1", "/0/0/0", "/b", "/a/-",
+        "/0/1",
+    ]
     let values = ["1", #""str""#, "[]", "{}", #"[[["deep"]]]"#, #"{"k":[1,{"k":2}]}"#, "null", "true"]
     let kinds = ["copy", "copy", "copy", "add", "remove", "replace", "move", "test"]
     let base = documents[Int(bytes.first ?? 0) % documents.count]

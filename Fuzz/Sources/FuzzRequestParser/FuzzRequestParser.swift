@@ -15,8 +15,9 @@ public func fuzzRequestParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
         }
     }
     for name in ["control.txt", "create_session.txt", "bind_session.txt", "msg.txt", "heartbeat.txt"] {
-        _ = try? TLCPRequestParser.parseHTTP(fileName: Substring(name), query: "LS_protocol=TLCP-2.5.0&LS_session=S", body: bytes,
-                                             contentType: size % 2 == 0 ? "text/plain; charset=utf-8" : "application/x-www-form-urlencoded")
+        _ = try? TLCPRequestParser.parseHTTP(
+            fileName: Substring(name), query: "LS_protocol=TLCP-2.5.0&LS_session=S", body: bytes,
+            contentType: size % 2 == 0 ? "text/plain; charset=utf-8" : "application/x-www-form-urlencoded")
     }
     // The query string is attacker-controlled too.
     _ = try? TLCPRequestParser.parseHTTP(fileName: "control.txt", query: Substring(text), body: [UInt8]())

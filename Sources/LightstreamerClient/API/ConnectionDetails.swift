@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+
 #if canImport(Security)
 import Security
 #endif
@@ -53,25 +54,41 @@ public final class ConnectionDetails: CustomStringConvertible, Sendable {
         get { state.withLockedValue { s in s.address } }
         set {
             if let newValue { Self.validate(newValue) }
-            update("serverAddress") { s in defer { s.address = newValue }; return s.address != newValue }
+            update("serverAddress") { s in
+                defer { s.address = newValue }
+                return s.address != newValue
+            }
         }
     }
 
     /// The Adapter Set; nil means `DEFAULT` on the server.
     public var adapterSet: String? {
         get { state.withLockedValue { s in s.adapter } }
-        set { update("adapterSet") { s in defer { s.adapter = newValue }; return s.adapter != newValue } }
+        set {
+            update("adapterSet") { s in
+                defer { s.adapter = newValue }
+                return s.adapter != newValue
+            }
+        }
     }
 
     /// The user name sent to the server's Metadata Adapter when a session is created; nil for none.
     public var user: String? {
         get { state.withLockedValue { s in s.userName } }
-        set { update("user") { s in defer { s.userName = newValue }; return s.userName != newValue } }
+        set {
+            update("user") { s in
+                defer { s.userName = newValue }
+                return s.userName != newValue
+            }
+        }
     }
 
     /// Sets the password (write-only).
     public func setPassword(_ password: String?) {
-        update("password") { s in defer { s.secret = password }; return s.secret != password }
+        update("password") { s in
+            defer { s.secret = password }
+            return s.secret != password
+        }
     }
 
     /// Public keys the server's (leaf) certificate must have one of, on https/wss; `[]` (the
@@ -83,7 +100,10 @@ public final class ConnectionDetails: CustomStringConvertible, Sendable {
         set {
             let values = CertificatePins(newValue)
             update("certificatePins") { s in
-                defer { s.pins = newValue; s.pinValues = values }
+                defer {
+                    s.pins = newValue
+                    s.pinValues = values
+                }
                 return s.pinValues != values || s.pins.count != newValue.count
             }
         }
@@ -114,10 +134,18 @@ public final class ConnectionDetails: CustomStringConvertible, Sendable {
     func apply(_ p: SessionEngine.ServerProperty) -> Bool {
         state.withLockedValue { s in
             switch p {
-            case .sessionId(let v): defer { s.session = v }; return s.session != v
-            case .serverInstanceAddress(let v): defer { s.instanceAddress = v }; return s.instanceAddress != v
-            case .serverSocketName(let v): defer { s.socketName = v }; return s.socketName != v
-            case .clientIp(let v): defer { s.ip = v }; return s.ip != v
+            case .sessionId(let v):
+                defer { s.session = v }
+                return s.session != v
+            case .serverInstanceAddress(let v):
+                defer { s.instanceAddress = v }
+                return s.instanceAddress != v
+            case .serverSocketName(let v):
+                defer { s.socketName = v }
+                return s.socketName != v
+            case .clientIp(let v):
+                defer { s.ip = v }
+                return s.ip != v
             case .realMaxBandwidth: return false
             }
         }

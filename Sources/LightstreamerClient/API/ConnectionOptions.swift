@@ -41,7 +41,10 @@ public final class ConnectionOptions: CustomStringConvertible, Sendable {
         get { state.withLockedValue { $0.values.contentLength } }
         set {
             precondition(newValue > 0, "contentLength must be greater than zero")
-            update("contentLength") { v in defer { v.contentLength = newValue }; return v.contentLength != newValue }
+            update("contentLength") { v in
+                defer { v.contentLength = newValue }
+                return v.contentLength != newValue
+            }
         }
     }
 
@@ -50,7 +53,10 @@ public final class ConnectionOptions: CustomStringConvertible, Sendable {
         get { state.withLockedValue { $0.values.firstRetryMaxDelay } }
         set {
             precondition(newValue > 0, "firstRetryMaxDelay must be greater than zero")
-            update("firstRetryMaxDelay") { v in defer { v.firstRetryMaxDelay = newValue }; return v.firstRetryMaxDelay != newValue }
+            update("firstRetryMaxDelay") { v in
+                defer { v.firstRetryMaxDelay = newValue }
+                return v.firstRetryMaxDelay != newValue
+            }
         }
     }
 
@@ -58,13 +64,23 @@ public final class ConnectionOptions: CustomStringConvertible, Sendable {
     /// transport of the live session (force_rebind).
     public var forcedTransport: TransportSelection? {
         get { state.withLockedValue { $0.values.forcedTransport } }
-        set { update("forcedTransport") { v in defer { v.forcedTransport = newValue }; return v.forcedTransport != newValue } }
+        set {
+            update("forcedTransport") { v in
+                defer { v.forcedTransport = newValue }
+                return v.forcedTransport != newValue
+            }
+        }
     }
 
     /// Extra HTTP headers for every request (and the WebSocket upgrade). Default nil.
     public var HTTPExtraHeaders: [String: String]? {
         get { state.withLockedValue { $0.values.httpExtraHeaders } }
-        set { update("HTTPExtraHeaders") { v in defer { v.httpExtraHeaders = newValue }; return v.httpExtraHeaders != newValue } }
+        set {
+            update("HTTPExtraHeaders") { v in
+                defer { v.httpExtraHeaders = newValue }
+                return v.httpExtraHeaders != newValue
+            }
+        }
     }
 
     /// How long a poll may wait for data (polling only). Default 19,000 ms; ≥ 0; next poll.
@@ -72,7 +88,10 @@ public final class ConnectionOptions: CustomStringConvertible, Sendable {
         get { state.withLockedValue { $0.values.idleTimeout } }
         set {
             precondition(newValue >= 0, "idleTimeout must be greater than or equal to zero")
-            update("idleTimeout") { v in defer { v.idleTimeout = newValue }; return v.idleTimeout != newValue }
+            update("idleTimeout") { v in
+                defer { v.idleTimeout = newValue }
+                return v.idleTimeout != newValue
+            }
         }
     }
 
@@ -82,7 +101,10 @@ public final class ConnectionOptions: CustomStringConvertible, Sendable {
         get { state.withLockedValue { $0.values.keepaliveInterval } }
         set {
             precondition(newValue >= 0, "keepaliveInterval must be greater than or equal to zero")
-            update("keepaliveInterval") { v in defer { v.keepaliveInterval = newValue }; return v.keepaliveInterval != newValue }
+            update("keepaliveInterval") { v in
+                defer { v.keepaliveInterval = newValue }
+                return v.keepaliveInterval != newValue
+            }
         }
     }
 
@@ -92,7 +114,10 @@ public final class ConnectionOptions: CustomStringConvertible, Sendable {
         get { state.withLockedValue { $0.values.requestedMaxBandwidth } }
         set {
             if case .limited(let v) = newValue { precondition(v > 0, "requestedMaxBandwidth must be greater than zero") }
-            update("requestedMaxBandwidth") { v in defer { v.requestedMaxBandwidth = newValue }; return v.requestedMaxBandwidth != newValue }
+            update("requestedMaxBandwidth") { v in
+                defer { v.requestedMaxBandwidth = newValue }
+                return v.requestedMaxBandwidth != newValue
+            }
         }
     }
 
@@ -106,7 +131,10 @@ public final class ConnectionOptions: CustomStringConvertible, Sendable {
         get { state.withLockedValue { $0.values.pollingInterval } }
         set {
             precondition(newValue >= 0, "pollingInterval must be greater than or equal to zero")
-            update("pollingInterval") { v in defer { v.pollingInterval = newValue }; return v.pollingInterval != newValue }
+            update("pollingInterval") { v in
+                defer { v.pollingInterval = newValue }
+                return v.pollingInterval != newValue
+            }
         }
     }
 
@@ -115,7 +143,10 @@ public final class ConnectionOptions: CustomStringConvertible, Sendable {
         get { state.withLockedValue { $0.values.reconnectTimeout } }
         set {
             precondition(newValue > 0, "reconnectTimeout must be greater than zero")
-            update("reconnectTimeout") { v in defer { v.reconnectTimeout = newValue }; return v.reconnectTimeout != newValue }
+            update("reconnectTimeout") { v in
+                defer { v.reconnectTimeout = newValue }
+                return v.reconnectTimeout != newValue
+            }
         }
     }
 
@@ -125,7 +156,10 @@ public final class ConnectionOptions: CustomStringConvertible, Sendable {
         get { state.withLockedValue { $0.values.retryDelay } }
         set {
             precondition(newValue > 0, "retryDelay must be greater than zero")
-            update("retryDelay") { v in defer { v.retryDelay = newValue }; return v.retryDelay != newValue }
+            update("retryDelay") { v in
+                defer { v.retryDelay = newValue }
+                return v.retryDelay != newValue
+            }
         }
     }
 
@@ -134,7 +168,10 @@ public final class ConnectionOptions: CustomStringConvertible, Sendable {
         get { state.withLockedValue { $0.values.reverseHeartbeatInterval } }
         set {
             precondition(newValue >= 0, "reverseHeartbeatInterval must be greater than or equal to zero")
-            update("reverseHeartbeatInterval") { v in defer { v.reverseHeartbeatInterval = newValue }; return v.reverseHeartbeatInterval != newValue }
+            update("reverseHeartbeatInterval") { v in
+                defer { v.reverseHeartbeatInterval = newValue }
+                return v.reverseHeartbeatInterval != newValue
+            }
         }
     }
 
@@ -144,7 +181,10 @@ public final class ConnectionOptions: CustomStringConvertible, Sendable {
         get { state.withLockedValue { $0.values.sessionRecoveryTimeout } }
         set {
             precondition(newValue >= 0, "sessionRecoveryTimeout must be greater than or equal to zero")
-            update("sessionRecoveryTimeout") { v in defer { v.sessionRecoveryTimeout = newValue }; return v.sessionRecoveryTimeout != newValue }
+            update("sessionRecoveryTimeout") { v in
+                defer { v.sessionRecoveryTimeout = newValue }
+                return v.sessionRecoveryTimeout != newValue
+            }
         }
     }
 
@@ -153,26 +193,44 @@ public final class ConnectionOptions: CustomStringConvertible, Sendable {
         get { state.withLockedValue { $0.values.stalledTimeout } }
         set {
             precondition(newValue > 0, "stalledTimeout must be greater than zero")
-            update("stalledTimeout") { v in defer { v.stalledTimeout = newValue }; return v.stalledTimeout != newValue }
+            update("stalledTimeout") { v in
+                defer { v.stalledTimeout = newValue }
+                return v.stalledTimeout != newValue
+            }
         }
     }
 
     /// Send `HTTPExtraHeaders` only when creating sessions. Default false.
     public var HTTPExtraHeadersOnSessionCreationOnly: Bool {
         get { state.withLockedValue { $0.values.httpExtraHeadersOnSessionCreationOnly } }
-        set { update("HTTPExtraHeadersOnSessionCreationOnly") { v in defer { v.httpExtraHeadersOnSessionCreationOnly = newValue }; return v.httpExtraHeadersOnSessionCreationOnly != newValue } }
+        set {
+            update("HTTPExtraHeadersOnSessionCreationOnly") { v in
+                defer { v.httpExtraHeadersOnSessionCreationOnly = newValue }
+                return v.httpExtraHeadersOnSessionCreationOnly != newValue
+            }
+        }
     }
 
     /// Ignore the server instance address (control link) of CONOK. Default false; next session.
     public var serverInstanceAddressIgnored: Bool {
         get { state.withLockedValue { $0.values.serverInstanceAddressIgnored } }
-        set { update("serverInstanceAddressIgnored") { v in defer { v.serverInstanceAddressIgnored = newValue }; return v.serverInstanceAddressIgnored != newValue } }
+        set {
+            update("serverInstanceAddressIgnored") { v in
+                defer { v.serverInstanceAddressIgnored = newValue }
+                return v.serverInstanceAddressIgnored != newValue
+            }
+        }
     }
 
     /// The slowing algorithm (SYNC-based switch to polling). Default false; next connection.
     public var slowingEnabled: Bool {
         get { state.withLockedValue { $0.values.slowingEnabled } }
-        set { update("slowingEnabled") { v in defer { v.slowingEnabled = newValue }; return v.slowingEnabled != newValue } }
+        set {
+            update("slowingEnabled") { v in
+                defer { v.slowingEnabled = newValue }
+                return v.slowingEnabled != newValue
+            }
+        }
     }
 
     /// `[forcedTransport: …, requestedMaxBandwidth: …, …]`: unset values, zero timeouts that

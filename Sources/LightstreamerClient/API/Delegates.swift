@@ -43,7 +43,8 @@ public protocol SubscriptionDelegate: AnyObject {
     /// Updates of the second-level item for `key` (COMMAND two-level subscriptions) were lost.
     func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forCommandSecondLevelItemWithKey key: String)
     /// The second-level subscription for `key` (COMMAND two-level subscriptions) failed.
-    func subscription(_ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String)
+    func subscription(
+        _ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String)
     /// The item's snapshot is complete: updates from now on are live ones.
     func subscription(_ subscription: Subscription, didEndSnapshotForItemName itemName: String?, itemPos: UInt)
     /// The server dropped `lostUpdates` updates of the item (its buffer was full).

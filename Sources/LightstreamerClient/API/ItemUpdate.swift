@@ -44,8 +44,10 @@ final class ItemUpdateValue: ItemUpdate, Sendable {
     /// JSON Patches received for this update, by field index.
     let patches: [Int: String]
 
-    init(itemName: String?, itemPos: Int, isSnapshot: Bool, values: [String?], changed: [Bool],
-         fieldNames: [String]?, patches: [Int: String] = [:]) {
+    init(
+        itemName: String?, itemPos: Int, isSnapshot: Bool, values: [String?], changed: [Bool],
+        fieldNames: [String]?, patches: [Int: String] = [:]
+    ) {
         self.itemName = itemName
         self.itemPos = itemPos
         self.isSnapshot = isSnapshot

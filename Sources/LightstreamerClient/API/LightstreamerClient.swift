@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -132,15 +133,21 @@ public final class LightstreamerClient: Sendable {
     /// Sends a message. A nil sequence means `UNORDERED_MESSAGES`. Precondition: the sequence
     /// has only letters, digits and `_`. When disconnected and not `enqueueWhileDisconnected`,
     /// the message is aborted at once (`didAbortMessage(sentOnNetwork: false)`).
-    public func sendMessage(_ message: String, withSequence sequence: String? = nil, timeout delayTimeout: Millis = -1,
-                            delegate: ClientMessageDelegate? = nil, enqueueWhileDisconnected: Bool = false) {
+    public func sendMessage(
+        _ message: String, withSequence sequence: String? = nil, timeout delayTimeout: Millis = -1,
+        delegate: ClientMessageDelegate? = nil, enqueueWhileDisconnected: Bool = false
+    ) {
         if let sequence {
-            precondition(sequence.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_" },
-                         "The given sequence name is not valid, use only alphanumeric characters plus underscore, or nil")
+            precondition(
+                sequence.unicodeScalars.allSatisfy {
+                    ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_"
+                },
+                "The given sequence name is not valid, use only alphanumeric characters plus underscore, or nil")
         }
         let seq = sequence == "UNORDERED_MESSAGES" ? nil : sequence
-        let spec = SessionEngine.MessageSpec(text: message, sequence: seq, timeout: delayTimeout, wantsOutcome: delegate != nil,
-                               enqueueWhileDisconnected: enqueueWhileDisconnected)
+        let spec = SessionEngine.MessageSpec(
+            text: message, sequence: seq, timeout: delayTimeout, wantsOutcome: delegate != nil,
+            enqueueWhileDisconnected: enqueueWhileDisconnected)
         core.sendMessage(message, spec: spec, delegate: delegate)
     }
 

@@ -104,8 +104,9 @@ extension Subscription {
     static func checkFields(_ fields: [String], mode: Mode) {
         rules.checkFields(fields)
         if mode == .COMMAND {
-            precondition(fields.contains("command") && fields.contains("key"),
-                         "A field list for a COMMAND subscription must contain the key and command fields")
+            precondition(
+                fields.contains("command") && fields.contains("key"),
+                "A field list for a COMMAND subscription must contain the key and command fields")
         }
     }
 }

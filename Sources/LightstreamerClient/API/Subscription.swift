@@ -119,7 +119,10 @@ public final class Subscription: CustomStringConvertible, Sendable {
             checkInactive()
             checkCommand()
             if let v = newValue { Self.rules.checkFields(v) }
-            state.withLockedValue { s in s.secondFields = newValue; s.secondSchema = nil }
+            state.withLockedValue { s in
+                s.secondFields = newValue
+                s.secondSchema = nil
+            }
         }
     }
 
@@ -132,7 +135,10 @@ public final class Subscription: CustomStringConvertible, Sendable {
             checkInactive()
             checkCommand()
             if let v = newValue { Self.rules.checkFieldSchema(v) }
-            state.withLockedValue { s in s.secondSchema = newValue; s.secondFields = nil }
+            state.withLockedValue { s in
+                s.secondSchema = newValue
+                s.secondFields = nil
+            }
         }
     }
 
@@ -208,8 +214,9 @@ public final class Subscription: CustomStringConvertible, Sendable {
             if case .limited(let f)? = newValue { Self.rules.checkFrequency(f) }
             let (isActive, old, core, key) = state.withLockedValue { s in (s.active, s.request.maxFrequency, s.owner, s.engineKey) }
             if isActive {
-                precondition(newValue != nil && old != nil && newValue != .unfiltered && old != .unfiltered,
-                             "Cannot change the frequency from/to 'unfiltered' or to nil while the Subscription is active")
+                precondition(
+                    newValue != nil && old != nil && newValue != .unfiltered && old != .unfiltered,
+                    "Cannot change the frequency from/to 'unfiltered' or to nil while the Subscription is active")
             }
             state.withLockedValue { $0.request.maxFrequency = newValue }
             if isActive, let core, let key { core.changeFrequency(key: key, newValue?.wire) }
@@ -331,7 +338,6 @@ public final class Subscription: CustomStringConvertible, Sendable {
             return map.description
         }
     }
-
 
     // MARK: library side
 

@@ -7,8 +7,10 @@ import TLCP
 /// expects; passing nil removes a key. `build()` writes keys in a fixed order.
 public class FirebaseMPNBuilder {
     static let androidOrder = ["collapse_key", "priority", "ttl", "notification", "data"]
-    static let notificationOrder = ["title", "body", "icon", "color", "sound", "tag", "click_action", "channel_id", "image",
-                                    "title_loc_key", "title_loc_args", "body_loc_key", "body_loc_args"]
+    static let notificationOrder = [
+        "title", "body", "icon", "color", "sound", "tag", "click_action", "channel_id", "image",
+        "title_loc_key", "title_loc_args", "body_loc_key", "body_loc_args",
+    ]
 
     private var root = MPNJSONObject()
     private var android = MPNJSONObject()
@@ -88,7 +90,9 @@ public class FirebaseMPNBuilder {
     /// `android.notification.tag`; nil when absent.
     public var tag: String? { notification["tag"]?.stringValue }
     /// Sets `android.notification.click_action`; nil removes it. Returns the builder.
-    @discardableResult public func clickAction(_ clickAction: String?) -> FirebaseMPNBuilder { setNotification("click_action", clickAction) }
+    @discardableResult public func clickAction(_ clickAction: String?) -> FirebaseMPNBuilder {
+        setNotification("click_action", clickAction)
+    }
     /// `android.notification.click_action`; nil when absent.
     public var clickAction: String? { notification["click_action"]?.stringValue }
     /// Sets `android.notification.channel_id`; nil removes it. Returns the builder.
@@ -100,7 +104,9 @@ public class FirebaseMPNBuilder {
     /// `android.notification.image`; nil when absent.
     public var image: String? { notification["image"]?.stringValue }
     /// Sets `android.notification.title_loc_key`; nil removes it. Returns the builder.
-    @discardableResult public func titleLocKey(_ titleLocKey: String?) -> FirebaseMPNBuilder { setNotification("title_loc_key", titleLocKey) }
+    @discardableResult public func titleLocKey(_ titleLocKey: String?) -> FirebaseMPNBuilder {
+        setNotification("title_loc_key", titleLocKey)
+    }
     /// `android.notification.title_loc_key`; nil when absent.
     public var titleLocKey: String? { notification["title_loc_key"]?.stringValue }
     /// Sets `android.notification.title_loc_args`; nil removes it. Returns the builder.
@@ -122,21 +128,24 @@ public class FirebaseMPNBuilder {
 
     /// Sets `android.collapse_key`; nil removes it. Returns the builder.
     @discardableResult public func collapseKey(_ collapseKey: String?) -> FirebaseMPNBuilder {
-        android["collapse_key"] = collapseKey.map { .string($0) }; return self
+        android["collapse_key"] = collapseKey.map { .string($0) }
+        return self
     }
     /// `android.collapse_key`; nil when absent.
     public var collapseKey: String? { android["collapse_key"]?.stringValue }
 
     /// `NORMAL` or `HIGH`.
     @discardableResult public func priority(_ priority: String?) -> FirebaseMPNBuilder {
-        android["priority"] = priority.map { .string($0) }; return self
+        android["priority"] = priority.map { .string($0) }
+        return self
     }
     /// `android.priority`; nil when absent.
     public var priority: String? { android["priority"]?.stringValue }
 
     /// Time to live in seconds, written as FCM's duration string (`"3600s"`).
     @discardableResult public func timeToLive(_ seconds: Int?) -> FirebaseMPNBuilder {
-        android["ttl"] = seconds.map { .string("\($0)s") }; return self
+        android["ttl"] = seconds.map { .string("\($0)s") }
+        return self
     }
     /// `android.ttl` in seconds; nil when absent or not a number of seconds.
     public var timeToLive: Int? {
@@ -145,7 +154,10 @@ public class FirebaseMPNBuilder {
     }
 
     /// `android.data`: string values only (an FCM rule).
-    @discardableResult public func data(_ data: [String: String]?) -> FirebaseMPNBuilder { dataMap = data ?? [:]; return self }
+    @discardableResult public func data(_ data: [String: String]?) -> FirebaseMPNBuilder {
+        dataMap = data ?? [:]
+        return self
+    }
     /// `android.data`; nil when empty.
     public var data: [String: String]? { dataMap.isEmpty ? nil : dataMap }
 }

@@ -40,8 +40,9 @@ extension LightstreamerClient {
     public func unsubscribeMPN(_ mpnSubscription: MPNSubscription) {
         let m = requireDevice()
         guard mpnSubscription.isActive else { return }
-        precondition(mpnSubscription.manager == nil || mpnSubscription.manager === m,
-                     "The MPNSubscription is active on another client")
+        precondition(
+            mpnSubscription.manager == nil || mpnSubscription.manager === m,
+            "The MPNSubscription is active on another client")
         m.unsubscribe(mpnSubscription)
     }
 

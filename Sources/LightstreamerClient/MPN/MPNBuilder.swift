@@ -12,8 +12,10 @@ import TLCP
 /// `action-loc-key`, `launch-image`.
 public class MPNBuilder {
     static let apsOrder = ["alert", "badge", "sound", "thread-id", "category", "content-available", "mutable-content"]
-    static let alertOrder = ["title", "subtitle", "body", "title-loc-key", "title-loc-args", "loc-key", "loc-args",
-                             "action-loc-key", "launch-image"]
+    static let alertOrder = [
+        "title", "subtitle", "body", "title-loc-key", "title-loc-args", "loc-key", "loc-args",
+        "action-loc-key", "launch-image",
+    ]
 
     private var aps = MPNJSONObject()
     private var custom = MPNJSONObject()
@@ -75,56 +77,73 @@ public class MPNBuilder {
     public var alert: String? { aps["alert"]?.stringValue }
 
     /// Sets `aps.alert.body`; nil removes it. Returns the builder.
-    @discardableResult public func body(_ body: String?) -> MPNBuilder { setAlert("body", body.map { .string($0) }); return self }
+    @discardableResult public func body(_ body: String?) -> MPNBuilder {
+        setAlert("body", body.map { .string($0) })
+        return self
+    }
     /// `aps.alert.body`; nil when absent.
     public var body: String? { alertString("body") }
 
     /// Sets `aps.alert.loc-args`; nil removes it. Returns the builder.
     @discardableResult public func bodyLocArguments(_ bodyLocArguments: [String]?) -> MPNBuilder {
-        setAlert("loc-args", bodyLocArguments.map { .array($0.map { .string($0) }) }); return self
+        setAlert("loc-args", bodyLocArguments.map { .array($0.map { .string($0) }) })
+        return self
     }
     /// `aps.alert.loc-args`; nil when absent.
     public var bodyLocArguments: [String]? { alertStrings("loc-args") }
 
     /// Sets `aps.alert.loc-key`; nil removes it. Returns the builder.
-    @discardableResult public func bodyLocKey(_ bodyLocKey: String?) -> MPNBuilder { setAlert("loc-key", bodyLocKey.map { .string($0) }); return self }
+    @discardableResult public func bodyLocKey(_ bodyLocKey: String?) -> MPNBuilder {
+        setAlert("loc-key", bodyLocKey.map { .string($0) })
+        return self
+    }
     /// `aps.alert.loc-key`; nil when absent.
     public var bodyLocKey: String? { alertString("loc-key") }
 
     /// Sets `aps.alert.launch-image`; nil removes it. Returns the builder.
     @discardableResult public func launchImage(_ launchImage: String?) -> MPNBuilder {
-        setAlert("launch-image", launchImage.map { .string($0) }); return self
+        setAlert("launch-image", launchImage.map { .string($0) })
+        return self
     }
     /// `aps.alert.launch-image`; nil when absent.
     public var launchImage: String? { alertString("launch-image") }
 
     /// Sets `aps.alert.action-loc-key`; nil removes it. Returns the builder.
     @discardableResult public func locActionKey(_ locActionKey: String?) -> MPNBuilder {
-        setAlert("action-loc-key", locActionKey.map { .string($0) }); return self
+        setAlert("action-loc-key", locActionKey.map { .string($0) })
+        return self
     }
     /// `aps.alert.action-loc-key`; nil when absent.
     public var locActionKey: String? { alertString("action-loc-key") }
 
     /// Sets `aps.alert.title`; nil removes it. Returns the builder.
-    @discardableResult public func title(_ title: String?) -> MPNBuilder { setAlert("title", title.map { .string($0) }); return self }
+    @discardableResult public func title(_ title: String?) -> MPNBuilder {
+        setAlert("title", title.map { .string($0) })
+        return self
+    }
     /// `aps.alert.title`; nil when absent.
     public var title: String? { alertString("title") }
 
     /// Sets `aps.alert.subtitle`; nil removes it. Returns the builder.
-    @discardableResult public func subtitle(_ subtitle: String?) -> MPNBuilder { setAlert("subtitle", subtitle.map { .string($0) }); return self }
+    @discardableResult public func subtitle(_ subtitle: String?) -> MPNBuilder {
+        setAlert("subtitle", subtitle.map { .string($0) })
+        return self
+    }
     /// `aps.alert.subtitle`; nil when absent.
     public var subtitle: String? { alertString("subtitle") }
 
     /// Sets `aps.alert.title-loc-args`; nil removes it. Returns the builder.
     @discardableResult public func titleLocArguments(_ titleLocArguments: [String]?) -> MPNBuilder {
-        setAlert("title-loc-args", titleLocArguments.map { .array($0.map { .string($0) }) }); return self
+        setAlert("title-loc-args", titleLocArguments.map { .array($0.map { .string($0) }) })
+        return self
     }
     /// `aps.alert.title-loc-args`; nil when absent.
     public var titleLocArguments: [String]? { alertStrings("title-loc-args") }
 
     /// Sets `aps.alert.title-loc-key`; nil removes it. Returns the builder.
     @discardableResult public func titleLocKey(_ titleLocKey: String?) -> MPNBuilder {
-        setAlert("title-loc-key", titleLocKey.map { .string($0) }); return self
+        setAlert("title-loc-key", titleLocKey.map { .string($0) })
+        return self
     }
     /// `aps.alert.title-loc-key`; nil when absent.
     public var titleLocKey: String? { alertString("title-loc-key") }
@@ -148,9 +167,15 @@ public class MPNBuilder {
     }
 
     /// Sets `aps.badge` (an integer); nil removes it. Returns the builder.
-    @discardableResult public func badge(with badge: Int) -> MPNBuilder { aps["badge"] = JSONValue(badge); return self }
+    @discardableResult public func badge(with badge: Int) -> MPNBuilder {
+        aps["badge"] = JSONValue(badge)
+        return self
+    }
     /// Sets `aps.badge` (text, e.g. a `${field}` placeholder); nil removes it. Returns the builder.
-    @discardableResult public func badge(with badge: String?) -> MPNBuilder { aps["badge"] = badge.map { .string($0) }; return self }
+    @discardableResult public func badge(with badge: String?) -> MPNBuilder {
+        aps["badge"] = badge.map { .string($0) }
+        return self
+    }
     /// `aps.badge` as an integer; nil when absent or not a whole number.
     public var badgeAsInt: Int? { intValue("badge") }
     /// `aps.badge` as text; nil when absent.
@@ -158,11 +183,13 @@ public class MPNBuilder {
 
     /// Sets `aps.content-available` (an integer); nil removes it. Returns the builder.
     @discardableResult public func contentAvailable(with contentAvailable: Int) -> MPNBuilder {
-        aps["content-available"] = JSONValue(contentAvailable); return self
+        aps["content-available"] = JSONValue(contentAvailable)
+        return self
     }
     /// Sets `aps.content-available` (text, e.g. a `${field}` placeholder); nil removes it. Returns the builder.
     @discardableResult public func contentAvailable(with contentAvailable: String?) -> MPNBuilder {
-        aps["content-available"] = contentAvailable.map { .string($0) }; return self
+        aps["content-available"] = contentAvailable.map { .string($0) }
+        return self
     }
     /// `aps.content-available` as an integer; nil when absent or not a whole number.
     public var contentAvailableAsInt: Int? { intValue("content-available") }
@@ -171,11 +198,13 @@ public class MPNBuilder {
 
     /// Sets `aps.mutable-content` (an integer); nil removes it. Returns the builder.
     @discardableResult public func mutableContent(with mutableContent: Int) -> MPNBuilder {
-        aps["mutable-content"] = JSONValue(mutableContent); return self
+        aps["mutable-content"] = JSONValue(mutableContent)
+        return self
     }
     /// Sets `aps.mutable-content` (text, e.g. a `${field}` placeholder); nil removes it. Returns the builder.
     @discardableResult public func mutableContent(with mutableContent: String?) -> MPNBuilder {
-        aps["mutable-content"] = mutableContent.map { .string($0) }; return self
+        aps["mutable-content"] = mutableContent.map { .string($0) }
+        return self
     }
     /// `aps.mutable-content` as an integer; nil when absent or not a whole number.
     public var mutableContentAsInt: Int? { intValue("mutable-content") }
@@ -185,17 +214,26 @@ public class MPNBuilder {
     // MARK: plain strings
 
     /// Sets `aps.category`; nil removes it. Returns the builder.
-    @discardableResult public func category(_ category: String?) -> MPNBuilder { aps["category"] = category.map { .string($0) }; return self }
+    @discardableResult public func category(_ category: String?) -> MPNBuilder {
+        aps["category"] = category.map { .string($0) }
+        return self
+    }
     /// `aps.category`; nil when absent.
     public var category: String? { aps["category"]?.stringValue }
 
     /// Sets `aps.sound`; nil removes it. Returns the builder.
-    @discardableResult public func sound(_ sound: String?) -> MPNBuilder { aps["sound"] = sound.map { .string($0) }; return self }
+    @discardableResult public func sound(_ sound: String?) -> MPNBuilder {
+        aps["sound"] = sound.map { .string($0) }
+        return self
+    }
     /// `aps.sound`; nil when absent.
     public var sound: String? { aps["sound"]?.stringValue }
 
     /// Sets `aps.thread-id`; nil removes it. Returns the builder.
-    @discardableResult public func threadId(_ threadId: String?) -> MPNBuilder { aps["thread-id"] = threadId.map { .string($0) }; return self }
+    @discardableResult public func threadId(_ threadId: String?) -> MPNBuilder {
+        aps["thread-id"] = threadId.map { .string($0) }
+        return self
+    }
     /// `aps.thread-id`; nil when absent.
     public var threadId: String? { aps["thread-id"]?.stringValue }
 

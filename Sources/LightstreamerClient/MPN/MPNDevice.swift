@@ -49,8 +49,10 @@ public final class MPNDevice: CustomStringConvertible, Sendable {
     }
 
     /// `LS_appID` user default, main bundle identifier, else the process name (never empty).
-    static func defaultApplicationId(defaults: UserDefaults = .standard, bundle: Bundle = .main,
-                                     processName: String = ProcessInfo.processInfo.processName) -> String {
+    static func defaultApplicationId(
+        defaults: UserDefaults = .standard, bundle: Bundle = .main,
+        processName: String = ProcessInfo.processInfo.processName
+    ) -> String {
         if let id = defaults.string(forKey: "LS_appID"), !id.isEmpty { return id }
         if let id = bundle.bundleIdentifier, !id.isEmpty { return id }
         let fallback = processName.isEmpty ? "lightstreamer-swift-client" : processName
@@ -62,8 +64,10 @@ public final class MPNDevice: CustomStringConvertible, Sendable {
     /// and for FCM tokens. The previous token is read from `tokenStore` (nil: none is kept),
     /// then the new one is stored. Preconditions: token and application id not empty; platform
     /// `Apple` or `Google`.
-    public init(deviceToken: String, applicationId: String, platform: String = "Apple",
-                tokenStore: MPNTokenStore? = .default) {
+    public init(
+        deviceToken: String, applicationId: String, platform: String = "Apple",
+        tokenStore: MPNTokenStore? = .default
+    ) {
         precondition(!deviceToken.isEmpty, "The device token must not be empty")
         precondition(!applicationId.isEmpty, "The application ID must not be empty")
         precondition(platform == "Apple" || platform == "Google", "The platform must be Apple or Google")

@@ -4,8 +4,10 @@ import TLCP
 /// the device) with its second-level `SUB-<mpnId>` values, and `DEV-<deviceId>` (in
 /// `MPNEngine.deviceItemUpdated`).
 extension MPNEngine {
-    static let secondLevelFields = ["status", "status_timestamp", "notification_format", "trigger", "group", "schema", "adapter",
-                                    "mode", "requested_buffer_size", "requested_max_frequency"]
+    static let secondLevelFields = [
+        "status", "status_timestamp", "notification_format", "trigger", "group", "schema", "adapter",
+        "mode", "requested_buffer_size", "requested_max_frequency",
+    ]
 
     mutating func subscriptionsItemUpdated(key: String, command: String?, values: [String: String?]) {
         guard key.hasPrefix("SUB-") else { return }
@@ -60,9 +62,10 @@ extension MPNEngine {
     mutating func applyServerValues(key: Int, status: String, values: [String: String?]) {
         guard var s = subscriptions[key] else { return }
         func v(_ name: String) -> String? { values[name] ?? nil }
-        let new = MPNEngine.ServerValues(format: v("notification_format"), trigger: v("trigger"), group: v("group"), schema: v("schema"),
-                                  adapter: v("adapter"), mode: v("mode"), bufferSize: v("requested_buffer_size"),
-                                  maxFrequency: v("requested_max_frequency"))
+        let new = MPNEngine.ServerValues(
+            format: v("notification_format"), trigger: v("trigger"), group: v("group"), schema: v("schema"),
+            adapter: v("adapter"), mode: v("mode"), bufferSize: v("requested_buffer_size"),
+            maxFrequency: v("requested_max_frequency"))
         let old = s.server
         var events: [MPNEngine.SubscriptionEvent] = []
         let pairs: [(String, KeyPath<MPNEngine.ServerValues, String?>)] = [

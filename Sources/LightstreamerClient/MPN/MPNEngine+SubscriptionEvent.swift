@@ -21,7 +21,8 @@ extension MPNEngine {
             case .triggered: d.mpnSubscriptionDidTrigger(s)
             case .status(let st, let ts): d.mpnSubscription(s, didChangeStatus: st, timestamp: ts)
             case .property(let p): d.mpnSubscription(s, didChangeProperty: p)
-            case .modificationFailed(let c, let m, let p): d.mpnSubscription(s, didFailModificationWithErrorCode: c, message: m, property: p)
+            case .modificationFailed(let c, let m, let p):
+                d.mpnSubscription(s, didFailModificationWithErrorCode: c, message: m, property: p)
             }
         }
     }

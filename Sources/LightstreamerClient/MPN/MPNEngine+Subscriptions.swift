@@ -22,13 +22,15 @@ extension MPNEngine {
 
     mutating func sendActivation(key: Int, coalescing: Bool, deviceId: String) {
         guard var s = subscriptions[key], s.status == .ACTIVE, let r = s.request, let group = r.group, let schema = r.schema,
-              let format = r.format else { return }
+            let format = r.format
+        else { return }
         // LS_subId 0 is a placeholder: the session engine numbers the request with the
         // subscription counter when it builds it, and reports the id (subscriptionIdAssigned).
-        let params = MPNActivateParameters(subscriptionId: 0, mode: r.mode.wire, group: group, schema: schema,
-                                           dataAdapter: r.dataAdapter, bufferSize: r.bufferSize?.wire,
-                                           maxFrequency: r.maxFrequency?.wire, deviceId: deviceId, notificationFormat: format,
-                                           trigger: r.trigger, coalescing: coalescing ? true : nil)
+        let params = MPNActivateParameters(
+            subscriptionId: 0, mode: r.mode.wire, group: group, schema: schema,
+            dataAdapter: r.dataAdapter, bufferSize: r.bufferSize?.wire,
+            maxFrequency: r.maxFrequency?.wire, deviceId: deviceId, notificationFormat: format,
+            trigger: r.trigger, coalescing: coalescing ? true : nil)
         let token = send(.activate(key: key, coalescing: coalescing), .mpnActivate(params))
         s.activationToken = token
         s.activationSubId = nil
@@ -37,7 +39,8 @@ extension MPNEngine {
 
     mutating func activated(subId: Int, mpnId: String) {
         guard let key = subscriptions.keys.sorted().first(where: { subscriptions[$0]?.activationSubId == subId }),
-              var s = subscriptions[key] else { return }
+            var s = subscriptions[key]
+        else { return }
         s.activationSubId = nil
         s.activationToken = nil
         s.id = mpnId
@@ -54,7 +57,10 @@ extension MPNEngine {
             guard let o = subscriptions[other], o.id == mpnId, !o.userMade else { continue }
             s.server = o.server
             s.timestamp = o.timestamp
-            if o.status == .TRIGGERED { s.status = .TRIGGERED; extra = [.status(.TRIGGERED, timestamp: o.timestamp), .triggered] }
+            if o.status == .TRIGGERED {
+                s.status = .TRIGGERED
+                extra = [.status(.TRIGGERED, timestamp: o.timestamp), .triggered]
+            }
             subscriptions.removeValue(forKey: other)
             emit(.removeSubscription(key: other))
         }
@@ -118,13 +124,20 @@ extension MPNEngine {
         let group = s.server?.group ?? s.request?.group
         let schema = s.server?.schema ?? s.request?.schema
         let adapter = s.server?.adapter ?? s.request?.dataAdapter
-        var params = MPNReconfParameters(deviceId: deviceId, mpnSubscriptionId: id, mode: mode, group: group, schema: schema,
-                                         dataAdapter: adapter)
+        var params = MPNReconfParameters(
+            deviceId: deviceId, mpnSubscriptionId: id, mode: mode, group: group, schema: schema,
+            dataAdapter: adapter)
         switch m {
         case .format(let f):
             guard let f else {
-                emit(.subscriptionEvents(key: key, [.modificationFailed(code: 53, message: "The notification format is empty",
-                                                                        property: m.propertyName)]))
+                emit(
+                    .subscriptionEvents(
+                        key: key,
+                        [
+                            .modificationFailed(
+                                code: 53, message: "The notification format is empty",
+                                property: m.propertyName)
+                        ]))
                 return
             }
             params.notificationFormat = f

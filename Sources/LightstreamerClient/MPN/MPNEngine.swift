@@ -79,7 +79,10 @@ struct MPNEngine {
             deviceId = nil
             adapterName = nil
             registeredInSession = false
-            if internalSubscribed { emit(.unsubscribeInternal); internalSubscribed = false }
+            if internalSubscribed {
+                emit(.unsubscribeInternal)
+                internalSubscribed = false
+            }
         }
         // Without a session the request waits in the session engine's queue, where it goes
         // out first when the next session starts.
@@ -123,7 +126,7 @@ struct MPNEngine {
     /// The session engine handed back a request of an ended session.
     mutating func dropped(token: Int, sent: Bool) {
         guard let op = inFlight.removeValue(forKey: token) else { return }
-        if op == .register { return }  // the next session registers again
+        if op == .register { return } // the next session registers again
         if sent {
             abort(op, code: 54, message: "The request was aborted because the session was closed")
             return
@@ -148,11 +151,13 @@ struct MPNEngine {
         let params: MPNRegisterParameters
         if let known = registeredToken {
             // Refresh (new token) or restore (same token): old token first, then the current one.
-            params = MPNRegisterParameters(platform: d.platform, applicationId: d.applicationId, deviceToken: known,
-                                           newDeviceToken: d.token)
+            params = MPNRegisterParameters(
+                platform: d.platform, applicationId: d.applicationId, deviceToken: known,
+                newDeviceToken: d.token)
         } else if let previous = d.previousToken {
-            params = MPNRegisterParameters(platform: d.platform, applicationId: d.applicationId, deviceToken: previous,
-                                           newDeviceToken: d.token)
+            params = MPNRegisterParameters(
+                platform: d.platform, applicationId: d.applicationId, deviceToken: previous,
+                newDeviceToken: d.token)
         } else {
             params = MPNRegisterParameters(platform: d.platform, applicationId: d.applicationId, deviceToken: d.token)
         }
@@ -218,7 +223,8 @@ struct MPNEngine {
     }
 
     mutating func internalFailed(code: Int, message: String?) {
-        emit(.deviceEvent(.registrationFailed(code: 62, message: "MPN device activation can't be completed (62/\(code)): \(message ?? "")")))
+        emit(
+            .deviceEvent(.registrationFailed(code: 62, message: "MPN device activation can't be completed (62/\(code)): \(message ?? "")")))
     }
 
     // MARK: notifications and replies
@@ -229,7 +235,7 @@ struct MPNEngine {
         case .mpnok(let subId, let mpnId): activated(subId: subId, mpnId: mpnId)
         case .mpndel(let mpnId): deleted(mpnId: mpnId)
         case .mpnzero(let id): if id == deviceId { emit(.deviceEvent(.badgeReset)) }
-        case .mpnconf: break  // the new values come on the SUB- item
+        case .mpnconf: break // the new values come on the SUB- item
         default: break
         }
     }
@@ -246,7 +252,7 @@ struct MPNEngine {
         switch op {
         case .register:
             registrationsAwaited = max(0, registrationsAwaited - 1)
-            guard code != 54 else { return }  // lost with the session: the new session registers again
+            guard code != 54 else { return } // lost with the session: the new session registers again
             emit(.deviceEvent(.registrationFailed(code: code, message: message)))
             setDeviceStatus(.UNKNOWN, timestamp: 0)
         case .resetBadge:
@@ -259,7 +265,9 @@ struct MPNEngine {
             s.id = nil
             subscriptions[key] = s
             emit(.subscriptionState(key: key, s))
-            emit(.subscriptionEvents(key: key, [.status(.UNKNOWN, timestamp: s.timestamp), .subscriptionFailed(code: code, message: message)]))
+            emit(
+                .subscriptionEvents(
+                    key: key, [.status(.UNKNOWN, timestamp: s.timestamp), .subscriptionFailed(code: code, message: message)]))
         case .deactivate(let key):
             emit(.subscriptionEvents(key: key, [.unsubscriptionFailed(code: code, message: message)]))
         case .deactivateFilter(let filter):
@@ -284,7 +292,10 @@ struct MPNEngine {
     }
 
     mutating func execute(_ op: PendingMPNOperation) {
-        guard let deviceId else { waiting.append(op); return }
+        guard let deviceId else {
+            waiting.append(op)
+            return
+        }
         switch op {
         case .register:
             sendRegister(cause: nil)

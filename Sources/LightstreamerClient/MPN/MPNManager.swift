@@ -31,7 +31,8 @@ final class MPNManager: Sendable {
             guard let self, let core else { return }
             core.extensionHook = { [weak self] n in self?.extensionNotification(n) }
             if core.status != .disconnected && core.status != .willRetry && core.status != .tryingRecovery && core.status != .connecting,
-               let sid = core.details.sessionId {
+                let sid = core.details.sessionId
+            {
                 self.handle(.sessionStarted(id: sid))
             }
         }
@@ -55,8 +56,9 @@ final class MPNManager: Sendable {
     var registeredDevice: MPNDevice? { state.withLockedValue { $0.device } }
 
     func register(_ d: MPNDevice) {
-        let info = MPNEngine.DeviceInfo(platform: d.platform == "Google" ? .google : .apple, applicationId: d.applicationId,
-                                 token: d.deviceToken, previousToken: d.rotatedFrom)
+        let info = MPNEngine.DeviceInfo(
+            platform: d.platform == "Google" ? .google : .apple, applicationId: d.applicationId,
+            token: d.deviceToken, previousToken: d.rotatedFrom)
         state.withLockedValue { s in
             if let old = s.device, old !== d {
                 d.apply(status: old.status, timestamp: old.statusTimestamp, deviceId: old.deviceId)
@@ -211,7 +213,9 @@ final class MPNInternalDelegate: SubscriptionDelegate, Sendable {
 
     func subscription(_ subscription: Subscription, didClearSnapshotForItemName itemName: String?, itemPos: UInt) {}
     func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forCommandSecondLevelItemWithKey key: String) {}
-    func subscription(_ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String) {}
+    func subscription(
+        _ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String
+    ) {}
     func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forItemName itemName: String?, itemPos: UInt) {}
     func subscriptionDidRemoveDelegate(_ subscription: Subscription) {}
     func subscriptionDidAddDelegate(_ subscription: Subscription) {}

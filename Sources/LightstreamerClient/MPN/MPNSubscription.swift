@@ -67,7 +67,13 @@ public final class MPNSubscription: CustomStringConvertible, Sendable {
             }
         }
         init?(serverValue: String) {
-            if serverValue == "unlimited" { self = .unlimited } else if let f = Double(serverValue) { self = .limited(f) } else { return nil }
+            if serverValue == "unlimited" {
+                self = .unlimited
+            } else if let f = Double(serverValue) {
+                self = .limited(f)
+            } else {
+                return nil
+            }
         }
     }
 
@@ -363,14 +369,14 @@ public final class MPNSubscription: CustomStringConvertible, Sendable {
         }
     }
 
-
     // MARK: engine side
 
     /// What the engine needs to activate this subscription (requested values).
     var request: MPNRequest {
         state.withLockedValue { s in
-            MPNRequest(mode: s.mode, group: s.request.group, schema: s.request.schema, dataAdapter: s.request.dataAdapter,
-                       bufferSize: s.request.bufferSize, maxFrequency: s.request.maxFrequency, format: s.format, trigger: s.trigger)
+            MPNRequest(
+                mode: s.mode, group: s.request.group, schema: s.request.schema, dataAdapter: s.request.dataAdapter,
+                bufferSize: s.request.bufferSize, maxFrequency: s.request.maxFrequency, format: s.format, trigger: s.trigger)
         }
     }
 

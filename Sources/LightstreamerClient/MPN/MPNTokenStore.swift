@@ -23,7 +23,8 @@ public struct MPNTokenStore: Sendable {
         }
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config/lightstreamer/mpn", isDirectory: true)
         #else
-        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+        let base =
+            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? FileManager.default.homeDirectoryForCurrentUser
         return base.appendingPathComponent("lightstreamer/mpn", isDirectory: true)
         #endif
@@ -35,7 +36,8 @@ public struct MPNTokenStore: Sendable {
     private func file(platform: String, applicationId: String) -> URL {
         let safe = (platform + "_" + applicationId).unicodeScalars.map { u -> String in
             let c = Character(u)
-            return (c.isLetter || c.isNumber || c == "." || c == "-" || c == "_") && u.isASCII ? String(c) : "%" + String(u.value, radix: 16)
+            return (c.isLetter || c.isNumber || c == "." || c == "-" || c == "_") && u.isASCII
+                ? String(c) : "%" + String(u.value, radix: 16)
         }.joined()
         return directory.appendingPathComponent(safe + ".token")
     }
@@ -43,7 +45,8 @@ public struct MPNTokenStore: Sendable {
     /// The token stored for this application, if any.
     public func token(platform: String, applicationId: String) -> String? {
         guard let data = try? Data(contentsOf: file(platform: platform, applicationId: applicationId)),
-              let s = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !s.isEmpty else { return nil }
+            let s = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !s.isEmpty
+        else { return nil }
         return s
     }
 

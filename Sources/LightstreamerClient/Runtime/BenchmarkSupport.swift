@@ -79,12 +79,15 @@ final class BenchTransport: TransportFactory, Sendable {
 
     func deliver(_ e: TransportEvent) { handler.withLockedValue { $0 }?(e) }
 
-    func openWebSocket(url: String, headers: [String: String], events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+    func openWebSocket(url: String, headers: [String: String], events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
+    {
         handler.withLockedValue { $0 = events }
         return Connection()
     }
 
-    func post(url: String, body: String, headers: [String: String], events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+    func post(
+        url: String, body: String, headers: [String: String], events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection {
         Connection()
     }
 }

@@ -1,7 +1,7 @@
-import TLCP
 import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
+import TLCP
 
 /// Runs a client's `SessionEngine`: every event goes through one serial engine queue, actions
 /// are executed there (connections, timers) and application callbacks are dispatched, in
@@ -250,15 +250,17 @@ final class ClientCore: @unchecked Sendable {
     private func execute(_ action: SessionEngine.Action) {
         switch action {
         case .openWebSocket(let id, let url, let headers):
-            connections[id] = transport.openWebSocket(url: url, headers: withCookies(headers, url: url), tls: details.tlsPolicy,
-                                                      gate: readGate, events: handler(id))
+            connections[id] = transport.openWebSocket(
+                url: url, headers: withCookies(headers, url: url), tls: details.tlsPolicy,
+                gate: readGate, events: handler(id))
         case .sendWebSocket(let id, let text):
             LogManager.proto?.debug("WS send: \(text.prefix(500))")
             connections[id]?.send(text)
         case .httpPost(let id, let url, let body, let headers):
             LogManager.proto?.debug("HTTP POST \(url): \(body.prefix(500))")
-            connections[id] = transport.post(url: url, body: body, headers: withCookies(headers, url: url), tls: details.tlsPolicy,
-                                             gate: readGate, events: handler(id))
+            connections[id] = transport.post(
+                url: url, body: body, headers: withCookies(headers, url: url), tls: details.tlsPolicy,
+                gate: readGate, events: handler(id))
         case .close(let id):
             connections.removeValue(forKey: id)?.close()
         case .schedule(let timer, let ms):

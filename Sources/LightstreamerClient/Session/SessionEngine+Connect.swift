@@ -128,8 +128,10 @@ extension SessionEngine {
         nextCreateWithTTL = false
         if useHTTP {
             let id = newConnectionID(.httpStream)
-            emit(.httpPost(id, url: address.httpURL(.createSession), body: TLCPRequestEncoder.httpBody([.createSession(request)]),
-                           headers: extraHeaders(creating: true)))
+            emit(
+                .httpPost(
+                    id, url: address.httpURL(.createSession), body: TLCPRequestEncoder.httpBody([.createSession(request)]),
+                    headers: extraHeaders(creating: true)))
             stream = Stream(connection: id, transport: .httpPolling, kind: .create, sentAt: now)
         } else {
             let ws = openWebSocket(url: address.webSocketURL, creating: true)
@@ -199,26 +201,34 @@ extension SessionEngine {
         }
         // The next poll on the socket that carried the previous one names no session
         // (docs/protocol/TLCP.md §2.2).
-        let samePollingSocket = transport == .wsPolling && continuation != nil && webSocket?.open == true
+        let samePollingSocket =
+            transport == .wsPolling && continuation != nil && webSocket?.open == true
             && webSocket?.sessionBound == true && webSocket?.url == address.webSocketURL
-        let request = BindSessionRequest(session: samePollingSocket ? nil : session.id,
-                                         recoveryFrom: session.bindsAskRecovery ? lines.dataCount : nil, stream: params)
+        let request = BindSessionRequest(
+            session: samePollingSocket ? nil : session.id,
+            recoveryFrom: session.bindsAskRecovery ? lines.dataCount : nil, stream: params)
         let id: SessionEngine.ConnectionID
         if transport.isWebSocket {
             id = openWebSocket(url: address.webSocketURL, creating: false)
             sendOnWebSocket(TLCPRequestEncoder.webSocketMessage(.bindSession(request)))
         } else {
-            if let ws = webSocket { closeConnection(ws.connection); webSocket = nil }
+            if let ws = webSocket {
+                closeConnection(ws.connection)
+                webSocket = nil
+            }
             id = newConnectionID(.httpStream)
-            emit(.httpPost(id, url: address.httpURL(.bindSession), body: TLCPRequestEncoder.httpBody([.bindSession(request)]),
-                           headers: extraHeaders(creating: false)))
+            emit(
+                .httpPost(
+                    id, url: address.httpURL(.bindSession), body: TLCPRequestEncoder.httpBody([.bindSession(request)]),
+                    headers: extraHeaders(creating: false)))
         }
         var bound = Stream(connection: id, transport: transport, kind: .bind, sentAt: now)
         bound.asksRecovery = request.recoveryFrom != nil
         bound.slowing = !transport.isPolling && params.sendSync == nil
         stream = bound
         // A poll may be held by the server for the idle time it was asked for.
-        schedule(.transport, after: Saturating.add(settings.retryDelay, transport.isPolling ? (params.idleMillis ?? settings.idleTimeout) : 0))
+        schedule(
+            .transport, after: Saturating.add(settings.retryDelay, transport.isPolling ? (params.idleMillis ?? settings.idleTimeout) : 0))
     }
 
     /// Asks the server to unbind the stream (force_rebind); the bind on `target` follows LOOP.
@@ -410,8 +420,10 @@ extension SessionEngine {
         } else if let address = sessionAddress {
             let req = ControlRequest(requestId: newRequestID(.destroy), operation: op, cause: "api")
             let id = newConnectionID(.httpFireAndForget)
-            emit(.httpPost(id, url: address.httpURL(.control, session: sessionId),
-                           body: TLCPRequestEncoder.httpBody([.control(req)]), headers: extraHeaders(creating: false)))
+            emit(
+                .httpPost(
+                    id, url: address.httpURL(.control, session: sessionId),
+                    body: TLCPRequestEncoder.httpBody([.control(req)]), headers: extraHeaders(creating: false)))
         }
     }
 }

@@ -138,8 +138,9 @@ extension SessionEngine {
         switch s.kind {
         case .create:
             let control = settings.serverInstanceAddressIgnored ? nil : configuredAddress?.applyingControlLink(link)
-            var started = Session(id: sid, requestLimit: ServerNumbers.requestLimit(limit), keepaliveMillis: keepalive,
-                                  controlAddress: control, stream: s)
+            var started = Session(
+                id: sid, requestLimit: ServerNumbers.requestLimit(limit), keepaliveMillis: keepalive,
+                controlAddress: control, stream: s)
             state = .active(started)
             lines = LineCount(lastDataAt: now)
             retry = Retry()
@@ -164,7 +165,8 @@ extension SessionEngine {
         }
         // `forcedTransport` changed while this stream was being opened: switch now.
         if s.kind != .recovery, !(s.kind == .create && !s.transport.isWebSocket),
-           !Self.transport(s.transport, satisfies: settings.forcedTransport) {
+            !Self.transport(s.transport, satisfies: settings.forcedTransport)
+        {
             target = Self.initialTransport(for: settings.forcedTransport)
             requestRebind(cause: "api")
         }

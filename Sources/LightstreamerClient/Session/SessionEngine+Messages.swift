@@ -37,9 +37,10 @@ extension SessionEngine {
         let reqId = newRequestID(.message(key: key))
         let maxWait = spec.sequence != nil && spec.timeout >= 0 ? spec.timeout : nil
         let fireAndForget = !spec.wantsOutcome && spec.sequence == nil
-        return MessageRequest(requestId: reqId, message: spec.text, sequence: spec.sequence, progressive: prog,
-                              maxWait: maxWait, ack: fireAndForget && overWebSocket ? false : nil,
-                              outcome: spec.wantsOutcome ? nil : false)
+        return MessageRequest(
+            requestId: reqId, message: spec.text, sequence: spec.sequence, progressive: prog,
+            maxWait: maxWait, ack: fireAndForget && overWebSocket ? false : nil,
+            outcome: spec.wantsOutcome ? nil : false)
     }
 
     /// Undoes `buildMessage` for a message that did not fit in the batch.
@@ -53,11 +54,12 @@ extension SessionEngine {
         m.requestId = requestId
         if m.spec.wantsOutcome || m.spec.sequence != nil {
             let sequence = m.sequenceKey
-            let next = withSession { s in
-                let next = s.messageProgressives[sequence, default: 1]
-                s.messageProgressives[sequence] = next + 1
-                return next
-            } ?? 1
+            let next =
+                withSession { s in
+                    let next = s.messageProgressives[sequence, default: 1]
+                    s.messageProgressives[sequence] = next + 1
+                    return next
+                } ?? 1
             m.progressive = next
         }
         m.sent = true

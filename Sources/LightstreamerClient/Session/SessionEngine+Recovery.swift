@@ -29,8 +29,10 @@ extension SessionEngine {
             session: session.id, recoveryFrom: lines.dataCount,
             stream: StreamParameters(polling: true, pollingMillis: 0, idleMillis: 0, cause: rec.cause))
         let id = newConnectionID(.httpStream)
-        emit(.httpPost(id, url: address.httpURL(.bindSession), body: TLCPRequestEncoder.httpBody([.bindSession(request)]),
-                       headers: extraHeaders(creating: false)))
+        emit(
+            .httpPost(
+                id, url: address.httpURL(.bindSession), body: TLCPRequestEncoder.httpBody([.bindSession(request)]),
+                headers: extraHeaders(creating: false)))
         stream = Stream(connection: id, transport: .httpPolling, kind: .recovery, sentAt: now)
         schedule(.transport, after: settings.retryDelay)
     }

@@ -65,8 +65,10 @@ extension SessionEngine {
             } else if let address = sessionAddress {
                 let id = newConnectionID(.httpControl(ids))
                 withSession { $0.httpControlInFlight = id }
-                emit(.httpPost(id, url: address.httpURL(.control, session: session.id), body: lines.joined(separator: "\r\n"),
-                               headers: extraHeaders(creating: false)))
+                emit(
+                    .httpPost(
+                        id, url: address.httpURL(.control, session: session.id), body: lines.joined(separator: "\r\n"),
+                        headers: extraHeaders(creating: false)))
                 return
             }
         } while overWS && !controlQueue.isEmpty
@@ -87,11 +89,16 @@ extension SessionEngine {
             guard let sub = subscriptions[key], let subId = sub.subscriptionId, sub.phase == .subscribed else { return nil }
             let purpose = RequestPurpose.reconf(key: key)
             let freq = sub.spec.maxFrequency ?? .unlimited
-            return (ControlRequest(requestId: newRequestID(purpose), operation: .reconf(subscriptionId: subId, maxFrequency: freq)), purpose)
+            return (
+                ControlRequest(requestId: newRequestID(purpose), operation: .reconf(subscriptionId: subId, maxFrequency: freq)), purpose
+            )
         case .constrain:
             let purpose = RequestPurpose.constrain
-            return (ControlRequest(requestId: newRequestID(purpose),
-                                   operation: .constrain(maxBandwidth: wireBandwidth(settings.requestedMaxBandwidth) ?? .unlimited)), purpose)
+            return (
+                ControlRequest(
+                    requestId: newRequestID(purpose),
+                    operation: .constrain(maxBandwidth: wireBandwidth(settings.requestedMaxBandwidth) ?? .unlimited)), purpose
+            )
         case .forceRebind(let cause):
             guard let s = stream, !s.ended else {
                 withSession { $0.switchPending = false }
@@ -99,8 +106,11 @@ extension SessionEngine {
             }
             let purpose = RequestPurpose.forceRebind
             let close: Bool? = s.transport.isWebSocket && !target.isWebSocket ? true : nil
-            return (ControlRequest(requestId: newRequestID(purpose), operation: .forceRebind(pollingMillis: nil, closeSocket: close),
-                                   cause: cause), purpose)
+            return (
+                ControlRequest(
+                    requestId: newRequestID(purpose), operation: .forceRebind(pollingMillis: nil, closeSocket: close),
+                    cause: cause), purpose
+            )
         case .external(let token, var op, let cause):
             let purpose = RequestPurpose.external(token: token)
             if case .mpnActivate(var p) = op {
@@ -144,8 +154,10 @@ extension SessionEngine {
             } else if let address = sessionAddress {
                 let id = newConnectionID(.httpMessage(ids))
                 withSession { $0.httpMessageInFlight = id }
-                emit(.httpPost(id, url: address.httpURL(.msg, session: session.id), body: lines.joined(separator: "\r\n"),
-                               headers: extraHeaders(creating: false)))
+                emit(
+                    .httpPost(
+                        id, url: address.httpURL(.msg, session: session.id), body: lines.joined(separator: "\r\n"),
+                        headers: extraHeaders(creating: false)))
                 return
             }
         } while overWS && !messageQueue.isEmpty
@@ -178,8 +190,10 @@ extension SessionEngine {
             emit(.sendWebSocket(ws.connection, "heartbeat\r\n\r\n"))
         } else if let address = sessionAddress {
             let id = newConnectionID(.httpHeartbeat)
-            emit(.httpPost(id, url: address.httpURL(.heartbeat, session: session.id), body: "\r\n",
-                           headers: extraHeaders(creating: false)))
+            emit(
+                .httpPost(
+                    id, url: address.httpURL(.heartbeat, session: session.id), body: "\r\n",
+                    headers: extraHeaders(creating: false)))
         }
     }
 }

@@ -31,7 +31,10 @@ extension SessionEngine {
         case .waiting:
             subscriptions.removeValue(forKey: key)
         case .subscribing, .subscribed:
-            guard let subId = sub.subscriptionId else { subscriptions.removeValue(forKey: key); return }
+            guard let subId = sub.subscriptionId else {
+                subscriptions.removeValue(forKey: key)
+                return
+            }
             if let i = controlQueue.firstIndex(of: .add(key: key)) {
                 // Never sent: forget it.
                 controlQueue.remove(at: i)
@@ -92,8 +95,12 @@ extension SessionEngine {
                 subscriptions[link.key] = parent
             }
         } else {
-            notify(.subscription(key: key, .subscribed(itemCount: items, fieldCount: fields, keyPosition: keyPos,
-                                                       commandPosition: commandPos)))
+            notify(
+                .subscription(
+                    key: key,
+                    .subscribed(
+                        itemCount: items, fieldCount: fields, keyPosition: keyPos,
+                        commandPosition: commandPos)))
         }
     }
 
@@ -173,15 +180,17 @@ extension SessionEngine {
     mutating func secondLevelUpdate(_ link: EngineSubscription.ParentLink, _ update: ItemUpdateValue) {
         // In place through `values[index]`, as in `updateReceived`.
         guard let index = subscriptions.index(forKey: link.key),
-              let merged = subscriptions.values[index].applySecondLevel(item: link.item, commandKey: link.commandKey,
-                                                                        values: update.values, changed: update.changed)
+            let merged = subscriptions.values[index].applySecondLevel(
+                item: link.item, commandKey: link.commandKey,
+                values: update.values, changed: update.changed)
         else { return }
         notify(.subscription(key: link.key, .update(merged)))
     }
 
     mutating func endOfSnapshotReceived(_ subId: Int, item: Int) {
         guard let key = subscriptionKeyByID[subId], var sub = subscriptions[key], sub.phase == .subscribed,
-              item >= 1, item <= sub.items.count else { return }
+            item >= 1, item <= sub.items.count
+        else { return }
         sub.items[item - 1].inSnapshot = false
         subscriptions[key] = sub
         if !sub.isInternal { notify(.subscription(key: key, .endOfSnapshot(itemName: sub.itemName(item), itemPos: item))) }
@@ -189,7 +198,8 @@ extension SessionEngine {
 
     mutating func clearSnapshotReceived(_ subId: Int, item: Int) {
         guard let key = subscriptionKeyByID[subId], var sub = subscriptions[key], sub.phase == .subscribed,
-              item >= 1, item <= sub.items.count else { return }
+            item >= 1, item <= sub.items.count
+        else { return }
         let children = sub.items[item - 1].children
         sub.items[item - 1].rows = [:]
         sub.items[item - 1].children = [:]
@@ -221,7 +231,8 @@ extension SessionEngine {
 
     mutating func addChild(parentKey: Int, item: Int, commandKey: String) {
         guard let parent = subscriptions[parentKey], item >= 1, item <= parent.items.count,
-              parent.items[item - 1].children[commandKey] == nil else { return }
+            parent.items[item - 1].children[commandKey] == nil
+        else { return }
         guard Subscription.isValidItemName(commandKey) else {
             notify(.subscription(key: parentKey, .secondLevelFailed(key: commandKey, code: 14, message: "Invalid second-level item name")))
             return
@@ -259,8 +270,9 @@ extension SessionEngine {
 
 extension SessionEngine.SubscriptionSpec {
     init(mode: SubscriptionMode) {
-        self.init(mode: mode, items: nil, itemGroup: nil, fields: nil, fieldSchema: nil, dataAdapter: nil, selector: nil,
-                  bufferSize: nil, maxFrequency: nil, snapshot: nil, secondLevelFields: nil, secondLevelFieldSchema: nil,
-                  secondLevelDataAdapter: nil)
+        self.init(
+            mode: mode, items: nil, itemGroup: nil, fields: nil, fieldSchema: nil, dataAdapter: nil, selector: nil,
+            bufferSize: nil, maxFrequency: nil, snapshot: nil, secondLevelFields: nil, secondLevelFieldSchema: nil,
+            secondLevelDataAdapter: nil)
     }
 }

@@ -7,7 +7,8 @@ extension SessionEngine {
         case .transport:
             guard var s = stream, !s.gotConok || s.transport.isPolling else { return }
             if s.kind == .bind, s.transport == .httpStreaming, !s.gotConok, !s.fallbackRebindRequested, session != nil,
-               recovery == nil, let next = Self.fallback(after: s.transport, selection: settings.forcedTransport) {
+                recovery == nil, let next = Self.fallback(after: s.transport, selection: settings.forcedTransport)
+            {
                 // docs/protocol/TLCP.md §5.3 and §6 E9: a mute HTTP stream may be held by a
                 // buffering proxy while the server has bound the session to it. Ask the server to
                 // unbind it (force_rebind on a control connection); the polling bind follows its
@@ -50,13 +51,15 @@ extension SessionEngine {
     /// means STALLED; `reconnect` then gives up after reconnectTimeout.
     mutating func armKeepalive() {
         guard let session, let s = stream, !s.transport.isPolling else { return }
-        let keepalive = session.keepaliveMillis > 0 ? session.keepaliveMillis : (settings.keepaliveInterval > 0 ? settings.keepaliveInterval : 5_000)
+        let keepalive =
+            session.keepaliveMillis > 0 ? session.keepaliveMillis : (settings.keepaliveInterval > 0 ? settings.keepaliveInterval : 5_000)
         schedule(.keepalive, after: Saturating.add(keepalive, settings.stalledTimeout))
     }
 
     mutating func keepaliveCheck() {
         guard let session, let s = stream, s.gotConok, !s.ended, !s.transport.isPolling else { return }
-        let keepalive = session.keepaliveMillis > 0 ? session.keepaliveMillis : (settings.keepaliveInterval > 0 ? settings.keepaliveInterval : 5_000)
+        let keepalive =
+            session.keepaliveMillis > 0 ? session.keepaliveMillis : (settings.keepaliveInterval > 0 ? settings.keepaliveInterval : 5_000)
         let limit = Int64(Saturating.add(keepalive, settings.stalledTimeout))
         let silent = now - lines.lastDataAt
         if silent < limit {

@@ -47,9 +47,10 @@ struct EngineSubscription {
     var isInternal: Bool { parent != nil }
 
     func addParameters(_ subId: Int) -> SubscribeParameters {
-        SubscribeParameters(subscriptionId: subId, mode: spec.mode, group: spec.group, schema: spec.schema,
-                            dataAdapter: spec.dataAdapter, selector: spec.selector, bufferSize: spec.bufferSize,
-                            maxFrequency: spec.maxFrequency, snapshot: spec.snapshot)
+        SubscribeParameters(
+            subscriptionId: subId, mode: spec.mode, group: spec.group, schema: spec.schema,
+            dataAdapter: spec.dataAdapter, selector: spec.selector, bufferSize: spec.bufferSize,
+            maxFrequency: spec.maxFrequency, snapshot: spec.snapshot)
     }
 
     func itemName(_ pos: Int) -> String? {
@@ -139,9 +140,11 @@ struct EngineSubscription {
         if spec.mode == .command {
             return applyCommand(pos: pos, snapshot: snapshot, changedFirstLevel: changed)
         }
-        return .deliver(ItemUpdateValue(itemName: itemName(pos), itemPos: pos, isSnapshot: snapshot,
-                                        values: items[pos - 1].values, changed: changed,
-                                        fieldNames: updateFieldNames, patches: patches))
+        return .deliver(
+            ItemUpdateValue(
+                itemName: itemName(pos), itemPos: pos, isSnapshot: snapshot,
+                values: items[pos - 1].values, changed: changed,
+                fieldNames: updateFieldNames, patches: patches))
     }
 
     /// (`reserveCapacity` + `append` allocate through specialized code; `Array(repeating:)` and
@@ -193,15 +196,17 @@ struct EngineSubscription {
             }
         }
         _ = changedFirstLevel
-        let update = ItemUpdateValue(itemName: itemName(pos), itemPos: pos, isSnapshot: snapshot, values: row,
-                                     changed: changed, fieldNames: updateFieldNames)
+        let update = ItemUpdateValue(
+            itemName: itemName(pos), itemPos: pos, isSnapshot: snapshot, values: row,
+            changed: changed, fieldNames: updateFieldNames)
         return .command(update, key: rowKey, added: old == nil && !deleted, deleted: deleted)
     }
 
     /// Two-level COMMAND: second-level values for a row arrived. Returns the update to deliver.
     mutating func applySecondLevel(item pos: Int, commandKey: String, values: [String?], changed: [Bool]) -> ItemUpdateValue? {
         guard pos >= 1, pos <= items.count, var row = items[pos - 1].rows[commandKey],
-              let cp = commandPosition else { return nil }
+            let cp = commandPosition
+        else { return nil }
         if secondLevelWidth < values.count {
             secondLevelWidth = values.count
         }
@@ -217,7 +222,8 @@ struct EngineSubscription {
             flags[cp - 1] = true
         }
         items[pos - 1].rows[commandKey] = row
-        return ItemUpdateValue(itemName: itemName(pos), itemPos: pos, isSnapshot: false, values: row, changed: flags,
-                               fieldNames: updateFieldNames)
+        return ItemUpdateValue(
+            itemName: itemName(pos), itemPos: pos, isSnapshot: false, values: row, changed: flags,
+            fieldNames: updateFieldNames)
     }
 }

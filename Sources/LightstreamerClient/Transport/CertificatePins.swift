@@ -85,9 +85,10 @@ enum SubjectPublicKeyInfo {
     /// The subjectPublicKey bits (without the unused-bits byte), or nil when `der` is not an SPKI.
     static func publicKeyBits(_ der: [UInt8]) -> [UInt8]? {
         guard let (tag, outer, rest) = element(der[...]), tag == 0x30, rest.isEmpty,
-              let (algTag, _, afterAlg) = element(outer), algTag == 0x30,
-              let (bitsTag, bits, end) = element(afterAlg), bitsTag == 0x03, end.isEmpty,
-              let unused = bits.first, unused == 0 else { return nil }
+            let (algTag, _, afterAlg) = element(outer), algTag == 0x30,
+            let (bitsTag, bits, end) = element(afterAlg), bitsTag == 0x03, end.isEmpty,
+            let unused = bits.first, unused == 0
+        else { return nil }
         return Array(bits.dropFirst())
     }
 

@@ -1,10 +1,10 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
 import NIOHTTP1
-import NIOWebSocket
+import NIOPosix
 import NIOSSL
+import NIOWebSocket
 import TLCP
 
 /// Connections on SwiftNIO: WebSocket (subprotocol `TLCP-2.5.0.lightstreamer.com`) and HTTP/1.1
@@ -67,28 +67,38 @@ final class NIOTransportFactory: TransportFactory, Sendable {
         try channel.pipeline.syncOperations.addHandler(handler)
     }
 
-    func openWebSocket(url text: String, headers: [String: String],
-                       events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+    func openWebSocket(
+        url text: String, headers: [String: String],
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection {
         openWebSocket(url: text, headers: headers, tls: .standard, events: events)
     }
 
-    func post(url text: String, body: String, headers: [String: String],
-              events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+    func post(
+        url text: String, body: String, headers: [String: String],
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection {
         post(url: text, body: body, headers: headers, tls: .standard, events: events)
     }
 
-    func openWebSocket(url text: String, headers: [String: String], tls: TLSPolicy,
-                       events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+    func openWebSocket(
+        url text: String, headers: [String: String], tls: TLSPolicy,
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection {
         connectWebSocket(url: text, headers: headers, tls: tls, gate: nil, events: events)
     }
 
-    func openWebSocket(url text: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
-                       events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+    func openWebSocket(
+        url text: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection {
         connectWebSocket(url: text, headers: headers, tls: tls, gate: gate, events: events)
     }
 
-    private func connectWebSocket(url text: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate?,
-                                  events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+    private func connectWebSocket(
+        url text: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate?,
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection {
         let connection = NIOConnection(events: events)
         guard let url = TransportURL(text) else {
             connection.fail("Bad URL \(text)")
@@ -113,9 +123,12 @@ final class NIOTransportFactory: TransportFactory, Sendable {
                         try channel.pipeline.syncOperations.addHandler(WebSocketLineHandler(connection: connection))
                     }
                 }
-                let config: NIOHTTPClientUpgradeConfiguration = (upgraders: [upgrader], completionHandler: { _ in
-                    connection.upgraded()
-                })
+                let config: NIOHTTPClientUpgradeConfiguration = (
+                    upgraders: [upgrader],
+                    completionHandler: { _ in
+                        connection.upgraded()
+                    }
+                )
                 try channel.pipeline.syncOperations.addHTTPClientHandlers(leftOverBytesStrategy: .forwardBytes, withClientUpgrade: config)
                 try channel.pipeline.syncOperations.addHandler(requestHandler)
                 return channel.eventLoop.makeSucceededVoidFuture()
@@ -127,18 +140,24 @@ final class NIOTransportFactory: TransportFactory, Sendable {
         return connection
     }
 
-    func post(url text: String, body: String, headers: [String: String], tls: TLSPolicy,
-              events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+    func post(
+        url text: String, body: String, headers: [String: String], tls: TLSPolicy,
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection {
         connectPost(url: text, body: body, headers: headers, tls: tls, gate: nil, events: events)
     }
 
-    func post(url text: String, body: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
-              events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+    func post(
+        url text: String, body: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection {
         connectPost(url: text, body: body, headers: headers, tls: tls, gate: gate, events: events)
     }
 
-    private func connectPost(url text: String, body: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate?,
-                             events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+    private func connectPost(
+        url text: String, body: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate?,
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection {
         let connection = NIOConnection(events: events)
         guard let url = TransportURL(text) else {
             connection.fail("Bad URL \(text)")

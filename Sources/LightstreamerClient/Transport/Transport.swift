@@ -40,41 +40,61 @@ extension TransportConnection {
 }
 
 protocol TransportFactory: Sendable {
-    func openWebSocket(url: String, headers: [String: String],
-                       events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
-    func post(url: String, body: String, headers: [String: String],
-              events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
+    func openWebSocket(
+        url: String, headers: [String: String],
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection
+    func post(
+        url: String, body: String, headers: [String: String],
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection
     /// The same with a TLS policy (certificate pins); factories without TLS ignore it.
-    func openWebSocket(url: String, headers: [String: String], tls: TLSPolicy,
-                       events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
-    func post(url: String, body: String, headers: [String: String], tls: TLSPolicy,
-              events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
+    func openWebSocket(
+        url: String, headers: [String: String], tls: TLSPolicy,
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection
+    func post(
+        url: String, body: String, headers: [String: String], tls: TLSPolicy,
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection
     /// The same with a read gate: the connection stops reading from the network while the gate
     /// is closed (factories without flow control ignore it).
-    func openWebSocket(url: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
-                       events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
-    func post(url: String, body: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
-              events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
+    func openWebSocket(
+        url: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection
+    func post(
+        url: String, body: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection
 }
 
 extension TransportFactory {
-    func openWebSocket(url: String, headers: [String: String], tls: TLSPolicy,
-                       events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+    func openWebSocket(
+        url: String, headers: [String: String], tls: TLSPolicy,
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection {
         openWebSocket(url: url, headers: headers, events: events)
     }
 
-    func post(url: String, body: String, headers: [String: String], tls: TLSPolicy,
-              events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+    func post(
+        url: String, body: String, headers: [String: String], tls: TLSPolicy,
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection {
         post(url: url, body: body, headers: headers, events: events)
     }
 
-    func openWebSocket(url: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
-                       events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+    func openWebSocket(
+        url: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection {
         openWebSocket(url: url, headers: headers, tls: tls, events: events)
     }
 
-    func post(url: String, body: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
-              events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection {
+    func post(
+        url: String, body: String, headers: [String: String], tls: TLSPolicy, gate: ReadGate,
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> TransportConnection {
         post(url: url, body: body, headers: headers, tls: tls, events: events)
     }
 }

@@ -20,8 +20,10 @@ public struct AdapterSet: Sendable {
     public var remoteWaitMillis: Int64 = 10_000
 
     /// A set with its Metadata Adapter (the literal one by default) and its Data Adapters by name.
-    public init(name: String, metadata: any MetadataAdapter = LiteralBasedMetadataAdapter(),
-                dataAdapters: [String: any DataAdapter]) {
+    public init(
+        name: String, metadata: any MetadataAdapter = LiteralBasedMetadataAdapter(),
+        dataAdapters: [String: any DataAdapter]
+    ) {
         self.name = name
         self.metadata = metadata
         self.dataAdapters = dataAdapters

@@ -18,8 +18,10 @@ public final class ConfiguredMetadataAdapter: MetadataAdapter {
         public var distinctSnapshotLength: Int?
 
         /// A rule for the items matching `pattern`.
-        public init(pattern: ItemPattern, allowedModes: Set<SubscriptionMode>? = nil, maxFrequency: Double? = nil,
-                    bufferSize: Int? = nil, distinctSnapshotLength: Int? = nil) {
+        public init(
+            pattern: ItemPattern, allowedModes: Set<SubscriptionMode>? = nil, maxFrequency: Double? = nil,
+            bufferSize: Int? = nil, distinctSnapshotLength: Int? = nil
+        ) {
             self.pattern = pattern
             self.allowedModes = allowedModes
             self.maxFrequency = maxFrequency
@@ -60,10 +62,12 @@ public final class ConfiguredMetadataAdapter: MetadataAdapter {
         public var messages: MessagePolicy
 
         /// Rules given in code; the defaults let anyone in and limit nothing.
-        public init(users: [String: String]? = nil, refusalCode: Int = 1,
-                    allowedModes: Set<SubscriptionMode> = Set(SubscriptionMode.allCases), maxFrequency: Double? = nil,
-                    bufferSize: Int? = nil, maxBandwidth: Double? = nil, distinctSnapshotLength: Int = 100,
-                    items: [ItemRule] = [], messages: MessagePolicy = .accept) {
+        public init(
+            users: [String: String]? = nil, refusalCode: Int = 1,
+            allowedModes: Set<SubscriptionMode> = Set(SubscriptionMode.allCases), maxFrequency: Double? = nil,
+            bufferSize: Int? = nil, maxBandwidth: Double? = nil, distinctSnapshotLength: Int = 100,
+            items: [ItemRule] = [], messages: MessagePolicy = .accept
+        ) {
             self.users = users
             self.refusalCode = refusalCode
             self.allowedModes = allowedModes

@@ -67,8 +67,10 @@ public struct TableInfo: Sendable, Hashable {
     public var subscriptionId: Int?
 
     /// A table with all its properties.
-    public init(mode: SubscriptionMode, group: String, schema: String, dataAdapter: String, items: [String],
-                fields: [String], selector: String?, subscriptionId: Int? = nil) {
+    public init(
+        mode: SubscriptionMode, group: String, schema: String, dataAdapter: String, items: [String],
+        fields: [String], selector: String?, subscriptionId: Int? = nil
+    ) {
         self.subscriptionId = subscriptionId
         self.mode = mode
         self.group = group

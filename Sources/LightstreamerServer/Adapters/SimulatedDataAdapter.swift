@@ -39,8 +39,10 @@ public final class SimulatedDataAdapter: DataAdapter {
         public var step: Int
 
         /// A counter with its settings.
-        public init(updatesPerSecond: Double, counterFields: [String], constantFields: [String: String?] = [:],
-                    start: Int = 0, step: Int = 1) {
+        public init(
+            updatesPerSecond: Double, counterFields: [String], constantFields: [String: String?] = [:],
+            start: Int = 0, step: Int = 1
+        ) {
             self.updatesPerSecond = updatesPerSecond
             self.counterFields = counterFields
             self.constantFields = constantFields

@@ -100,7 +100,8 @@ struct SimulatedItemState: Sendable {
         var event: Fields = [ItemState.keyField: .some(rows[index].key), ItemState.commandField: .some("UPDATE")]
         for name in t.updateFields {
             guard case .some(.some(let text)) = rows[index].values[name], let value = Double(text),
-                  value.isFinite, abs(value) < 1e12 else { continue }
+                value.isFinite, abs(value) < 1e12
+            else { continue }
             let isInteger = !text.contains(".")
             let spread = max(1, abs(value) * 0.05)
             var next = value + Double.random(in: -spread...spread, using: &rng)

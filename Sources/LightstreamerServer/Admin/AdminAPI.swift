@@ -25,17 +25,22 @@ final class AdminAPI: Sendable {
 
     /// nil when the dashboard may be shown to this request; otherwise the refusal.
     func viewRefusal(_ request: WebRequest) -> WebResponse? {
-        refusal(AdminAccess.decide(.view, configured: credentials, authorization: request.headers.first(name: "Authorization"),
-                                   clientIP: request.clientIP))
+        refusal(
+            AdminAccess.decide(
+                .view, configured: credentials, authorization: request.headers.first(name: "Authorization"),
+                clientIP: request.clientIP))
     }
 
     private func refusal(_ decision: AdminAccess.Decision) -> WebResponse? {
         switch decision {
         case .allowed: nil
         case .unauthorized: .text(.unauthorized, "Admin credentials needed\r\n", headers: [AdminAccess.challenge])
-        case .forbidden: .text(.forbidden, credentials == nil
-            ? "No admin credentials are configured: the dashboard is read-only, for loopback clients only\r\n"
-            : "Forbidden\r\n")
+        case .forbidden:
+            .text(
+                .forbidden,
+                credentials == nil
+                    ? "No admin credentials are configured: the dashboard is read-only, for loopback clients only\r\n"
+                    : "Forbidden\r\n")
         }
     }
 
@@ -73,12 +78,15 @@ final class AdminAPI: Sendable {
 
     func respond(_ request: WebRequest) -> WebReply {
         let action = String(request.path.dropFirst(Self.prefix.count))
-        let routes: Set<String> = ["status", "dashboard-token", "sessions/block", "sessions/allow", "sessions/destroy",
-                                   "items/clear-snapshot", "mpn/devices/delete", "mpn/apps/suspend", "mpn/apps/resume"]
+        let routes: Set<String> = [
+            "status", "dashboard-token", "sessions/block", "sessions/allow", "sessions/destroy",
+            "items/clear-snapshot", "mpn/devices/delete", "mpn/apps/suspend", "mpn/apps/resume",
+        ]
         guard routes.contains(action) else { return .now(Self.json(.notFound, ["error": "no such action"])) }
         let isView = action == "status" || action == "dashboard-token"
-        let decision = AdminAccess.decide(isView ? .view : .act, configured: credentials,
-                                          authorization: request.headers.first(name: "Authorization"), clientIP: request.clientIP)
+        let decision = AdminAccess.decide(
+            isView ? .view : .act, configured: credentials,
+            authorization: request.headers.first(name: "Authorization"), clientIP: request.clientIP)
         if let refused = refusal(decision) { return .now(refused) }
         if action == "status", request.method == .GET || request.method == .HEAD {
             return .now(Self.json(.ok, status()))
@@ -99,14 +107,17 @@ final class AdminAPI: Sendable {
     }
 
     private func status() -> [String: Any] {
-        ["sessionsBlocked": actions.newSessionsBlocked, "sessions": actions.manager.sessionCount,
-         "credentialsConfigured": credentials != nil, "mpn": actions.mpn != nil]
+        [
+            "sessionsBlocked": actions.newSessionsBlocked, "sessions": actions.manager.sessionCount,
+            "credentialsConfigured": credentials != nil, "mpn": actions.mpn != nil,
+        ]
     }
 
     private func perform(_ action: String, _ body: [String: Any]) -> WebReply {
         func string(_ key: String, max: Int = 256) -> String? {
             guard let s = body[key] as? String, !s.isEmpty, s.utf8.count <= max,
-                  !s.contains(where: { $0 == "\r" || $0 == "\n" }) else { return nil }
+                !s.contains(where: { $0 == "\r" || $0 == "\n" })
+            else { return nil }
             return s
         }
         func missing(_ what: String) -> WebReply { .now(Self.json(.badRequest, ["error": "\(what) missing or invalid"])) }
@@ -133,19 +144,22 @@ final class AdminAPI: Sendable {
                 }
                 message = m
             }
-            return .now(actions.destroySession(id: id, code: code, message: message)
-                ? Self.json(.ok, ["destroyed": id, "code": code]) : Self.json(.notFound, ["error": "no such session"]))
+            return .now(
+                actions.destroySession(id: id, code: code, message: message)
+                    ? Self.json(.ok, ["destroyed": id, "code": code]) : Self.json(.notFound, ["error": "no such session"]))
         case "items/clear-snapshot":
             guard let set = string("adapterSet"), let item = string("item") else { return missing("adapterSet or item") }
             let adapter = string("dataAdapter") ?? AdapterSet.defaultDataAdapterName
-            return .now(actions.clearSnapshot(adapterSet: set, dataAdapter: adapter, item: item)
-                ? Self.json(.ok, ["cleared": item]) : Self.json(.notFound, ["error": "the item is not subscribed"]))
+            return .now(
+                actions.clearSnapshot(adapterSet: set, dataAdapter: adapter, item: item)
+                    ? Self.json(.ok, ["cleared": item]) : Self.json(.notFound, ["error": "the item is not subscribed"]))
         case "mpn/devices/delete":
             guard let hook = actions.mpn else { return .now(Self.json(.notFound, ["error": "MPN is not enabled"])) }
             guard let device = string("device", max: 128) else { return missing("device") }
             return .later {
                 do {
-                    return try await hook.deleteDevice(id: device) ? Self.json(.ok, ["deleted": device])
+                    return try await hook.deleteDevice(id: device)
+                        ? Self.json(.ok, ["deleted": device])
                         : Self.json(.notFound, ["error": "no such device"])
                 } catch {
                     return Self.json(.serviceUnavailable, ["error": "the MPN store failed"])
@@ -174,7 +188,7 @@ final class AdminAPI: Sendable {
         guard type.hasPrefix("application/json") else { return "Content-Type must be application/json" }
         if let origin = headers.first(name: "Origin") {
             guard let host = headers.first(name: "Host"),
-                  origin.lowercased() == "http://" + host.lowercased() || origin.lowercased() == "https://" + host.lowercased()
+                origin.lowercased() == "http://" + host.lowercased() || origin.lowercased() == "https://" + host.lowercased()
             else { return "cross-origin request refused" }
         }
         return nil
@@ -182,7 +196,8 @@ final class AdminAPI: Sendable {
 
     static func json(_ status: HTTPResponseStatus, _ object: [String: Any], headers: [(String, String)] = []) -> WebResponse {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return WebResponse(status: status, contentType: "application/json", body: [UInt8](data) + [0x0A],
-                           headers: headers + [("Cache-Control", "no-store")])
+        return WebResponse(
+            status: status, contentType: "application/json", body: [UInt8](data) + [0x0A],
+            headers: headers + [("Cache-Control", "no-store")])
     }
 }

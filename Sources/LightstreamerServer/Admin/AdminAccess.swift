@@ -64,9 +64,10 @@ enum AdminAccess {
         guard header.utf8.count <= 1024 else { return nil }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "basic",
-              let data = Data(base64Encoded: String(parts[1]).trimmingCharacters(in: .whitespaces)),
-              let text = String(data: data, encoding: .utf8),
-              let colon = text.firstIndex(of: ":") else { return nil }
+            let data = Data(base64Encoded: String(parts[1]).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: data, encoding: .utf8),
+            let colon = text.firstIndex(of: ":")
+        else { return nil }
         return (String(text[..<colon]), String(text[text.index(after: colon)...]))
     }
 

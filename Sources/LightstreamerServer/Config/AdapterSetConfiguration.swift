@@ -15,8 +15,10 @@ public struct AdapterSetConfiguration: Sendable, Decodable {
     public var remoteWaitMillis: Int64 = 10_000
 
     /// A set built in code rather than decoded.
-    public init(name: String, metadata: MetadataConfiguration = MetadataConfiguration(),
-                dataAdapters: [DataAdapterConfiguration], mpn: ConfigJSON? = nil) {
+    public init(
+        name: String, metadata: MetadataConfiguration = MetadataConfiguration(),
+        dataAdapters: [DataAdapterConfiguration], mpn: ConfigJSON? = nil
+    ) {
         self.name = name
         self.metadata = metadata
         self.dataAdapters = dataAdapters
@@ -36,9 +38,10 @@ public struct AdapterSetConfiguration: Sendable, Decodable {
         }
         var seen = Set<String>()
         for (i, adapter) in dataAdapters.enumerated() where !seen.insert(adapter.name).inserted {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath + [AnyCodingKey(stringValue: "dataAdapters"), AnyCodingKey(intValue: i)],
-                debugDescription: "duplicate data adapter name '\(adapter.name)'"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath + [AnyCodingKey(stringValue: "dataAdapters"), AnyCodingKey(intValue: i)],
+                    debugDescription: "duplicate data adapter name '\(adapter.name)'"))
         }
         mpn = try c.decodeIfPresent(ConfigJSON.self, forKey: .init(stringValue: "mpn"))
         remoteWaitMillis = Int64(try c.nonNegative("remoteWaitMillis", decoder) ?? 10_000)
@@ -46,8 +49,10 @@ public struct AdapterSetConfiguration: Sendable, Decodable {
 
     /// The adapter set: simulated Data Adapters and a rule-based Metadata Adapter, or remote
     /// ones (their endpoints start with the server).
-    public func makeAdapterSet(clock: any EngineClock = SystemEngineClock(),
-                               logger: Logger = Logger(label: "lightstreamer.remote")) -> AdapterSet {
+    public func makeAdapterSet(
+        clock: any EngineClock = SystemEngineClock(),
+        logger: Logger = Logger(label: "lightstreamer.remote")
+    ) -> AdapterSet {
         var adapters: [String: any DataAdapter] = [:]
         var endpoints: [RemoteAdapterEndpoint] = []
         for d in dataAdapters {
@@ -86,8 +91,10 @@ public struct MetadataConfiguration: Sendable, Decodable {
         self.rules = rules
     }
 
-    static let keys = ["users", "refusalCode", "allowedModes", "maxFrequency", "bufferSize", "maxBandwidth",
-                       "distinctSnapshotLength", "messages", "items"]
+    static let keys = [
+        "users", "refusalCode", "allowedModes", "maxFrequency", "bufferSize", "maxBandwidth",
+        "distinctSnapshotLength", "messages", "items",
+    ]
 
     /// Decodes a `metadata` object: either the rules or a `remote` object alone.
     public init(from decoder: any Decoder) throws {
@@ -123,8 +130,10 @@ public struct MetadataConfiguration: Sendable, Decodable {
         rules = r
     }
 
-    static func modes(_ c: KeyedDecodingContainer<AnyCodingKey>, _ key: AnyCodingKey,
-                      _ decoder: any Decoder) throws -> Set<SubscriptionMode>? {
+    static func modes(
+        _ c: KeyedDecodingContainer<AnyCodingKey>, _ key: AnyCodingKey,
+        _ decoder: any Decoder
+    ) throws -> Set<SubscriptionMode>? {
         guard let names = try c.decodeIfPresent([String].self, forKey: key) else { return nil }
         var modes = Set<SubscriptionMode>()
         for name in names {
@@ -172,8 +181,10 @@ public struct DataAdapterConfiguration: Sendable, Decodable {
     public var remote: RemoteAdapterConfiguration?
 
     /// A Data Adapter given in code.
-    public init(name: String = AdapterSet.defaultDataAdapterName, seed: UInt64 = 1,
-                items: [String: SimulatedDataAdapter.Behavior], remote: RemoteAdapterConfiguration? = nil) {
+    public init(
+        name: String = AdapterSet.defaultDataAdapterName, seed: UInt64 = 1,
+        items: [String: SimulatedDataAdapter.Behavior], remote: RemoteAdapterConfiguration? = nil
+    ) {
         self.name = name
         self.seed = seed
         self.items = items
@@ -199,9 +210,10 @@ public struct DataAdapterConfiguration: Sendable, Decodable {
         for (i, item) in declared.enumerated() {
             for itemName in item.names {
                 guard items.updateValue(item.behavior, forKey: itemName) == nil else {
-                    throw DecodingError.dataCorrupted(.init(
-                        codingPath: decoder.codingPath + [AnyCodingKey(stringValue: "items"), AnyCodingKey(intValue: i)],
-                        debugDescription: "item '\(itemName)' is declared twice"))
+                    throw DecodingError.dataCorrupted(
+                        .init(
+                            codingPath: decoder.codingPath + [AnyCodingKey(stringValue: "items"), AnyCodingKey(intValue: i)],
+                            debugDescription: "item '\(itemName)' is declared twice"))
                 }
             }
         }

@@ -11,13 +11,16 @@ extension AdminCredentials: Decodable {
         let user = try c.decode(String.self, forKey: AnyCodingKey(stringValue: "user"))
         let password = try c.decode(String.self, forKey: AnyCodingKey(stringValue: "password"))
         guard !user.isEmpty, user.utf8.count <= Self.maxLength, !user.contains(":"),
-              !user.contains(where: { $0.isNewline }) else {
-            throw decoder.invalid("expected a user name of 1 to \(Self.maxLength) bytes without ':' or line breaks",
-                                  at: AnyCodingKey(stringValue: "user"))
+            !user.contains(where: { $0.isNewline })
+        else {
+            throw decoder.invalid(
+                "expected a user name of 1 to \(Self.maxLength) bytes without ':' or line breaks",
+                at: AnyCodingKey(stringValue: "user"))
         }
         guard password.count >= Self.minPasswordLength, password.utf8.count <= Self.maxLength else {
-            throw decoder.invalid("expected a password of \(Self.minPasswordLength) to \(Self.maxLength) characters",
-                                  at: AnyCodingKey(stringValue: "password"))
+            throw decoder.invalid(
+                "expected a password of \(Self.minPasswordLength) to \(Self.maxLength) characters",
+                at: AnyCodingKey(stringValue: "password"))
         }
         self.init(user: user, password: password)
     }

@@ -88,9 +88,10 @@ extension Decoder {
     func rejectUnknownKeys(_ allowed: [String]) throws {
         let container = try self.container(keyedBy: AnyCodingKey.self)
         for key in container.allKeys where !allowed.contains(key.stringValue) {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: codingPath + [key],
-                debugDescription: "unknown key; expected one of: \(allowed.joined(separator: ", "))"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: codingPath + [key],
+                    debugDescription: "unknown key; expected one of: \(allowed.joined(separator: ", "))"))
         }
     }
 

@@ -80,7 +80,7 @@ public enum ControlLink {
         }
         if let port {
             guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let n = Int(port), (1...65_535).contains(n)
+                let n = Int(port), (1...65_535).contains(n)
             else { return "port '\(port)' is not a number from 1 to 65535" }
         }
         return nil
@@ -93,8 +93,8 @@ public enum ControlLink {
         guard host.utf8.count <= 253 else { return "host name longer than 253 bytes" }
         for label in host.split(separator: ".", omittingEmptySubsequences: false) {
             guard !label.isEmpty, label.count <= 63,
-                  label.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }),
-                  label.first != "-", label.last != "-"
+                label.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }),
+                label.first != "-", label.last != "-"
             else { return "'\(host)' is not a host name or IPv4 address" }
         }
         return nil

@@ -40,8 +40,9 @@ struct ItemConfiguration: Decodable {
         }
         let kind = try c.decode(String.self, forKey: key("behavior"))
         guard let keys = Self.behaviorKeys[kind] else {
-            throw decoder.invalid("unknown behavior '\(kind)'; expected one of: \(Self.behaviorNames.joined(separator: ", "))",
-                                  at: key("behavior"))
+            throw decoder.invalid(
+                "unknown behavior '\(kind)'; expected one of: \(Self.behaviorNames.joined(separator: ", "))",
+                at: key("behavior"))
         }
         try decoder.rejectUnknownKeys(Self.common + keys)
 
@@ -56,39 +57,48 @@ struct ItemConfiguration: Decodable {
             guard !counterFields.isEmpty else {
                 throw decoder.invalid("expected at least one field name", at: key("counterFields"))
             }
-            behavior = .counter(.init(
-                updatesPerSecond: try c.rate("updatesPerSecond", decoder, required: true) ?? 0,
-                counterFields: counterFields, constantFields: try fields("constantFields"),
-                start: try c.decodeIfPresent(Int.self, forKey: key("start")) ?? 0,
-                step: try c.decodeIfPresent(Int.self, forKey: key("step")) ?? 1))
+            behavior = .counter(
+                .init(
+                    updatesPerSecond: try c.rate("updatesPerSecond", decoder, required: true) ?? 0,
+                    counterFields: counterFields, constantFields: try fields("constantFields"),
+                    start: try c.decodeIfPresent(Int.self, forKey: key("start")) ?? 0,
+                    step: try c.decodeIfPresent(Int.self, forKey: key("step")) ?? 1))
         case "randomWalk":
             let walk = try c.decode([String: WalkFieldConfiguration].self, forKey: key("walkFields"))
             guard !walk.isEmpty else { throw decoder.invalid("expected at least one field", at: key("walkFields")) }
-            behavior = .randomWalk(.init(
-                updatesPerSecond: try c.rate("updatesPerSecond", decoder, required: true) ?? 0,
-                fields: walk.mapValues(\.field), constantFields: try fields("constantFields")))
+            behavior = .randomWalk(
+                .init(
+                    updatesPerSecond: try c.rate("updatesPerSecond", decoder, required: true) ?? 0,
+                    fields: walk.mapValues(\.field), constantFields: try fields("constantFields")))
         default:
             let rows = try c.decode([[String: ConfigFieldValue]].self, forKey: key("rows")).map(ConfigFieldValue.fields)
             var keys = Set<String>()
             for (i, row) in rows.enumerated() {
                 let at = AnyCodingKey(intValue: i)
                 guard case .some(.some(let k)) = row[ItemState.keyField], !k.isEmpty else {
-                    throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [key("rows"), at],
-                                                            debugDescription: "every row needs a non-empty \"key\""))
+                    throw DecodingError.dataCorrupted(
+                        .init(
+                            codingPath: decoder.codingPath + [key("rows"), at],
+                            debugDescription: "every row needs a non-empty \"key\""))
                 }
                 guard keys.insert(k).inserted else {
-                    throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [key("rows"), at],
-                                                            debugDescription: "duplicate key '\(k)'"))
+                    throw DecodingError.dataCorrupted(
+                        .init(
+                            codingPath: decoder.codingPath + [key("rows"), at],
+                            debugDescription: "duplicate key '\(k)'"))
                 }
                 if row[ItemState.commandField] != nil {
-                    throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [key("rows"), at],
-                                                            debugDescription: "rows must not set \"command\" (it is always ADD)"))
+                    throw DecodingError.dataCorrupted(
+                        .init(
+                            codingPath: decoder.codingPath + [key("rows"), at],
+                            debugDescription: "rows must not set \"command\" (it is always ADD)"))
                 }
             }
-            behavior = .commandTable(.init(
-                rows: rows, updatesPerSecond: try c.rate("updatesPerSecond", decoder, required: false) ?? 0,
-                updateFields: try c.decodeIfPresent([String].self, forKey: key("updateFields")) ?? [],
-                churn: try c.decodeIfPresent(Bool.self, forKey: key("churn")) ?? false))
+            behavior = .commandTable(
+                .init(
+                    rows: rows, updatesPerSecond: try c.rate("updatesPerSecond", decoder, required: false) ?? 0,
+                    updateFields: try c.decodeIfPresent([String].self, forKey: key("updateFields")) ?? [],
+                    churn: try c.decodeIfPresent(Bool.self, forKey: key("churn")) ?? false))
         }
     }
 }

@@ -28,9 +28,11 @@ public struct LimitsConfiguration: Sendable, Hashable, Decodable {
     public var maxMessageWaitMillis: Int?
 
     static let zeroMeansUnlimited: Set<String> = ["maxSessions", "maxSessionsPerAddress"]
-    static let keys = ["maxSessions", "maxSessionsPerAddress", "maxSubscriptionsPerSession", "maxItemsPerSubscription",
-                       "maxQueuedMessages", "maxMessageSequences", "maxQueuedMPNOperations", "maxBacklogBytes",
-                       "requestLimitBytes", "maxInactivityMillis", "maxMessageWaitMillis"]
+    static let keys = [
+        "maxSessions", "maxSessionsPerAddress", "maxSubscriptionsPerSession", "maxItemsPerSubscription",
+        "maxQueuedMessages", "maxMessageSequences", "maxQueuedMPNOperations", "maxBacklogBytes",
+        "requestLimitBytes", "maxInactivityMillis", "maxMessageWaitMillis",
+    ]
 
     /// No key set: every limit keeps the default of `SessionSettings`.
     public init() {}
@@ -52,8 +54,9 @@ public struct LimitsConfiguration: Sendable, Hashable, Decodable {
         maxBacklogBytes = try read("maxBacklogBytes")
         requestLimitBytes = try read("requestLimitBytes")
         if let r = requestLimitBytes, r < 1_000 {
-            throw decoder.invalid("expected a request limit of at least 1000 bytes, got \(r)",
-                                  at: AnyCodingKey(stringValue: "requestLimitBytes"))
+            throw decoder.invalid(
+                "expected a request limit of at least 1000 bytes, got \(r)",
+                at: AnyCodingKey(stringValue: "requestLimitBytes"))
         }
         maxInactivityMillis = try read("maxInactivityMillis")
         maxMessageWaitMillis = try read("maxMessageWaitMillis")

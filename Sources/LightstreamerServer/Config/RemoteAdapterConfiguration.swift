@@ -25,9 +25,11 @@ public struct RemoteAdapterConfiguration: Sendable, Decodable, Hashable {
     public var tls: ServerConfiguration.TLS?
 
     /// A remote endpoint; the defaults are those of the configuration file.
-    public init(host: String = "127.0.0.1", port: Int, credentials: RemoteCredentials? = nil, requestTimeoutMillis: Int64 = 10_000,
-                handshakeTimeoutMillis: Int64 = 10_000, keepaliveHintMillis: Int? = nil, inactivityTimeoutMillis: Int64? = nil,
-                parameters: [String: String] = [:], tls: ServerConfiguration.TLS? = nil) {
+    public init(
+        host: String = "127.0.0.1", port: Int, credentials: RemoteCredentials? = nil, requestTimeoutMillis: Int64 = 10_000,
+        handshakeTimeoutMillis: Int64 = 10_000, keepaliveHintMillis: Int? = nil, inactivityTimeoutMillis: Int64? = nil,
+        parameters: [String: String] = [:], tls: ServerConfiguration.TLS? = nil
+    ) {
         self.host = host
         self.port = port
         self.credentials = credentials
@@ -39,8 +41,10 @@ public struct RemoteAdapterConfiguration: Sendable, Decodable, Hashable {
         self.tls = tls
     }
 
-    static let keys = ["host", "port", "user", "password", "requestTimeoutMillis", "handshakeTimeoutMillis",
-                       "keepaliveHintMillis", "inactivityTimeoutMillis", "parameters", "tls"]
+    static let keys = [
+        "host", "port", "user", "password", "requestTimeoutMillis", "handshakeTimeoutMillis",
+        "keepaliveHintMillis", "inactivityTimeoutMillis", "parameters", "tls",
+    ]
 
     /// Reads the `remote` object of the configuration file; unknown keys and out-of-range values are errors.
     public init(from decoder: any Decoder) throws {
@@ -67,11 +71,12 @@ public struct RemoteAdapterConfiguration: Sendable, Decodable, Hashable {
     }
 
     func connectionConfiguration(role: RemoteConnectionConfiguration.Role, adapterSet: String) -> RemoteConnectionConfiguration {
-        RemoteConnectionConfiguration(role: role, adapterSet: adapterSet, credentials: credentials,
-                                      keepaliveHintMillis: keepaliveHintMillis,
-                                      parameters: parameters.keys.sorted().map { ARIPair($0, parameters[$0]) },
-                                      requestTimeoutMillis: requestTimeoutMillis, handshakeTimeoutMillis: handshakeTimeoutMillis,
-                                      inactivityTimeoutMillis: inactivityTimeoutMillis)
+        RemoteConnectionConfiguration(
+            role: role, adapterSet: adapterSet, credentials: credentials,
+            keepaliveHintMillis: keepaliveHintMillis,
+            parameters: parameters.keys.sorted().map { ARIPair($0, parameters[$0]) },
+            requestTimeoutMillis: requestTimeoutMillis, handshakeTimeoutMillis: handshakeTimeoutMillis,
+            inactivityTimeoutMillis: inactivityTimeoutMillis)
     }
 
     /// The connection and endpoint for one remote adapter of `adapterSet`.
@@ -80,9 +85,11 @@ public struct RemoteAdapterConfiguration: Sendable, Decodable, Hashable {
         var log = logger
         log[metadataKey: "adapterSet"] = "\(adapterSet)"
         log[metadataKey: "remote"] = "\(dataAdapter.map { "data:\($0)" } ?? "metadata")"
-        let connection = RemoteAdapterConnection(configuration: connectionConfiguration(role: role, adapterSet: adapterSet),
-                                                 logger: log)
-        return RemoteAdapterEndpoint(adapterSet: adapterSet, dataAdapter: dataAdapter, host: host, port: port, tls: tls,
-                                     connection: connection, logger: log)
+        let connection = RemoteAdapterConnection(
+            configuration: connectionConfiguration(role: role, adapterSet: adapterSet),
+            logger: log)
+        return RemoteAdapterEndpoint(
+            adapterSet: adapterSet, dataAdapter: dataAdapter, host: host, port: port, tls: tls,
+            connection: connection, logger: log)
     }
 }

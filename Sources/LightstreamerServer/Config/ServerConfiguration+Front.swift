@@ -41,9 +41,11 @@ extension ServerConfiguration {
         /// `"1.2"` or `"1.3"`.
         public var tlsMinimumVersion: String?
 
-        static let positiveKeys = ["tlsHandshakeTimeoutMillis", "requestHeadTimeoutMillis", "requestBodyTimeoutMillis",
-                                   "idleConnectionTimeoutMillis", "webSocketSessionTimeoutMillis", "maxConnections",
-                                   "maxConnectionsPerAddress", "maxRequestHeadBytes"]
+        static let positiveKeys = [
+            "tlsHandshakeTimeoutMillis", "requestHeadTimeoutMillis", "requestBodyTimeoutMillis",
+            "idleConnectionTimeoutMillis", "webSocketSessionTimeoutMillis", "maxConnections",
+            "maxConnectionsPerAddress", "maxRequestHeadBytes",
+        ]
         static let keys = positiveKeys + ["allowedOrigins", "adminListener", "tlsMinimumVersion"]
 
         /// No key set: every value keeps the default of `FrontOptions`.

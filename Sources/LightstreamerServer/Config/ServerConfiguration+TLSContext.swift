@@ -62,8 +62,9 @@ extension ServerConfiguration.TLS {
         } catch {
             throw TLSFilesError(key: "privateKeyPath", path: privateKeyPath, reason: .badPEM("\(error)"))
         }
-        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) },
-                                                                     privateKey: .privateKey(privateKey))
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) },
+            privateKey: .privateKey(privateKey))
         configuration.minimumTLSVersion = minimumVersion
         do {
             return try NIOSSLContext(configuration: configuration)

@@ -81,9 +81,11 @@ public struct ServerConfiguration: Sendable, Decodable {
         static let keys = ["sessionTimeoutMillis", "recoveryWindowMillis", "keepaliveMillis", "contentLengthDefault", "drainMillis"]
 
         /// Timings given in code (the defaults of docs/CONFIG.md).
-        public init(sessionTimeoutMillis: Int = 10_000, recoveryWindowMillis: Int = 30_000,
-                    keepaliveMillis: Keepalive = Keepalive(), contentLengthDefault: Int = 50_000_000,
-                    drainMillis: Int = ServerOptions.defaultDrainMillis) {
+        public init(
+            sessionTimeoutMillis: Int = 10_000, recoveryWindowMillis: Int = 30_000,
+            keepaliveMillis: Keepalive = Keepalive(), contentLengthDefault: Int = 50_000_000,
+            drainMillis: Int = ServerOptions.defaultDrainMillis
+        ) {
             self.sessionTimeoutMillis = sessionTimeoutMillis
             self.recoveryWindowMillis = recoveryWindowMillis
             self.keepaliveMillis = keepaliveMillis
@@ -102,8 +104,9 @@ public struct ServerConfiguration: Sendable, Decodable {
             contentLengthDefault = try c.positive("contentLengthDefault", decoder) ?? d.contentLengthDefault
             drainMillis = try c.nonNegative("drainMillis", decoder) ?? d.drainMillis
             if drainMillis > ServerOptions.maxDrainMillis {
-                throw decoder.invalid("expected at most \(ServerOptions.maxDrainMillis) ms, got \(drainMillis)",
-                                      at: AnyCodingKey(stringValue: "drainMillis"))
+                throw decoder.invalid(
+                    "expected at most \(ServerOptions.maxDrainMillis) ms, got \(drainMillis)",
+                    at: AnyCodingKey(stringValue: "drainMillis"))
             }
         }
     }
@@ -141,14 +144,18 @@ public struct ServerConfiguration: Sendable, Decodable {
     /// The administrator of the dashboard and the admin API (docs/ADMIN.md); nil: none.
     public var admin: AdminCredentials?
 
-    static let keys = ["servername", "host", "port", "urlPrefix", "tls", "timeouts", "demo", "adapterSets", "mpn", "limits",
-                       "front", "nodeName", "controlLink", "logFormat", "admin"]
+    static let keys = [
+        "servername", "host", "port", "urlPrefix", "tls", "timeouts", "demo", "adapterSets", "mpn", "limits",
+        "front", "nodeName", "controlLink", "logFormat", "admin",
+    ]
 
     /// A configuration built in code rather than decoded.
-    public init(servername: String = defaultServerName, host: String? = nil, port: Int? = nil, urlPrefix: String? = nil,
-                tls: TLS? = nil, timeouts: Timeouts = Timeouts(), demo: Bool = true,
-                adapterSets: [AdapterSetConfiguration] = [], mpn: ConfigJSON? = nil,
-                limits: LimitsConfiguration = LimitsConfiguration()) {
+    public init(
+        servername: String = defaultServerName, host: String? = nil, port: Int? = nil, urlPrefix: String? = nil,
+        tls: TLS? = nil, timeouts: Timeouts = Timeouts(), demo: Bool = true,
+        adapterSets: [AdapterSetConfiguration] = [], mpn: ConfigJSON? = nil,
+        limits: LimitsConfiguration = LimitsConfiguration()
+    ) {
         self.limits = limits
         self.servername = servername
         self.host = host
@@ -209,14 +216,16 @@ public struct ServerConfiguration: Sendable, Decodable {
         var seen = Set<String>()
         for (i, set) in adapterSets.enumerated() {
             guard seen.insert(set.name).inserted else {
-                throw DecodingError.dataCorrupted(.init(
-                    codingPath: decoder.codingPath + [key("adapterSets"), AnyCodingKey(intValue: i), key("name")],
-                    debugDescription: "duplicate adapter set name '\(set.name)'"))
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: decoder.codingPath + [key("adapterSets"), AnyCodingKey(intValue: i), key("name")],
+                        debugDescription: "duplicate adapter set name '\(set.name)'"))
             }
         }
         if demo && seen.contains(DemoAdapters.adapterSetName) {
-            throw decoder.invalid("\"demo\": true and an adapter set named \(DemoAdapters.adapterSetName) cannot be both used",
-                                  at: key("demo"))
+            throw decoder.invalid(
+                "\"demo\": true and an adapter set named \(DemoAdapters.adapterSetName) cannot be both used",
+                at: key("demo"))
         }
         if adapterSets.isEmpty && !demo {
             throw decoder.invalid("no adapter set: add \"adapterSets\" or set \"demo\": true")
@@ -248,8 +257,10 @@ public struct ServerConfiguration: Sendable, Decodable {
     }
 
     /// The adapter sets to serve: the configured ones, plus `DEMO` when `demo` is true.
-    public func makeAdapterSets(clock: any EngineClock = SystemEngineClock(),
-                                demoOptions: DemoAdapters.Options = .init()) -> [AdapterSet] {
+    public func makeAdapterSets(
+        clock: any EngineClock = SystemEngineClock(),
+        demoOptions: DemoAdapters.Options = .init()
+    ) -> [AdapterSet] {
         var sets = adapterSets.map { $0.makeAdapterSet(clock: clock) }
         if demo { sets.append(DemoAdapters.makeDemoAdapterSet(options: demoOptions, clock: clock)) }
         return sets

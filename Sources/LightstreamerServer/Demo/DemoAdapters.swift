@@ -35,10 +35,12 @@ public enum DemoAdapters {
         public var refusedUser: String?
 
         /// Options with the defaults of the demo server.
-        public init(stockUpdatesPerSecond: Double = 2, counterUpdatesPerSecond: Double = 10,
-                    portfolioChangesPerSecond: Double = 0.5, chatHistoryLength: Int = 20, seed: UInt64 = 7,
-                    secondsSinceEpoch: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) },
-                    refusedUser: String? = "refused") {
+        public init(
+            stockUpdatesPerSecond: Double = 2, counterUpdatesPerSecond: Double = 10,
+            portfolioChangesPerSecond: Double = 0.5, chatHistoryLength: Int = 20, seed: UInt64 = 7,
+            secondsSinceEpoch: @escaping @Sendable () -> Int = { Int(Date().timeIntervalSince1970) },
+            refusedUser: String? = "refused"
+        ) {
             self.stockUpdatesPerSecond = stockUpdatesPerSecond
             self.counterUpdatesPerSecond = counterUpdatesPerSecond
             self.portfolioChangesPerSecond = portfolioChangesPerSecond
@@ -50,11 +52,14 @@ public enum DemoAdapters {
     }
 
     /// The `DEMO` adapter set, its timers on `clock`.
-    public static func makeDemoAdapterSet(options: Options = Options(),
-                                          clock: any EngineClock = SystemEngineClock()) -> AdapterSet {
+    public static func makeDemoAdapterSet(
+        options: Options = Options(),
+        clock: any EngineClock = SystemEngineClock()
+    ) -> AdapterSet {
         let data = DemoDataAdapter(options: options, clock: clock)
         let metadata = DemoMetadataAdapter(data: data, options: options)
-        return AdapterSet(name: adapterSetName, metadata: metadata,
-                          dataAdapters: [AdapterSet.defaultDataAdapterName: data])
+        return AdapterSet(
+            name: adapterSetName, metadata: metadata,
+            dataAdapters: [AdapterSet.defaultDataAdapterName: data])
     }
 }

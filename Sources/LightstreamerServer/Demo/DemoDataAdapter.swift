@@ -35,7 +35,8 @@ public final class DemoDataAdapter: DataAdapter {
     /// The stock index (0-based) for `item1`…`item30`.
     static func stockIndex(_ item: String) -> Int? {
         guard item.hasPrefix("item"), let n = Int(item.dropFirst(4)), String(n) == item.dropFirst(4),
-              (1...DemoAdapters.stockItemCount).contains(n) else { return nil }
+            (1...DemoAdapters.stockItemCount).contains(n)
+        else { return nil }
         return n - 1
     }
 
@@ -108,8 +109,10 @@ public final class DemoDataAdapter: DataAdapter {
 
     // MARK: - Ticks
 
-    private func start(_ item: String, rate: Double, jitter: Bool,
-                       _ step: @escaping @Sendable () -> Void) {
+    private func start(
+        _ item: String, rate: Double, jitter: Bool,
+        _ step: @escaping @Sendable () -> Void
+    ) {
         guard rate > 0 else { return }
         let period = nanosecondsPerEvent(rate)
         let first = jitter ? jittered(period) : period

@@ -11,8 +11,10 @@ struct StockQuote: Sendable {
         "Bramble Media", "Nimbus Cloud", "Coral Reef Tourism", "Atlas Freight", "Juniper Biotech",
     ]
 
-    static let fieldNames = ["stock_name", "last_price", "time", "pct_change", "bid_quantity", "bid", "ask",
-                             "ask_quantity", "min", "max", "ref_price", "open_price"]
+    static let fieldNames = [
+        "stock_name", "last_price", "time", "pct_change", "bid_quantity", "bid", "ask",
+        "ask_quantity", "min", "max", "ref_price", "open_price",
+    ]
 
     let name: String
     let reference: Double

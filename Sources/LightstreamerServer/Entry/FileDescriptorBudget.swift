@@ -1,9 +1,10 @@
+import TLCP
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import TLCP
 
 /// How many connections the process can hold open: `maxConnections`, but never more than the
 /// open-files limit less room for everything else the server opens (listening sockets, the

@@ -31,8 +31,9 @@ public struct FrontOptions: Sendable {
     public init() {}
 
     var phaseLimits: ConnectionPhases.Limits {
-        ConnectionPhases.Limits(tlsHandshakeMillis: tlsHandshakeTimeoutMillis, requestHeadMillis: requestHeadTimeoutMillis,
-                                requestBodyMillis: requestBodyTimeoutMillis, idleMillis: idleConnectionTimeoutMillis,
-                                webSocketSessionMillis: webSocketSessionTimeoutMillis, maxRequestHeadBytes: maxRequestHeadBytes)
+        ConnectionPhases.Limits(
+            tlsHandshakeMillis: tlsHandshakeTimeoutMillis, requestHeadMillis: requestHeadTimeoutMillis,
+            requestBodyMillis: requestBodyTimeoutMillis, idleMillis: idleConnectionTimeoutMillis,
+            webSocketSessionMillis: webSocketSessionTimeoutMillis, maxRequestHeadBytes: maxRequestHeadBytes)
     }
 }

@@ -18,8 +18,9 @@ extension LightstreamerServer {
     public func drain(millis: Int? = nil) async {
         let limit = max(0, min(millis ?? options.drainMillis, ServerOptions.maxDrainMillis))
         _ = health.startDraining()
-        logger.notice("draining: new sessions refused",
-                      metadata: ["sessions": "\(manager.sessionCount)", "drainMillis": "\(limit)"])
+        logger.notice(
+            "draining: new sessions refused",
+            metadata: ["sessions": "\(manager.sessionCount)", "drainMillis": "\(limit)"])
         await waitForNoSession(until: ContinuousClock.now + .milliseconds(limit))
         let remaining = manager.sessionCount
         if remaining > 0 {

@@ -35,18 +35,22 @@ public final class LightstreamerServer: Service, Sendable {
 
     /// A server over an item engine. `mpn` serves the MPN operations (the MPN Module); without
     /// it they are refused with 40.
-    public init(options: ServerOptions, engine: ItemEngine, mpn: (any MPNRequestHandler)? = nil,
-                logger: Logger = Logger(label: "lightstreamer.server")) {
+    public init(
+        options: ServerOptions, engine: ItemEngine, mpn: (any MPNRequestHandler)? = nil,
+        logger: Logger = Logger(label: "lightstreamer.server")
+    ) {
         self.options = options
         self.engine = engine
         self.logger = logger
         let health = ServerHealth()
         self.health = health
         let remotes = Array(engine.adapterSets.values)
-        self.metrics = ServerMetrics(nodeName: options.sessions.nodeName, health: health,
-                                     remoteEndpoints: remotes.flatMap(\.remoteEndpoints), backend: options.metrics)
-        self.manager = SessionManager(engine: engine, settings: options.sessions, metrics: metrics, logger: logger,
-                                      aliases: options.adapterSetAliases, mpn: mpn, health: health)
+        self.metrics = ServerMetrics(
+            nodeName: options.sessions.nodeName, health: health,
+            remoteEndpoints: remotes.flatMap(\.remoteEndpoints), backend: options.metrics)
+        self.manager = SessionManager(
+            engine: engine, settings: options.sessions, metrics: metrics, logger: logger,
+            aliases: options.adapterSetAliases, mpn: mpn, health: health)
         let actions = AdminActions(manager: manager, engine: engine)
         self.admin = actions
         let api = AdminAPI(credentials: options.admin, actions: actions)
@@ -58,18 +62,21 @@ public final class LightstreamerServer: Service, Sendable {
     /// Connects the `MONITOR` adapter set (when the engine serves ours) to this server.
     private static func attachMonitor(engine: ItemEngine, manager: SessionManager, actions: AdminActions, api: AdminAPI) {
         guard let set = engine.adapterSet(named: MonitorAdapters.adapterSetName),
-              let data = set.dataAdapters[AdapterSet.defaultDataAdapterName] as? MonitorDataAdapter,
-              let metadata = set.metadata as? MonitorMetadataAdapter else { return }
+            let data = set.dataAdapters[AdapterSet.defaultDataAdapterName] as? MonitorDataAdapter,
+            let metadata = set.metadata as? MonitorMetadataAdapter
+        else { return }
         metadata.attach { [weak api] user, password, ip in api?.monitorLoginAllowed(user: user, password: password, clientIP: ip) ?? false }
-        data.attach(MonitorSource { [weak manager, weak actions] in
-            let now = monotonicMillis()
-            let sessions = manager?.allSessions.map { $0.summary(now: now) } ?? []
-            let mpn = await actions?.mpn?.monitorFigures()
-            return MonitorInputs(nowMillis: now, counters: manager?.metrics.snapshot ?? ServerMetrics.Snapshot(),
-                                 updatesReceived: engine.updatesReceived, updatesFiltered: engine.updatesFiltered,
-                                 items: engine.upstreamItemCount,
-                                 sessions: sessions, sessionsBlocked: actions?.newSessionsBlocked ?? false, mpn: mpn)
-        })
+        data.attach(
+            MonitorSource { [weak manager, weak actions] in
+                let now = monotonicMillis()
+                let sessions = manager?.allSessions.map { $0.summary(now: now) } ?? []
+                let mpn = await actions?.mpn?.monitorFigures()
+                return MonitorInputs(
+                    nowMillis: now, counters: manager?.metrics.snapshot ?? ServerMetrics.Snapshot(),
+                    updatesReceived: engine.updatesReceived, updatesFiltered: engine.updatesFiltered,
+                    items: engine.upstreamItemCount,
+                    sessions: sessions, sessionsBlocked: actions?.newSessionsBlocked ?? false, mpn: mpn)
+            })
     }
 
     /// Where the MPN Module plugs in its figures and actions (docs/ADMIN.md).
@@ -79,8 +86,9 @@ public final class LightstreamerServer: Service, Sendable {
 
     /// A server over these adapter sets, with its own item engine.
     public convenience init(options: ServerOptions, adapterSets: [AdapterSet], logger: Logger = Logger(label: "lightstreamer.server")) {
-        self.init(options: options, engine: ItemEngine(adapterSets: MonitorAdapters.adding(to: adapterSets), logger: logger),
-                  logger: logger)
+        self.init(
+            options: options, engine: ItemEngine(adapterSets: MonitorAdapters.adding(to: adapterSets), logger: logger),
+            logger: logger)
     }
 
     /// The adapter sets with remote adapters.
@@ -110,15 +118,18 @@ public final class LightstreamerServer: Service, Sendable {
             sslContext = nil
         }
         let (group, ownsGroup) = options.makeEventLoopGroup()
-        let maxConnections = FileDescriptorBudget.connectionCap(configured: options.front.maxConnections,
-                                                                openFilesLimit: FileDescriptorBudget.openFilesSoftLimit)
+        let maxConnections = FileDescriptorBudget.connectionCap(
+            configured: options.front.maxConnections,
+            openFilesLimit: FileDescriptorBudget.openFilesSoftLimit)
         if maxConnections < options.front.maxConnections {
-            logger.warning("maxConnections lowered to fit the open-files limit (ulimit -n)",
-                           metadata: ["configured": "\(options.front.maxConnections)", "used": "\(maxConnections)"])
+            logger.warning(
+                "maxConnections lowered to fit the open-files limit (ulimit -n)",
+                metadata: ["configured": "\(options.front.maxConnections)", "used": "\(maxConnections)"])
         }
         let limiter = ConnectionLimiter(maxConnections: maxConnections, maxPerAddress: options.front.maxConnectionsPerAddress)
-        let initializer = FrontChannelInitializer(manager: manager, web: web, urlPrefix: options.normalizedPrefix, sslContext: sslContext,
-                                                  logger: logger, front: options.front, limiter: limiter)
+        let initializer = FrontChannelInitializer(
+            manager: manager, web: web, urlPrefix: options.normalizedPrefix, sslContext: sslContext,
+            logger: logger, front: options.front, limiter: limiter)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -151,8 +162,12 @@ public final class LightstreamerServer: Service, Sendable {
             $0.adminChannel = adminChannel
         }
         health.markStarted()
-        logger.info("listening", metadata: ["host": "\(options.host)", "port": "\(channel.localAddress?.port ?? 0)",
-                                             "tls": "\(sslContext != nil)", "prefix": "\(options.normalizedPrefix)"])
+        logger.info(
+            "listening",
+            metadata: [
+                "host": "\(options.host)", "port": "\(channel.localAddress?.port ?? 0)",
+                "tls": "\(sslContext != nil)", "prefix": "\(options.normalizedPrefix)",
+            ])
     }
 
     /// Read buffers of client connections: small to start with (TLCP requests are short, and an
@@ -171,8 +186,10 @@ public final class LightstreamerServer: Service, Sendable {
                 guard limiter.admit(address) else { return channel.eventLoop.makeFailedFuture(ConnectionRefused()) }
                 channel.closeFuture.whenComplete { _ in limiter.release(address) }
                 return channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
-                    try channel.pipeline.syncOperations.addHandler(AdminHTTPHandler(metrics: metrics, health: health, nodeName: nodeName,
-                                                                                     web: web))
+                    try channel.pipeline.syncOperations.addHandler(
+                        AdminHTTPHandler(
+                            metrics: metrics, health: health, nodeName: nodeName,
+                            web: web))
                 }
             }
             .bind(host: host, port: port).get()
@@ -184,7 +201,11 @@ public final class LightstreamerServer: Service, Sendable {
             s -> ((any Channel)?, (any Channel)?, (any EventLoopGroup)?, Bool) in
             guard !s.stopped else { return (nil, nil, nil, false) }
             s.stopped = true
-            defer { s.channel = nil; s.adminChannel = nil; s.group = nil }
+            defer {
+                s.channel = nil
+                s.adminChannel = nil
+                s.group = nil
+            }
             return (s.channel, s.adminChannel, s.group, s.ownsGroup)
         }
         guard let group else { return }

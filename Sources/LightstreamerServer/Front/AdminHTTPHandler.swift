@@ -40,28 +40,34 @@ final class AdminHTTPHandler: ChannelInboundHandler {
             let path = h.uri.split(separator: "?", maxSplits: 1).first ?? ""
             if path.hasPrefix(AdminAPI.prefix), let admin = web?.admin {
                 if tooLarge {
-                    respond(.payloadTooLarge, "Request too large\r\n", contentType: "text/plain; charset=UTF-8", keepAlive: false,
-                            context: context)
+                    respond(
+                        .payloadTooLarge, "Request too large\r\n", contentType: "text/plain; charset=UTF-8", keepAlive: false,
+                        context: context)
                     return
                 }
-                let request = WebRequest(method: h.method, path: path, headers: h.headers,
-                                         body: body ?? context.channel.allocator.buffer(capacity: 0),
-                                         clientIP: context.channel.remoteAddress?.ipAddress)
+                let request = WebRequest(
+                    method: h.method, path: path, headers: h.headers,
+                    body: body ?? context.channel.allocator.buffer(capacity: 0),
+                    clientIP: context.channel.remoteAddress?.ipAddress)
                 respondAdmin(admin.respond(request), keepAlive: h.isKeepAlive, context: context)
             } else if let (status, text) = HealthEndpoint.response(path: path, health: health, nodeName: nodeName) {
                 respond(status, text, contentType: HealthEndpoint.contentType, keepAlive: h.isKeepAlive, context: context)
             } else if path == "/metrics", h.method == .GET || h.method == .HEAD {
-                respond(.ok, metrics.prometheusText(nowMillis: monotonicMillis()),
-                        contentType: "text/plain; version=0.0.4; charset=utf-8", keepAlive: h.isKeepAlive, context: context)
+                respond(
+                    .ok, metrics.prometheusText(nowMillis: monotonicMillis()),
+                    contentType: "text/plain; version=0.0.4; charset=utf-8", keepAlive: h.isKeepAlive, context: context)
             } else {
-                respond(.notFound, "Not found\r\n", contentType: "text/plain; charset=UTF-8", keepAlive: h.isKeepAlive,
-                        context: context)
+                respond(
+                    .notFound, "Not found\r\n", contentType: "text/plain; charset=UTF-8", keepAlive: h.isKeepAlive,
+                    context: context)
             }
         }
     }
 
-    private func respond(_ status: HTTPResponseStatus, _ text: String, contentType: String, keepAlive: Bool,
-                         context: ChannelHandlerContext) {
+    private func respond(
+        _ status: HTTPResponseStatus, _ text: String, contentType: String, keepAlive: Bool,
+        context: ChannelHandlerContext
+    ) {
         let body = context.channel.allocator.buffer(string: text)
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: contentType)

@@ -13,7 +13,7 @@ enum BacklogGuard {
         // default): no need to ask for the exact count, which costs more than the write.
         if channel.isWritable && incoming <= limit - Self.defaultHighWaterMark { return false }
         guard let options = channel.syncOptions,
-              let buffered = try? options.getOption(ChannelOptions.bufferedWritableBytes)
+            let buffered = try? options.getOption(ChannelOptions.bufferedWritableBytes)
         else { return false }
         return buffered + incoming > limit
     }

@@ -95,8 +95,12 @@ final class ConnectionTimeoutHandler: ChannelInboundHandler {
         case .close(let reason):
             timer?.cancel()
             timer = nil
-            logger.debug("closing a connection", metadata: ["reason": "\(reason.rawValue)",
-                                                            "remote": "\(context.channel.remoteAddress?.description ?? "?")"])
+            logger.debug(
+                "closing a connection",
+                metadata: [
+                    "reason": "\(reason.rawValue)",
+                    "remote": "\(context.channel.remoteAddress?.description ?? "?")",
+                ])
             context.close(promise: nil)
         }
     }
@@ -193,7 +197,9 @@ extension WebSocketSessionObserver {
     /// The last line of `bytes`, its line end (and a final line end) left out.
     static func lastLine(of bytes: ByteBufferView) -> ByteBufferView {
         var end = bytes.endIndex
-        while end > bytes.startIndex, bytes[bytes.index(before: end)] == UInt8(ascii: "\n") || bytes[bytes.index(before: end)] == UInt8(ascii: "\r") {
+        while end > bytes.startIndex,
+            bytes[bytes.index(before: end)] == UInt8(ascii: "\n") || bytes[bytes.index(before: end)] == UInt8(ascii: "\r")
+        {
             end = bytes.index(before: end)
         }
         let body = bytes[bytes.startIndex..<end]

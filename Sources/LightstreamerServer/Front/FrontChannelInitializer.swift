@@ -61,17 +61,20 @@ struct FrontChannelInitializer: Sendable {
                 try? context.pipeline.syncOperations.addHandler(upgradeHandler, position: .before(context.handler))
             }
             try sync.addHandler(makeUpgradeHandler(encoder: encoder, httpHandlers: httpHandlers))
-            try sync.addHandler(HTTPTLCPHandler(manager: manager, urlPrefix: urlPrefix, logger: logger,
-                                                armUpgrade: armUpgrade, web: web),
-                                name: Self.httpHandlerName)
+            try sync.addHandler(
+                HTTPTLCPHandler(
+                    manager: manager, urlPrefix: urlPrefix, logger: logger,
+                    armUpgrade: armUpgrade, web: web),
+                name: Self.httpHandlerName)
         }
     }
 
     private func makeUpgradeHandler(encoder: HTTPResponseEncoder, httpHandlers: [any RemovableChannelHandler]) -> HTTPServerUpgradeHandler {
-        HTTPServerUpgradeHandler(upgraders: [makeUpgrader()], httpEncoder: encoder, extraHTTPHandlers: httpHandlers,
-                                 upgradeCompletionHandler: { context in
-                                     context.pipeline.removeHandler(name: Self.httpHandlerName, promise: nil)
-                                 })
+        HTTPServerUpgradeHandler(
+            upgraders: [makeUpgrader()], httpEncoder: encoder, extraHTTPHandlers: httpHandlers,
+            upgradeCompletionHandler: { context in
+                context.pipeline.removeHandler(name: Self.httpHandlerName, promise: nil)
+            })
     }
 
     /// The WebSocket upgrader for `<prefix>/lightstreamer`, negotiating the TLCP subprotocol.
@@ -108,18 +111,20 @@ struct FrontChannelInitializer: Sendable {
             upgradePipelineHandler: { [manager, logger, maxFrameSize] channel, head in
                 let offered = Self.offeredSubprotocols(head.headers)
                 let version = TLCPVersion.negotiate(webSocketSubprotocols: offered) ?? .current
-                let handler = WebSocketTLCPHandler(manager: manager, version: version,
-                                                   clientIP: channel.remoteAddress?.ipAddress,
-                                                   headers: UpgradeHeaders(head.headers),
-                                                   logger: logger)
+                let handler = WebSocketTLCPHandler(
+                    manager: manager, version: version,
+                    clientIP: channel.remoteAddress?.ipAddress,
+                    headers: UpgradeHeaders(head.headers),
+                    logger: logger)
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     let timeouts = try sync.handler(type: ConnectionTimeoutHandler.self)
                     timeouts.upgraded()
                     try sync.addHandler(WebSocketFrameValidator())
                     try sync.addHandler(
-                        NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024,
-                                                    maxAccumulatedFrameSize: maxFrameSize))
+                        NIOWebSocketFrameAggregator(
+                            minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024,
+                            maxAccumulatedFrameSize: maxFrameSize))
                     try sync.addHandler(WebSocketTextValidator())
                     try sync.addHandler(WebSocketSessionObserver(timeouts: timeouts))
                     try sync.addHandler(handler)

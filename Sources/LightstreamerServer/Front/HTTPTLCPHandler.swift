@@ -28,8 +28,10 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var response: (id: ConnectionID, writer: HTTPResponseWriter, session: String?)?
 
     /// `maxBodyBytes` nil: the request limit the server advertises in CONOK.
-    init(manager: SessionManager, urlPrefix: String, logger: Logger, maxBodyBytes: Int? = nil,
-         armUpgrade: ((ChannelHandlerContext) -> Void)? = nil, web: WebFront? = nil) {
+    init(
+        manager: SessionManager, urlPrefix: String, logger: Logger, maxBodyBytes: Int? = nil,
+        armUpgrade: ((ChannelHandlerContext) -> Void)? = nil, web: WebFront? = nil
+    ) {
         self.web = web
         self.manager = manager
         self.urlPrefix = urlPrefix
@@ -139,16 +141,19 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         if path == "/metrics" {
-            respondPlain(status: .ok, manager.metrics.prometheusText(nowMillis: monotonicMillis()), keepAlive: keepAlive,
-                         contentType: "text/plain; version=0.0.4; charset=utf-8", context: context)
+            respondPlain(
+                status: .ok, manager.metrics.prometheusText(nowMillis: monotonicMillis()), keepAlive: keepAlive,
+                contentType: "text/plain; version=0.0.4; charset=utf-8", context: context)
             return
         }
         if path == urlPrefix + "/lightstreamer",
-           head.headers[canonicalForm: "Upgrade"].contains(where: { $0.lowercased() == "websocket" }) {
+            head.headers[canonicalForm: "Upgrade"].contains(where: { $0.lowercased() == "websocket" })
+        {
             // The upgrader declined: no TLCP version among the offered subprotocols.
             let offered = FrontChannelInitializer.offeredSubprotocols(head.headers)
-            respondPlain(status: .badRequest, "Unsupported WebSocket subprotocol: \(offered.joined(separator: ", "))\r\n",
-                         keepAlive: false, context: context)
+            respondPlain(
+                status: .badRequest, "Unsupported WebSocket subprotocol: \(offered.joined(separator: ", "))\r\n",
+                keepAlive: false, context: context)
             return
         }
         if let web, let reply = webReply(web, head: head, path: path, body: body, context: context) {
@@ -166,7 +171,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         let fileName = path.dropFirst(base.count)
         guard let name = TLCPRequestName(rawValue: String(fileName.hasSuffix(".txt") ? fileName.dropLast(4) : "")),
-              name != .wsok
+            name != .wsok
         else {
             respondPlain(status: .notFound, "Not found\r\n", keepAlive: keepAlive, context: context)
             return
@@ -179,19 +184,24 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let isStream = name == .createSession || name == .bindSession
         let batch: ParsedRequestBatch
         do {
-            batch = try TLCPRequestParser.parseHTTP(fileName: fileName, query: query, body: body.readableBytesView,
-                                                   contentType: head.headers.first(name: "Content-Type"))
+            batch = try TLCPRequestParser.parseHTTP(
+                fileName: fileName, query: query, body: body.readableBytesView,
+                contentType: head.headers.first(name: "Content-Type"))
         } catch {
-            let n: TLCPNotification = isStream ? .conerr(code: error.code, message: error.message)
+            let n: TLCPNotification =
+                isStream
+                ? .conerr(code: error.code, message: error.message)
                 : error.requestId.map { .reqerr(requestId: $0, code: error.code, message: error.message) }
-                ?? .error(code: error.code, message: error.message)
+                    ?? .error(code: error.code, message: error.message)
             manager.metrics.update { $0.requestErrors += 1 }
             respondPlain(status: .ok, n.encodedLine(), keepAlive: keepAlive, context: context)
             return
         }
         let version = batch.version ?? .current
         guard version.isSupported else {
-            let n: TLCPNotification = isStream ? .conerr(code: 60, message: "Unsupported protocol version")
+            let n: TLCPNotification =
+                isStream
+                ? .conerr(code: 60, message: "Unsupported protocol version")
                 : .error(code: 60, message: "Unsupported protocol version")
             respondPlain(status: .ok, n.encodedLine(), keepAlive: keepAlive, context: context)
             return
@@ -222,8 +232,9 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard var r = response, r.id == id else { return }
         let limit = manager.settings.maxBacklogBytes
         if BacklogGuard.wouldExceed(context.channel, incoming: BacklogGuard.bytes(of: ops), limit: limit) {
-            logger.info("closing an HTTP connection whose client does not read: unsent data passed maxBacklogBytes",
-                        metadata: ["maxBacklogBytes": "\(limit)"])
+            logger.info(
+                "closing an HTTP connection whose client does not read: unsent data passed maxBacklogBytes",
+                metadata: ["maxBacklogBytes": "\(limit)"])
             manager.metrics.update { $0.slowClientsClosed += 1 }
             response = nil
             context.close(promise: nil)
@@ -241,8 +252,10 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func handleStream(_ batch: ParsedRequestBatch, version: TLCPVersion, outbound: HTTPResponseOutbound,
-                              clientIP: String?, headers: HTTPHeaders, context: ChannelHandlerContext) {
+    private func handleStream(
+        _ batch: ParsedRequestBatch, version: TLCPVersion, outbound: HTTPResponseOutbound,
+        clientIP: String?, headers: HTTPHeaders, context: ChannelHandlerContext
+    ) {
         func refuse(_ code: Int, _ message: String) {
             manager.metrics.update { $0.requestErrors += 1 }
             outbound.send(TLCPNotification.conerr(code: code, message: message).encodedLine(version: version))
@@ -257,8 +270,9 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
             let (manager, eventLoop) = (self.manager, context.eventLoop)
             let loopBound = NIOLoopBound(self, eventLoop: eventLoop)
             Task {
-                let result = await manager.createSession(create, version: version, connection: outbound, clientIP: clientIP,
-                                                         headers: headerMap, eventLoop: eventLoop)
+                let result = await manager.createSession(
+                    create, version: version, connection: outbound, clientIP: clientIP,
+                    headers: headerMap, eventLoop: eventLoop)
                 switch result {
                 case .success(let sid):
                     eventLoop.execute {
@@ -288,38 +302,51 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
             switch result {
             case .failure(let error):
                 manager.metrics.update { $0.requestErrors += 1 }
-                let n: TLCPNotification = error.requestId.map { .reqerr(requestId: $0, code: error.code, message: error.message) }
+                let n: TLCPNotification =
+                    error.requestId.map { .reqerr(requestId: $0, code: error.code, message: error.message) }
                     ?? .error(code: error.code, message: error.message)
                 outbound.reply(index: index, line: n.encoded(version: version))
             case .success(.control(let c)):
                 if let sid = c.session, manager.control(c, sessionId: sid, origin: origin, connection: outbound) { continue }
                 manager.metrics.update { $0.requestErrors += 1 }
-                outbound.reply(index: index, line: TLCPNotification.reqerr(requestId: c.requestId, code: 20,
-                                                                          message: "Session not found").encoded(version: version))
+                outbound.reply(
+                    index: index,
+                    line: TLCPNotification.reqerr(
+                        requestId: c.requestId, code: 20,
+                        message: "Session not found"
+                    ).encoded(version: version))
             case .success(.message(let m)):
                 if let sid = m.session, manager.message(m, sessionId: sid, origin: origin, connection: outbound) { continue }
                 manager.metrics.update { $0.requestErrors += 1 }
-                outbound.reply(index: index, line: TLCPNotification.reqerr(requestId: m.requestId, code: 20,
-                                                                          message: "Session not found").encoded(version: version))
+                outbound.reply(
+                    index: index,
+                    line: TLCPNotification.reqerr(
+                        requestId: m.requestId, code: 20,
+                        message: "Session not found"
+                    ).encoded(version: version))
             case .success(.heartbeat(let h)):
                 if let sid = h.session, manager.heartbeat(sessionId: sid, origin: origin, connection: outbound) { continue }
                 outbound.reply(index: index, line: TLCPNotification.reqok(requestId: nil).encoded(version: version))
             case .success:
-                outbound.reply(index: index, line: TLCPNotification.error(code: 67, message: "Unexpected request").encoded(version: version))
+                outbound.reply(
+                    index: index, line: TLCPNotification.error(code: 67, message: "Unexpected request").encoded(version: version))
             }
         }
     }
 
     /// The page or admin API answer for `path` (after the URL prefix), nil for other paths.
-    private func webReply(_ web: WebFront, head: HTTPRequestHead, path: Substring, body: ByteBuffer,
-                          context: ChannelHandlerContext) -> WebReply? {
+    private func webReply(
+        _ web: WebFront, head: HTTPRequestHead, path: Substring, body: ByteBuffer,
+        context: ChannelHandlerContext
+    ) -> WebReply? {
         if !urlPrefix.isEmpty, path == urlPrefix {
             // Relative links of the welcome page need the trailing slash.
             return .now(.text(.movedPermanently, "Moved\r\n", headers: [("Location", urlPrefix + "/")]))
         }
         guard path.hasPrefix(urlPrefix + "/") else { return nil }
-        let request = WebRequest(method: head.method, path: path.dropFirst(urlPrefix.count), headers: head.headers, body: body,
-                                 clientIP: context.channel.remoteAddress?.ipAddress)
+        let request = WebRequest(
+            method: head.method, path: path.dropFirst(urlPrefix.count), headers: head.headers, body: body,
+            clientIP: context.channel.remoteAddress?.ipAddress)
         return web.respond(request)
     }
 
@@ -331,8 +358,10 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func respondPlain(status: HTTPResponseStatus, _ text: String, keepAlive: Bool,
-                              contentType: String = "text/plain; charset=UTF-8", context: ChannelHandlerContext) {
+    private func respondPlain(
+        status: HTTPResponseStatus, _ text: String, keepAlive: Bool,
+        contentType: String = "text/plain; charset=UTF-8", context: ChannelHandlerContext
+    ) {
         let buffer = context.channel.allocator.buffer(string: text)
         var head = HTTPResponseWriter.head(stream: false, keepAlive: keepAlive, contentLength: buffer.readableBytes)
         head.status = status

@@ -14,7 +14,8 @@ enum HealthEndpoint {
         }
         guard path == readyPath else { return nil }
         let r = health.readiness
-        return r.ready ? (.ok, body(status: "ready", nodeName: nodeName, reasons: []))
+        return r.ready
+            ? (.ok, body(status: "ready", nodeName: nodeName, reasons: []))
             : (.serviceUnavailable, body(status: "not ready", nodeName: nodeName, reasons: r.reasons))
     }
 

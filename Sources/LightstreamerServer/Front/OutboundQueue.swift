@@ -65,6 +65,10 @@ final class OutboundQueue: Sendable {
 enum ConnectionIDs {
     private static let counter = NIOLockedValueBox<UInt64>(0)
     static func next() -> ConnectionID {
-        ConnectionID(counter.withLockedValue { c -> UInt64 in c += 1; return c })
+        ConnectionID(
+            counter.withLockedValue { c -> UInt64 in
+                c += 1
+                return c
+            })
     }
 }

@@ -22,15 +22,17 @@ struct StaticSite: Sendable {
     /// The files of `directory` (an empty site when it is nil or unreadable).
     static func load(directory: URL?) -> StaticSite {
         guard let directory,
-              let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return StaticSite(files: [:]) }
+            let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
+        else { return StaticSite(files: [:]) }
         var files: [String: File] = [:]
         for name in names.sorted() where isValidName(name) && files.count < maxFiles {
             let url = directory.appendingPathComponent(name)
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-                  attributes[.type] as? FileAttributeType == .typeRegular,
-                  let size = (attributes[.size] as? NSNumber)?.intValue, size <= maxFileBytes,
-                  let data = try? Data(contentsOf: url), data.count <= maxFileBytes,
-                  let type = contentType(of: name) else { continue }
+                attributes[.type] as? FileAttributeType == .typeRegular,
+                let size = (attributes[.size] as? NSNumber)?.intValue, size <= maxFileBytes,
+                let data = try? Data(contentsOf: url), data.count <= maxFileBytes,
+                let type = contentType(of: name)
+            else { continue }
             let body = [UInt8](data)
             files[name] = File(body: body, contentType: type, etag: etag(of: body))
         }
@@ -84,8 +86,9 @@ struct StaticSite: Sendable {
         let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
         candidates.append(executable.deletingLastPathComponent().appendingPathComponent(bundleName).appendingPathComponent("Web"))
         candidates.append(Bundle.main.bundleURL.appendingPathComponent(bundleName).appendingPathComponent("Web"))
-        candidates.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Web"))
+        candidates.append(
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Web"))
         for c in candidates where FileManager.default.fileExists(atPath: c.appendingPathComponent("index.html").path) {
             return c
         }

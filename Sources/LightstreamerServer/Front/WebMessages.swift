@@ -58,8 +58,10 @@ enum WebReply {
 
 extension WebResponse {
     /// Writes the response on an HTTP/1.1 channel (`Content-Length`, keep-alive or close).
-    static func write(_ r: WebResponse, keepAlive: Bool, context: ChannelHandlerContext,
-                      wrap: (HTTPServerResponsePart) -> NIOAny, beforeEnd: () -> Void = {}) {
+    static func write(
+        _ r: WebResponse, keepAlive: Bool, context: ChannelHandlerContext,
+        wrap: (HTTPServerResponsePart) -> NIOAny, beforeEnd: () -> Void = {}
+    ) {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: r.contentType)
         for (name, value) in r.headers { headers.add(name: name, value: value) }

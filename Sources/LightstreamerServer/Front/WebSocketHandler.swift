@@ -72,8 +72,9 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         drainWatch.writabilityChanged(context: context) {
             let (handler, context) = loopBound.value
-            handler.logger.info("closing a WebSocket whose client does not read",
-                                metadata: handler.sessionMetadata(["connection": "\(handler.connectionID)"]))
+            handler.logger.info(
+                "closing a WebSocket whose client does not read",
+                metadata: handler.sessionMetadata(["connection": "\(handler.connectionID)"]))
             handler.closing = true
             context.close(promise: nil)
         }
@@ -103,8 +104,9 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         guard context.channel.isActive, !closing else { return }
         let limit = manager.settings.maxBacklogBytes
         if BacklogGuard.wouldExceed(context.channel, incoming: BacklogGuard.bytes(of: ops), limit: limit) {
-            logger.info("closing a WebSocket whose client does not read: unsent data passed maxBacklogBytes",
-                        metadata: sessionMetadata(["connection": "\(connectionID)", "maxBacklogBytes": "\(limit)"]))
+            logger.info(
+                "closing a WebSocket whose client does not read: unsent data passed maxBacklogBytes",
+                metadata: sessionMetadata(["connection": "\(connectionID)", "maxBacklogBytes": "\(limit)"]))
             manager.metrics.update { $0.slowClientsClosed += 1 }
             closing = true
             context.close(promise: nil)
@@ -140,7 +142,8 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         closing = true
         var data = context.channel.allocator.buffer(capacity: 2)
         data.write(webSocketErrorCode: .normalClosure)
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).whenComplete { [channel = context.channel] _ in
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).whenComplete {
+            [channel = context.channel] _ in
             channel.close(promise: nil)
         }
     }
@@ -163,7 +166,8 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
                 closing = true
                 var data = context.channel.allocator.buffer(capacity: 2)
                 data.write(webSocketErrorCode: .normalClosure)
-                context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).whenComplete { [channel = context.channel] _ in
+                context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).whenComplete {
+                    [channel = context.channel] _ in
                     channel.close(promise: nil)
                 }
             }
@@ -208,7 +212,8 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
                     route(request, context: context)
                 case .failure(let error):
                     manager.metrics.update { $0.requestErrors += 1 }
-                    let n: TLCPNotification = error.requestId.map { .reqerr(requestId: $0, code: error.code, message: error.message) }
+                    let n: TLCPNotification =
+                        error.requestId.map { .reqerr(requestId: $0, code: error.code, message: error.message) }
                         ?? .error(code: error.code, message: error.message)
                     send(n.encoded(version: version), context: context)
                 }
@@ -233,8 +238,9 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
             let (manager, version, clientIP, headers) = (self.manager, self.version, self.clientIP, self.headers)
             let eventLoop = context.eventLoop
             Task {
-                let result = await manager.createSession(create, version: version, connection: outbound, clientIP: clientIP,
-                                                         headers: headers.dictionary, eventLoop: eventLoop)
+                let result = await manager.createSession(
+                    create, version: version, connection: outbound, clientIP: clientIP,
+                    headers: headers.dictionary, eventLoop: eventLoop)
                 eventLoop.execute {
                     let (handler, context) = loopBound.value
                     handler.streamRequestDone(result, context: context)
@@ -299,12 +305,14 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         switch request {
         case .control(let c):
             manager.metrics.update { $0.requestErrors += 1 }
-            send(TLCPNotification.reqerr(requestId: c.requestId, code: 20, message: "Session not found").encoded(version: version),
-                 context: context)
+            send(
+                TLCPNotification.reqerr(requestId: c.requestId, code: 20, message: "Session not found").encoded(version: version),
+                context: context)
         case .message(let m):
             manager.metrics.update { $0.requestErrors += 1 }
-            send(TLCPNotification.reqerr(requestId: m.requestId, code: 20, message: "Session not found").encoded(version: version),
-                 context: context)
+            send(
+                TLCPNotification.reqerr(requestId: m.requestId, code: 20, message: "Session not found").encoded(version: version),
+                context: context)
         default:
             break
         }

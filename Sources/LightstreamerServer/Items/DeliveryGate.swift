@@ -79,7 +79,8 @@ struct DeliveryGate: Sendable {
 
     private mutating func enqueueCommand(_ update: Pending, cap: Int) {
         if let key = update.key, let op = update.op,
-           let i = pending.lastIndex(where: { $0.key == key }) {
+            let i = pending.lastIndex(where: { $0.key == key })
+        {
             let waiting = pending[i]
             switch (waiting.op, op) {
             case (.add?, .update), (.update?, .update):

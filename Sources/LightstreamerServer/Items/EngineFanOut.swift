@@ -24,8 +24,10 @@ final class EngineTally: @unchecked Sendable {
 
 extension EngineState {
     /// An update from the Data Adapter.
-    func itemUpdate(_ key: ItemKey, fields: [String: String?], isSnapshot: Bool, ctx: DispatchContext,
-                    effects: inout Effects) {
+    func itemUpdate(
+        _ key: ItemKey, fields: [String: String?], isSnapshot: Bool, ctx: DispatchContext,
+        effects: inout Effects
+    ) {
         guard let rec = items[key] else { return }
         let inSnapshot = isSnapshot && !rec.state.snapshotComplete
         if !inSnapshot && !rec.state.snapshotComplete {
@@ -38,7 +40,8 @@ extension EngineState {
         for subscriber in rec.subscribers.values {
             let table = subscriber.table
             for pos in subscriber.positions {
-                let claim = inSnapshot
+                let claim =
+                    inSnapshot
                     ? table.snapshotEvent(pos: pos, state: state, cache: &cache, ctx: ctx)
                     : table.dispatchLive(pos: pos, state: state, fields: fields, change: change, cache: &cache, ctx: ctx)
                 if claim { effects.drain.append(table) }
@@ -88,8 +91,10 @@ extension TableRecord {
     typealias Pending = DeliveryGate.Pending
 
     /// A live event for the item at `pos`. Returns true when the caller must drain.
-    func dispatchLive(pos: Int, state: ItemState, fields eventFields: [String: String?],
-                      change: ItemState.CommandChange?, cache: inout ProjectionCache, ctx: DispatchContext) -> Bool {
+    func dispatchLive(
+        pos: Int, state: ItemState, fields eventFields: [String: String?],
+        change: ItemState.CommandChange?, cache: inout ProjectionCache, ctx: DispatchContext
+    ) -> Bool {
         guard !closed, pos < items.count, !items[pos].waitingForSnapshot else { return false }
         switch mode {
         case .raw:

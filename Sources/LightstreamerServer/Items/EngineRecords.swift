@@ -44,8 +44,10 @@ final class ItemRecord: @unchecked Sendable {
         var positions: [Int]
     }
 
-    init(generation: UInt64, adapter: any DataAdapter, state: ItemState,
-         subscribeTask: Task<Result<Void, ItemEngineError>, Never>?, reservations: Int) {
+    init(
+        generation: UInt64, adapter: any DataAdapter, state: ItemState,
+        subscribeTask: Task<Result<Void, ItemEngineError>, Never>?, reservations: Int
+    ) {
         self.generation = generation
         self.adapter = adapter
         self.state = state

@@ -40,8 +40,10 @@ public final class ItemEngine: Sendable {
     ///   - clock: time source for frequency limits (inject `ManualEngineClock` in tests).
     ///   - maxQueuedUpdatesPerItem: safety cap on the updates one item of one subscription may
     ///     hold while a frequency limit delays them, whatever the requested buffer.
-    public init(adapterSets: [AdapterSet], logger: Logger = Logger(label: "lightstreamer.items"),
-                clock: any EngineClock = SystemEngineClock(), maxQueuedUpdatesPerItem: Int = 10_000) {
+    public init(
+        adapterSets: [AdapterSet], logger: Logger = Logger(label: "lightstreamer.items"),
+        clock: any EngineClock = SystemEngineClock(), maxQueuedUpdatesPerItem: Int = 10_000
+    ) {
         var sets: [String: AdapterSet] = [:]
         for set in adapterSets where sets[set.name] == nil { sets[set.name] = set }
         self.adapterSets = sets
@@ -230,9 +232,11 @@ public final class ItemEngine: Sendable {
     }
 
     func dispatchContext() -> DispatchContext {
-        DispatchContext(now: clock.now(), clock: clock, cap: queueCap, onTimer: { [weak self] table, pos in
-            self?.gateTimerFired(table: table, pos: pos)
-        }, tally: tally)
+        DispatchContext(
+            now: clock.now(), clock: clock, cap: queueCap,
+            onTimer: { [weak self] table, pos in
+                self?.gateTimerFired(table: table, pos: pos)
+            }, tally: tally)
     }
 
     // MARK: - Delivery

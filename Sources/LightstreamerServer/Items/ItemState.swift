@@ -51,8 +51,8 @@ struct ItemState: Sendable {
 
     private mutating func applyCommand(_ fields: Fields) -> CommandChange? {
         guard case .some(.some(let key)) = fields[Self.keyField],
-              case .some(.some(let commandText)) = fields[Self.commandField],
-              let op = CommandOp(rawValue: commandText)
+            case .some(.some(let commandText)) = fields[Self.commandField],
+            let op = CommandOp(rawValue: commandText)
         else { return nil }
         switch op {
         case .add, .update:

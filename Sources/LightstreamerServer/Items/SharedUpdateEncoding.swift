@@ -33,8 +33,10 @@ final class SharedUpdateEncoding: Sendable {
 
     /// The encoded values for a session that last sent `previous` and now sends `values`
     /// with `diffs`, or nil when this encoding does not apply to it.
-    func encodedValues(previous sessionPrevious: [String?]?, values sessionValues: [String?],
-                       diffs: Set<DiffFormat>) -> [UInt8]? {
+    func encodedValues(
+        previous sessionPrevious: [String?]?, values sessionValues: [String?],
+        diffs: Set<DiffFormat>
+    ) -> [UInt8]? {
         // Array equality compares storage identity first: sessions that received the
         // engine's rows hold these very buffers, so the check is two pointer comparisons.
         guard sessionValues == values, sessionPrevious == previous else { return nil }

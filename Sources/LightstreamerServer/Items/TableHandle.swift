@@ -16,8 +16,10 @@ public struct TableHandle: Sendable, Hashable, CustomStringConvertible {
     /// `unfiltered` was requested (CONF's third argument).
     public let isUnfiltered: Bool
 
-    init(id: UInt64, mode: SubscriptionMode, itemCount: Int, fieldCount: Int, keyPosition: Int?,
-         commandPosition: Int?, isUnfiltered: Bool) {
+    init(
+        id: UInt64, mode: SubscriptionMode, itemCount: Int, fieldCount: Int, keyPosition: Int?,
+        commandPosition: Int?, isUnfiltered: Bool
+    ) {
         self.id = id
         self.mode = mode
         self.itemCount = itemCount

@@ -39,7 +39,7 @@ struct TablePlan: Sendable {
         let mode = spec.mode
         for item in spec.items {
             guard await metadata.modeMayBeAllowed(item: item, mode: mode),
-                  await metadata.isModeAllowed(user: user, item: item, mode: mode)
+                await metadata.isModeAllowed(user: user, item: item, mode: mode)
             else { throw .modeNotAllowed(mode, item) }
         }
 
@@ -47,8 +47,9 @@ struct TablePlan: Sendable {
         var commandIndex: Int?
         if mode == .command {
             keyIndex = try Self.position(spec.keyPosition, named: ItemState.keyField, in: spec.fields, error: .noKeyField)
-            commandIndex = try Self.position(spec.commandPosition, named: ItemState.commandField, in: spec.fields,
-                                             error: .noCommandField)
+            commandIndex = try Self.position(
+                spec.commandPosition, named: ItemState.commandField, in: spec.fields,
+                error: .noCommandField)
         }
 
         if let text = spec.selector, !text.isEmpty {
@@ -66,8 +67,9 @@ struct TablePlan: Sendable {
             distinct.append(item)
             let historyLimit = await metadata.distinctSnapshotLength(item: item)
             let distinctPossible = await metadata.modeMayBeAllowed(item: item, mode: .distinct)
-            info[item] = ItemInfo(snapshotAvailable: adapter.isSnapshotAvailable(item: item),
-                                  historyLimit: historyLimit, distinctPossible: distinctPossible)
+            info[item] = ItemInfo(
+                snapshotAvailable: adapter.isSnapshotAvailable(item: item),
+                historyLimit: historyLimit, distinctPossible: distinctPossible)
             if let f = await metadata.allowedMaxFrequency(user: user, item: item), f.isFinite, f > 0 {
                 if limit.map({ f < $0 }) ?? true { limit = f }
                 limitedItem = limitedItem ?? item
@@ -110,8 +112,10 @@ struct TablePlan: Sendable {
         self.itemInfo = info
     }
 
-    private static func position(_ given: Int?, named name: String, in fields: [String],
-                                 error: ItemEngineError) throws(ItemEngineError) -> Int {
+    private static func position(
+        _ given: Int?, named name: String, in fields: [String],
+        error: ItemEngineError
+    ) throws(ItemEngineError) -> Int {
         if let given {
             guard given >= 1, given <= fields.count else { throw error }
             return given - 1

@@ -33,9 +33,11 @@ public struct TableSpec: Sendable, Hashable {
     public var commandPosition: Int?
 
     /// A subscription request with its properties.
-    public init(adapterSet: String, dataAdapter: String, mode: SubscriptionMode, items: [String], fields: [String],
-                selector: String? = nil, snapshot: SnapshotRequest = .no, maxFrequency: RequestedFrequency = .unlimited,
-                bufferSize: RequestedBufferSize? = nil, keyPosition: Int? = nil, commandPosition: Int? = nil) {
+    public init(
+        adapterSet: String, dataAdapter: String, mode: SubscriptionMode, items: [String], fields: [String],
+        selector: String? = nil, snapshot: SnapshotRequest = .no, maxFrequency: RequestedFrequency = .unlimited,
+        bufferSize: RequestedBufferSize? = nil, keyPosition: Int? = nil, commandPosition: Int? = nil
+    ) {
         self.adapterSet = adapterSet
         self.dataAdapter = dataAdapter
         self.mode = mode

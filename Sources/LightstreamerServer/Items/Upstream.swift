@@ -31,8 +31,9 @@ extension ItemEngine {
                 let info = plan.itemInfo[key.item] ?? .init(snapshotAvailable: false, historyLimit: 0, distinctPossible: false)
                 s.items[key] = ItemRecord(
                     generation: generation, adapter: adapter,
-                    state: ItemState(historyLimit: info.historyLimit, snapshotFromAdapter: info.snapshotAvailable,
-                                     keepsHistory: plan.mode == .distinct || info.distinctPossible),
+                    state: ItemState(
+                        historyLimit: info.historyLimit, snapshotFromAdapter: info.snapshotAvailable,
+                        keepsHistory: plan.mode == .distinct || info.distinctPossible),
                     subscribeTask: task, reservations: 1)
                 s.upstreamTails[key] = UpstreamOp(id: opId) { _ = await task.value }
                 return Reservation(generation: generation, subscribeTask: task)
@@ -40,8 +41,10 @@ extension ItemEngine {
         }
     }
 
-    private func upstreamSubscribe(_ key: ItemKey, generation: UInt64, opId: UInt64, after previous: UpstreamOp?,
-                                   adapter: any DataAdapter) async -> Result<Void, ItemEngineError> {
+    private func upstreamSubscribe(
+        _ key: ItemKey, generation: UInt64, opId: UInt64, after previous: UpstreamOp?,
+        adapter: any DataAdapter
+    ) async -> Result<Void, ItemEngineError> {
         await previous?.wait()
         let result: Result<Void, ItemEngineError>
         do {
@@ -67,8 +70,12 @@ extension ItemEngine {
             if s.upstreamTails[key]?.id == opId { s.upstreamTails.removeValue(forKey: key) }
         }
         if case .failure(let error) = result {
-            logger.warning("Data Adapter subscribe failed", metadata: ["item": "\(String(describing: key).logEscaped())",
-                                                                           "error": "\(String(describing: error).logEscaped())"])
+            logger.warning(
+                "Data Adapter subscribe failed",
+                metadata: [
+                    "item": "\(String(describing: key).logEscaped())",
+                    "error": "\(String(describing: error).logEscaped())",
+                ])
         }
         return result
     }
@@ -110,8 +117,10 @@ extension ItemEngine {
 
     /// Registers a subscription whose items are all subscribed upstream, and queues `started`
     /// and the snapshots.
-    func commitTable(plan: TablePlan, sink: any TableSink,
-                     generations: [String: UInt64]) -> Result<(TableHandle, Effects), ItemEngineError> {
+    func commitTable(
+        plan: TablePlan, sink: any TableSink,
+        generations: [String: UInt64]
+    ) -> Result<(TableHandle, Effects), ItemEngineError> {
         let ctx = dispatchContext()
         return store.withLockedValue { s in
             if s.isShutDown { return .failure(.shutDown) }
@@ -186,7 +195,11 @@ final class EngineListener: ItemEventListener {
     }
 
     func failure(_ error: any Error) {
-        engine?.logger.error("Data Adapter failure", metadata: ["adapterSet": "\(adapterSet)", "dataAdapter": "\(dataAdapter)",
-                                                                "error": "\(String(describing: error).logEscaped())"])
+        engine?.logger.error(
+            "Data Adapter failure",
+            metadata: [
+                "adapterSet": "\(adapterSet)", "dataAdapter": "\(dataAdapter)",
+                "error": "\(String(describing: error).logEscaped())",
+            ])
     }
 }

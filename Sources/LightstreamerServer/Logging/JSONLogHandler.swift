@@ -1,11 +1,12 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOConcurrencyHelpers
 
 /// A swift-log `LogHandler` writing one JSON object per line, for log collectors
 /// (`lightstreamer-server --log-format json`):
@@ -56,13 +57,17 @@ public struct JSONLogHandler: LogHandler {
         if let explicit = event.metadata { all.merge(explicit) { _, new in new } }
         // An error passed to the call goes in the metadata, as text.
         if let error = event.error { all["error"] = "\(String(describing: error))" }
-        sink(Self.line(timestamp: Date(), level: event.level, label: label, message: event.message.description, metadata: all,
-                       source: event.source))
+        sink(
+            Self.line(
+                timestamp: Date(), level: event.level, label: label, message: event.message.description, metadata: all,
+                source: event.source))
     }
 
     /// One JSON line (newline-terminated).
-    public static func line(timestamp: Date, level: Logger.Level, label: String, message: String,
-                            metadata: Logger.Metadata, source: String) -> String {
+    public static func line(
+        timestamp: Date, level: Logger.Level, label: String, message: String,
+        metadata: Logger.Metadata, source: String
+    ) -> String {
         var out = "{\"timestamp\":"
         appendString(&out, iso8601(timestamp))
         out += ",\"level\":"

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -48,7 +49,8 @@ struct ProcessFigures: Sendable, Equatable {
         #else
         var usage = rusage()
         if getrusage(RUSAGE_SELF, &usage) == 0 {
-            f.cpuSeconds = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            f.cpuSeconds =
+                Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
                 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
         }
         #endif

@@ -32,8 +32,10 @@ extension ServerMetrics {
             cpuSeconds = b.floatingCounter("process_cpu_seconds_total")
             // Present (at 0) from the start.
             for g in [sessionsActive, subscriptionsActive, connectionsOpen, updatesPerSecond, bytesPerSecond] { g.record(0) }
-            for c in [sessionsCreated, updatesSent, bytesSent, requests, requestErrors, slowClientsClosed,
-                      sessionsClosedForBacklog, updatesConflated] { c.increment(by: 0) }
+            for c in [
+                sessionsCreated, updatesSent, bytesSent, requests, requestErrors, slowClientsClosed,
+                sessionsClosedForBacklog, updatesConflated,
+            ] { c.increment(by: 0) }
         }
 
         /// Reports what changed between two snapshots (counters by their increase, gauges by

@@ -64,8 +64,10 @@ public final class ServerMetrics: Sendable {
 
     /// Figures for one server: its node name and readiness for `/metrics`, its remote adapters, and
     /// where the swift-metrics instruments are made.
-    public init(nodeName: String? = nil, health: ServerHealth? = nil, remoteEndpoints: [RemoteAdapterEndpoint] = [],
-                backend: MetricsBackend = .prometheus()) {
+    public init(
+        nodeName: String? = nil, health: ServerHealth? = nil, remoteEndpoints: [RemoteAdapterEndpoint] = [],
+        backend: MetricsBackend = .prometheus()
+    ) {
         self.nodeName = nodeName
         self.health = health
         self.remoteEndpoints = remoteEndpoints
@@ -107,8 +109,9 @@ public final class ServerMetrics: Sendable {
             // Names come from the server's own enumerations; bounded anyway.
             let name = t.count < Self.maxTimers ? key : "other"
             if let existing = t[name] { return existing }
-            let made = backend.timer("lightstreamer_request_duration_seconds",
-                                     [("request", t.count < Self.maxTimers ? request : "other"), ("op", operation ?? "")])
+            let made = backend.timer(
+                "lightstreamer_request_duration_seconds",
+                [("request", t.count < Self.maxTimers ? request : "other"), ("op", operation ?? "")])
             t[name] = made
             return made
         }
@@ -126,8 +129,10 @@ public final class ServerMetrics: Sendable {
             }
             guard elapsed >= 1000 else { return (s.lastRates.updates, s.lastRates.bytes) }
             let seconds = Double(elapsed) / 1000
-            s.lastRates = (Double(s.counters.updatesSent - s.rateBase.updates) / seconds,
-                           Double(s.counters.bytesSent - s.rateBase.bytes) / seconds)
+            s.lastRates = (
+                Double(s.counters.updatesSent - s.rateBase.updates) / seconds,
+                Double(s.counters.bytesSent - s.rateBase.bytes) / seconds
+            )
             s.rateBase = (nowMillis, s.counters.updatesSent, s.counters.bytesSent)
             return (s.lastRates.updates, s.lastRates.bytes)
         }
@@ -168,14 +173,16 @@ public final class ServerMetrics: Sendable {
         // through the metrics backend.
         if let nodeName {
             // Names are checked by `NodeName`: nothing to escape in the label value.
-            metric("lightstreamer_node_info", "gauge", "This server node; its name is the node label.", "1",
-                   labels: "{node=\"\(nodeName)\"}")
+            metric(
+                "lightstreamer_node_info", "gauge", "This server node; its name is the node label.", "1",
+                labels: "{node=\"\(nodeName)\"}")
         }
         if let health {
             let r = health.readiness
             metric("lightstreamer_ready", "gauge", "1 when /health/ready answers 200 (new sessions welcome).", r.ready ? "1" : "0")
-            metric("lightstreamer_draining", "gauge", "1 while the node drains (creates refused, sessions kept).",
-                   health.isDraining ? "1" : "0")
+            metric(
+                "lightstreamer_draining", "gauge", "1 while the node drains (creates refused, sessions kept).",
+                health.isDraining ? "1" : "0")
         }
         if let registry = backend.registry {
             var bytes: [UInt8] = []
@@ -201,7 +208,10 @@ public final class ServerMetrics: Sendable {
         }
         var out = ""
         for f in families.sorted(by: { $0.name < $1.name }) {
-            for l in f.lines { out += l; out += "\n" }
+            for l in f.lines {
+                out += l
+                out += "\n"
+            }
         }
         return out
     }

@@ -7,7 +7,10 @@ public enum MonitorAdapters {
     /// `sets` with the `MONITOR` set added (unless one of that name is there already).
     public static func adding(to sets: [AdapterSet]) -> [AdapterSet] {
         guard !sets.contains(where: { $0.name == adapterSetName }) else { return sets }
-        return sets + [AdapterSet(name: adapterSetName, metadata: MonitorMetadataAdapter(),
-                                  dataAdapters: [AdapterSet.defaultDataAdapterName: MonitorDataAdapter()])]
+        return sets + [
+            AdapterSet(
+                name: adapterSetName, metadata: MonitorMetadataAdapter(),
+                dataAdapters: [AdapterSet.defaultDataAdapterName: MonitorDataAdapter()])
+        ]
     }
 }

@@ -5,10 +5,12 @@
 struct MonitorSampler: Sendable {
     static let maxSessionRows = 200
 
-    static let serverFields = ["sessions", "sessions_ws", "sessions_http", "sessions_unbound", "sessions_created",
-                               "connections", "subscriptions", "items", "updates_in_per_s", "updates_out_per_s",
-                               "bytes_out_per_s", "updates_filtered", "updates_lost", "updates_conflated", "sessions_blocked",
-                               "mpn_devices", "mpn_active", "mpn_triggered", "uptime_s"]
+    static let serverFields = [
+        "sessions", "sessions_ws", "sessions_http", "sessions_unbound", "sessions_created",
+        "connections", "subscriptions", "items", "updates_in_per_s", "updates_out_per_s",
+        "bytes_out_per_s", "updates_filtered", "updates_lost", "updates_conflated", "sessions_blocked",
+        "mpn_devices", "mpn_active", "mpn_triggered", "uptime_s",
+    ]
 
     private var previous: (at: Int64, received: Int, sent: Int, bytes: Int)?
     private let startedAt: Int64
@@ -21,9 +23,11 @@ struct MonitorSampler: Sendable {
         var rates = (received: 0.0, sent: 0.0, bytes: 0.0)
         if let p = previous, inputs.nowMillis > p.at {
             let seconds = Double(inputs.nowMillis - p.at) / 1000
-            rates = (Double(max(0, inputs.updatesReceived - p.received)) / seconds,
-                     Double(max(0, c.updatesSent - p.sent)) / seconds,
-                     Double(max(0, c.bytesSent - p.bytes)) / seconds)
+            rates = (
+                Double(max(0, inputs.updatesReceived - p.received)) / seconds,
+                Double(max(0, c.updatesSent - p.sent)) / seconds,
+                Double(max(0, c.bytesSent - p.bytes)) / seconds
+            )
         }
         previous = (inputs.nowMillis, inputs.updatesReceived, c.updatesSent, c.bytesSent)
         let ws = inputs.sessions.filter { $0.transport.hasPrefix("WS") }.count
@@ -54,17 +58,21 @@ struct MonitorSampler: Sendable {
         return row
     }
 
-    static let sessionFields = ["key", "command", "user", "address", "adapter_set", "transport", "age_s", "backlog",
-                                "subscriptions"]
+    static let sessionFields = [
+        "key", "command", "user", "address", "adapter_set", "transport", "age_s", "backlog",
+        "subscriptions",
+    ]
 
     /// The `sessions` rows by key (without the command field).
     static func sessionRows(_ inputs: MonitorInputs) -> [String: [String: String?]] {
         let shown = inputs.sessions.sorted { ($0.ageMillis, $0.id) > ($1.ageMillis, $1.id) }.prefix(maxSessionRows)
         var rows: [String: [String: String?]] = [:]
         for s in shown {
-            rows[s.id] = ["key": s.id, "user": s.user, "address": s.address, "adapter_set": s.adapterSet,
-                          "transport": s.transport, "age_s": String(s.ageMillis / 1000), "backlog": String(s.backlog),
-                          "subscriptions": String(s.subscriptions)]
+            rows[s.id] = [
+                "key": s.id, "user": s.user, "address": s.address, "adapter_set": s.adapterSet,
+                "transport": s.transport, "age_s": String(s.ageMillis / 1000), "backlog": String(s.backlog),
+                "subscriptions": String(s.subscriptions),
+            ]
         }
         return rows
     }
@@ -75,8 +83,10 @@ struct MonitorSampler: Sendable {
         var rows: [String: [String: String?]] = [:]
         for a in (inputs.mpn?.applications ?? []).prefix(100) {
             let key = "\(a.platform)/\(a.appId)"
-            rows[key] = ["key": key, "platform": a.platform, "app": a.appId, "sent": String(a.sent),
-                         "failed": String(a.failed), "suspended": a.suspended ? "true" : "false"]
+            rows[key] = [
+                "key": key, "platform": a.platform, "app": a.appId, "sent": String(a.sent),
+                "failed": String(a.failed), "suspended": a.suspended ? "true" : "false",
+            ]
         }
         return rows
     }

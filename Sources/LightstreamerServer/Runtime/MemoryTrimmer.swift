@@ -1,8 +1,9 @@
+import Dispatch
+import NIOConcurrencyHelpers
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
-import NIOConcurrencyHelpers
 
 /// Gives memory that ended sessions held back to the system. glibc's allocator keeps freed
 /// memory in its arenas, so without this a burst of sessions (or of slow readers holding large

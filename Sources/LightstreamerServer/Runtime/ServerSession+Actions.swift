@@ -28,8 +28,10 @@ extension ServerSession {
     }
 
     /// Feeds one event. `connection` is registered first so the machine's actions can reach it.
-    func run(registering connection: (any OutboundConnection)? = nil, expectingReply: Bool = false,
-             _ event: (inout SessionStateMachine, Int64) -> [SessionStateMachine.Action]) {
+    func run(
+        registering connection: (any OutboundConnection)? = nil, expectingReply: Bool = false,
+        _ event: (inout SessionStateMachine, Int64) -> [SessionStateMachine.Action]
+    ) {
         let deferred = inner.withLockedValue { s -> [DeferredWork] in
             if let connection {
                 s.connections[connection.connectionID] = connection
@@ -80,7 +82,8 @@ extension ServerSession {
                 s.timerGeneration += 1
                 let generation = s.timerGeneration
                 if timer == .keepalive,
-                   keepaliveWheel.arm(self, timer, generation: generation, atMillis: at, now: monotonicMillis()) {
+                    keepaliveWheel.arm(self, timer, generation: generation, atMillis: at, now: monotonicMillis())
+                {
                     s.timers[timer] = (generation, nil)
                     continue
                 }
@@ -190,8 +193,9 @@ extension ServerSession {
                 self.run { m, now in m.subscribeFailed(id, error, now: now) }
                 return
             }
-            let sink = SessionTableSink(session: self, subscriptionId: id,
-                                        mergeable: resolved.spec.mode == .merge && resolved.spec.maxFrequency != .unfiltered)
+            let sink = SessionTableSink(
+                session: self, subscriptionId: id,
+                mergeable: resolved.spec.mode == .merge && resolved.spec.maxFrequency != .unfiltered)
             do throws(ItemEngineError) {
                 let handle = try await engine.subscribe(resolved.spec, sink: sink)
                 let granted = engine.grantedFrequency(of: handle)
@@ -201,12 +205,17 @@ extension ServerSession {
                 }
                 self.manager.metrics.update { $0.subscriptionsActive += 1 }
                 let spec = resolved.spec
-                self.logger.debug("subscribed", metadata: ["subscription": "\(id)", "mode": "\(spec.mode)",
-                                                           "items": "\(spec.items.count)", "dataAdapter": "\(resolved.info.dataAdapter)"])
-                let grant = SubscriptionGrant(itemCount: spec.items.count, fieldCount: spec.fields.count,
-                                              keyPosition: spec.keyPosition, commandPosition: spec.commandPosition,
-                                              maxFrequency: granted,
-                                              filtered: spec.maxFrequency != .unfiltered)
+                self.logger.debug(
+                    "subscribed",
+                    metadata: [
+                        "subscription": "\(id)", "mode": "\(spec.mode)",
+                        "items": "\(spec.items.count)", "dataAdapter": "\(resolved.info.dataAdapter)",
+                    ])
+                let grant = SubscriptionGrant(
+                    itemCount: spec.items.count, fieldCount: spec.fields.count,
+                    keyPosition: spec.keyPosition, commandPosition: spec.commandPosition,
+                    maxFrequency: granted,
+                    filtered: spec.maxFrequency != .unfiltered)
                 self.run { m, now in m.subscribeSucceeded(id, grant: grant, now: now) }
             } catch {
                 self.logger.debug("subscription refused by the engine", metadata: ["subscription": "\(id)", "code": "\(error.code)"])

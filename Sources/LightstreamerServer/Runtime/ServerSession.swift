@@ -78,8 +78,10 @@ final class ServerSession: Sendable {
     /// When the session was created (monotonic ms), for its age on the dashboard.
     let createdAtMillis = monotonicMillis()
 
-    init(id: String, user: String?, clientAddress: String? = nil, adapterSet: AdapterSet, eventLoop: any EventLoop,
-         manager: SessionManager, machine: SessionStateMachine, transport: TransportKind? = nil) {
+    init(
+        id: String, user: String?, clientAddress: String? = nil, adapterSet: AdapterSet, eventLoop: any EventLoop,
+        manager: SessionManager, machine: SessionStateMachine, transport: TransportKind? = nil
+    ) {
         self.createTransport = transport
         self.id = id
         self.user = user
@@ -92,8 +94,11 @@ final class ServerSession: Sendable {
         self.keepaliveWheel = manager.keepaliveWheel(for: eventLoop)
     }
 
-    var resolver: SubscriptionResolver { SubscriptionResolver(adapterSet: adapterSet, user: user, sessionId: id,
-                                                                   maxItems: manager.settings.maxItemsPerSubscription) }
+    var resolver: SubscriptionResolver {
+        SubscriptionResolver(
+            adapterSet: adapterSet, user: user, sessionId: id,
+            maxItems: manager.settings.maxItemsPerSubscription)
+    }
 
     // MARK: - Engine events
 
@@ -130,12 +135,14 @@ final class ServerSession: Sendable {
     /// How the session is connected right now and what waits for it (the `MONITOR` adapter set).
     func summary(now: Int64) -> SessionSummary {
         let (binding, subscriptions) = inner.withLockedValue { ($0.machine.binding, $0.machine.activeSubscriptionCount) }
-        let transport = binding.map { b in
-            (b.transport == .webSocket ? "WS" : "HTTP") + (b.polling ? "-POLLING" : "-STREAMING")
-        } ?? "UNBOUND"
+        let transport =
+            binding.map { b in
+                (b.transport == .webSocket ? "WS" : "HTTP") + (b.polling ? "-POLLING" : "-STREAMING")
+            } ?? "UNBOUND"
         let backlog = inbox.withLockedValue { $0.count }
-        return SessionSummary(id: id, user: user, address: clientAddress, adapterSet: adapterSet.name, transport: transport,
-                              ageMillis: max(0, now - createdAtMillis), backlog: backlog, subscriptions: subscriptions)
+        return SessionSummary(
+            id: id, user: user, address: clientAddress, adapterSet: adapterSet.name, transport: transport,
+            ageMillis: max(0, now - createdAtMillis), backlog: backlog, subscriptions: subscriptions)
     }
 
     /// Runs the waiting batch (called by the pump, on the session's event loop).

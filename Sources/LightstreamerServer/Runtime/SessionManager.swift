@@ -36,8 +36,9 @@ public final class SessionManager: Sendable {
             let key = ObjectIdentifier(loop)
             if let existing = w[key] { return existing }
             let granularity = Int64(min(100, max(5, settings.minKeepaliveMillis / 20)))
-            let new = KeepaliveWheel(eventLoop: loop, granularityMillis: granularity,
-                                     maxAheadMillis: Int64(max(settings.maxKeepaliveMillis, settings.defaultKeepaliveMillis)))
+            let new = KeepaliveWheel(
+                eventLoop: loop, granularityMillis: granularity,
+                maxAheadMillis: Int64(max(settings.maxKeepaliveMillis, settings.defaultKeepaliveMillis)))
             w[key] = new
             return new
         }
@@ -59,8 +60,10 @@ public final class SessionManager: Sendable {
 
     let mpn: (any MPNRequestHandler)?
 
-    init(engine: ItemEngine, settings: SessionSettings, metrics: ServerMetrics, logger: Logger,
-         aliases: [String: String] = [:], mpn: (any MPNRequestHandler)? = nil, health: ServerHealth = ServerHealth()) {
+    init(
+        engine: ItemEngine, settings: SessionSettings, metrics: ServerMetrics, logger: Logger,
+        aliases: [String: String] = [:], mpn: (any MPNRequestHandler)? = nil, health: ServerHealth = ServerHealth()
+    ) {
         self.health = health
         self.aliases = aliases
         self.engine = engine
@@ -84,7 +87,10 @@ public final class SessionManager: Sendable {
     var allSessions: [ServerSession] { sessions.withLockedValue { Array($0.values) } }
 
     private func newSessionId() -> String {
-        let n = counter.withLockedValue { c -> UInt64 in c += 1; return c }
+        let n = counter.withLockedValue { c -> UInt64 in
+            c += 1
+            return c
+        }
         var rng = SystemRandomNumberGenerator()
         let random = String(rng.next() & 0xFFFF_FFFF_FFFF, radix: 16)
         return "S" + random + "M" + String(n, radix: 16)
@@ -92,8 +98,10 @@ public final class SessionManager: Sendable {
 
     /// Creates a session and binds its first stream on `connection`. On refusal nothing was
     /// written: the caller answers CONERR with the code.
-    func createSession(_ request: CreateSessionRequest, version: TLCPVersion, connection: any OutboundConnection,
-                       clientIP: String?, headers: [String: String], eventLoop: any EventLoop) async -> Result<String, SessionRefusal> {
+    func createSession(
+        _ request: CreateSessionRequest, version: TLCPVersion, connection: any OutboundConnection,
+        clientIP: String?, headers: [String: String], eventLoop: any EventLoop
+    ) async -> Result<String, SessionRefusal> {
         let started = monotonicMillis()
         if health.isDraining { return .failure(Self.drainingRefusal(version: version)) }
         if admission.withLockedValue({ $0 }), (request.adapterSet ?? "DEFAULT") != MonitorAdapters.adapterSetName {
@@ -103,16 +111,19 @@ public final class SessionManager: Sendable {
             return .failure(refusal)
         }
         let clock = ContinuousClock.now
-        let result = await createReserved(request, version: version, connection: connection, clientIP: clientIP,
-                                          headers: headers, eventLoop: eventLoop, started: started)
+        let result = await createReserved(
+            request, version: version, connection: connection, clientIP: clientIP,
+            headers: headers, eventLoop: eventLoop, started: started)
         if case .failure = result { occupancy.withLockedValue { $0.release(address: clientIP) } }
         metrics.requestHandled("create_session", nanoseconds: Self.nanoseconds(since: clock))
         return result
     }
 
-    private func createReserved(_ request: CreateSessionRequest, version: TLCPVersion, connection: any OutboundConnection,
-                                clientIP: String?, headers: [String: String], eventLoop: any EventLoop,
-                                started: Int64) async -> Result<String, SessionRefusal> {
+    private func createReserved(
+        _ request: CreateSessionRequest, version: TLCPVersion, connection: any OutboundConnection,
+        clientIP: String?, headers: [String: String], eventLoop: any EventLoop,
+        started: Int64
+    ) async -> Result<String, SessionRefusal> {
         let requested = request.adapterSet ?? "DEFAULT"
         let setName = engine.adapterSet(named: requested) != nil ? requested : aliases[requested] ?? requested
         guard let adapterSet = engine.adapterSet(named: setName) else {
@@ -127,7 +138,8 @@ public final class SessionManager: Sendable {
         // `LS_ttl_millis`: the client stops waiting after that long; a create that took longer
         // (a slow Metadata Adapter) is dropped with CONERR 5, and the client retries at once.
         if case .millis(let ttl)? = request.ttl, version.supports(.ttl), version.supports(.extendedCreateErrors),
-           monotonicMillis() - started > Int64(ttl) {
+            monotonicMillis() - started > Int64(ttl)
+        {
             return .failure(SessionRefusal(code: 5, message: "Create not served within LS_ttl_millis"))
         }
         let id = newSessionId()
@@ -140,16 +152,19 @@ public final class SessionManager: Sendable {
         }
         // Only a session of the same user in the same adapter set may be replaced.
         if let old = request.oldSession, let previous = session(old), previous.user == request.user,
-           previous.adapterSet.name == adapterSet.name {
+            previous.adapterSet.name == adapterSet.name
+        {
             previous.run { m, now in m.serverClose(code: 32, message: "Replaced by a new session", now: now) }
         }
         let allowedMaxBandwidth = await metadata.allowedMaxBandwidth(user: request.user)
-        let machine = SessionStateMachine(sessionId: id, version: version, create: request, connection: connection.connectionID,
-                                          transport: connection.transport, clientIP: clientIP,
-                                          allowedMaxBandwidth: allowedMaxBandwidth,
-                                          sharedSettings: sharedSettings, now: monotonicMillis())
-        let session = ServerSession(id: id, user: request.user, clientAddress: clientIP, adapterSet: adapterSet,
-                                    eventLoop: eventLoop, manager: self, machine: machine, transport: connection.transport)
+        let machine = SessionStateMachine(
+            sessionId: id, version: version, create: request, connection: connection.connectionID,
+            transport: connection.transport, clientIP: clientIP,
+            allowedMaxBandwidth: allowedMaxBandwidth,
+            sharedSettings: sharedSettings, now: monotonicMillis())
+        let session = ServerSession(
+            id: id, user: request.user, clientAddress: clientIP, adapterSet: adapterSet,
+            eventLoop: eventLoop, manager: self, machine: machine, transport: connection.transport)
         sessions.withLockedValue { $0[id] = session }
         metrics.update {
             $0.sessionsActive += 1
@@ -174,7 +189,8 @@ public final class SessionManager: Sendable {
         case .access(let code, let message)?:
             return SessionRefusal(code: code > 0 ? 1 : code, message: message)
         case .retryLater(let message)?:
-            return version.supports(.extendedCreateErrors) ? SessionRefusal(code: 6, message: message)
+            return version.supports(.extendedCreateErrors)
+                ? SessionRefusal(code: 6, message: message)
                 : SessionRefusal(code: 1, message: message)
         default:
             return SessionRefusal(code: 66, message: "Metadata Adapter error")
@@ -182,14 +198,17 @@ public final class SessionManager: Sendable {
     }
 
     /// Binds a stream. False when the session does not exist (the caller answers CONERR 20).
-    func bind(_ request: BindSessionRequest, sessionId: String, version: TLCPVersion, connection: any OutboundConnection,
-              clientIP: String?) -> Bool {
+    func bind(
+        _ request: BindSessionRequest, sessionId: String, version: TLCPVersion, connection: any OutboundConnection,
+        clientIP: String?
+    ) -> Bool {
         guard let session = session(sessionId) else { return false }
         session.logger.debug("stream bound", metadata: ["transport": "\(connection.transport)"])
         let clock = ContinuousClock.now
         session.run(registering: connection) { m, now in
-            m.bind(request, connection: connection.connectionID, transport: connection.transport, version: version,
-                   clientIP: clientIP, now: now)
+            m.bind(
+                request, connection: connection.connectionID, transport: connection.transport, version: version,
+                clientIP: clientIP, now: now)
         }
         metrics.requestHandled("bind_session", nanoseconds: Self.nanoseconds(since: clock))
         return true

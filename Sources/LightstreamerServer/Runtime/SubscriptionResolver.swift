@@ -73,16 +73,18 @@ struct SubscriptionResolver {
             if let itemLimit { frequency = .limited(min(f, itemLimit)) }
         }
         if p.mode == .raw { frequency = .unfiltered }
-        let info = TableInfo(mode: p.mode, group: p.group, schema: p.schema, dataAdapter: dataAdapter, items: items,
-                             fields: fields, selector: p.selector, subscriptionId: p.subscriptionId)
+        let info = TableInfo(
+            mode: p.mode, group: p.group, schema: p.schema, dataAdapter: dataAdapter, items: items,
+            fields: fields, selector: p.selector, subscriptionId: p.subscriptionId)
         do {
             try await metadata.notifyNewTable(user: user, sessionId: sessionId, table: info)
         } catch {
             throw Self.refusal(error, otherwise: 66, "Subscription refused")
         }
-        let spec = TableSpec(adapterSet: adapterSet.name, dataAdapter: dataAdapter, mode: p.mode, items: items, fields: fields,
-                             selector: p.selector, snapshot: p.snapshot ?? .no, maxFrequency: frequency,
-                             bufferSize: p.bufferSize, keyPosition: keyPosition, commandPosition: commandPosition)
+        let spec = TableSpec(
+            adapterSet: adapterSet.name, dataAdapter: dataAdapter, mode: p.mode, items: items, fields: fields,
+            selector: p.selector, snapshot: p.snapshot ?? .no, maxFrequency: frequency,
+            bufferSize: p.bufferSize, keyPosition: keyPosition, commandPosition: commandPosition)
         return Resolved(spec: spec, info: info)
     }
 

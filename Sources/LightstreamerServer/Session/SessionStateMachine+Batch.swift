@@ -13,8 +13,10 @@ extension SessionStateMachine {
 
     /// `tableEvents(_:now:)` for events that carry the encoding their update may share with
     /// other sessions (`SharedUpdateEncoding`, used only where it applies to this session).
-    mutating func tableEvents(_ events: [(subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)],
-                              now: Int64) -> [SessionAction] {
+    mutating func tableEvents(
+        _ events: [(subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)],
+        now: Int64
+    ) -> [SessionAction] {
         for (id, event, shared) in events { handleTableEvent(id, event, shared: shared, now: now) }
         return output.take()
     }

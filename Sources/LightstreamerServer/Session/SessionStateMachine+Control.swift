@@ -14,7 +14,8 @@ extension SessionStateMachine {
         switch request.operation {
         case .add(let p):
             if let existing = tables[p.subscriptionId], existing.parameters == p, !existing.deleteRequested,
-               existing.isLive {
+                existing.isLive
+            {
                 // The same add again: a client that resent a control whose answer it did not
                 // get in time (official clients do, over HTTP). The first one stands.
                 replyOK(origin, reqId, ack: ack, now: now)
@@ -25,7 +26,11 @@ extension SessionStateMachine {
                 break
             }
             guard tables.count < settings.maxSubscriptionsPerSession else {
-                replyError(origin, reqId, SessionRefusal(code: 30, message: "Too many subscriptions in this session (at most \(settings.maxSubscriptionsPerSession))"), now: now)
+                replyError(
+                    origin, reqId,
+                    SessionRefusal(
+                        code: 30, message: "Too many subscriptions in this session (at most \(settings.maxSubscriptionsPerSession))"),
+                    now: now)
                 break
             }
             tables[p.subscriptionId] = SessionTable(parameters: p, origin: origin, requestId: reqId, ack: ack)
@@ -139,7 +144,8 @@ extension SessionStateMachine {
     }
 
     mutating func replyError(_ origin: RequestOrigin, _ requestId: String?, _ refusal: SessionRefusal, now: Int64) {
-        let n: TLCPNotification = requestId.map { .reqerr(requestId: $0, code: refusal.code, message: refusal.message) }
+        let n: TLCPNotification =
+            requestId.map { .reqerr(requestId: $0, code: refusal.code, message: refusal.message) }
             ?? .error(code: refusal.code, message: refusal.message)
         let line = n.encoded(version: version)
         switch origin {
@@ -174,8 +180,10 @@ extension SessionStateMachine {
         tables[id] = t
         replyOK(t.origin, t.requestId, ack: t.ack, now: now)
         if t.parameters.mode == .command, let key = grant.keyPosition, let command = grant.commandPosition {
-            emitData(.subcmd(subscriptionId: id, itemCount: grant.itemCount, fieldCount: grant.fieldCount,
-                             keyPosition: key, commandPosition: command), now: now)
+            emitData(
+                .subcmd(
+                    subscriptionId: id, itemCount: grant.itemCount, fieldCount: grant.fieldCount,
+                    keyPosition: key, commandPosition: command), now: now)
         } else {
             emitData(.subok(subscriptionId: id, itemCount: grant.itemCount, fieldCount: grant.fieldCount), now: now)
         }
@@ -257,7 +265,7 @@ extension SessionStateMachine {
             // The common case: the bytes other sessions already encoded for this update.
             let line = withTable(id) { t -> String? in
                 guard let grant = t.grant, item >= 1, item <= grant.itemCount, values.count == grant.fieldCount,
-                      let encoded = shared.encodedValues(previous: t.rows[item - 1], values: values, diffs: diffs)
+                    let encoded = shared.encodedValues(previous: t.rows[item - 1], values: values, diffs: diffs)
                 else { return nil }
                 t.rows[item - 1] = values
                 return UpdateNotification.line(subscriptionId: id, item: item, encodedValues: encoded)

@@ -7,14 +7,17 @@ import TLCP
 extension SessionStateMachine {
     mutating func enqueueMPN(_ operation: ControlOperation, origin: RequestOrigin, requestId: String, now: Int64) {
         if let device = operation.mpnDeviceId, !mpn.devices.contains(device) {
-            replyError(origin, requestId, SessionRefusal(code: 45, message: "MPN device \(device) not registered in this session"),
-                       now: now)
+            replyError(
+                origin, requestId, SessionRefusal(code: 45, message: "MPN device \(device) not registered in this session"),
+                now: now)
             return
         }
         guard mpn.waiting.count < settings.maxQueuedMPNOperations else {
-            replyError(origin, requestId,
-                       SessionRefusal(code: 41, message: "Too many MPN operations waiting in this session (at most \(settings.maxQueuedMPNOperations))"),
-                       now: now)
+            replyError(
+                origin, requestId,
+                SessionRefusal(
+                    code: 41, message: "Too many MPN operations waiting in this session (at most \(settings.maxQueuedMPNOperations))"),
+                now: now)
             return
         }
         let pending = SessionMPNState.Pending(id: mpn.nextId, origin: origin, requestId: requestId, operation: operation)

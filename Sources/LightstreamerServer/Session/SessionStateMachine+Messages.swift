@@ -14,23 +14,26 @@ extension SessionStateMachine {
         let wantsOutcome = request.outcome != false
         guard let name = request.sequence else {
             replyOK(origin, request.requestId, ack: ack, now: now)
-            dispatch(sequence: nil, progressive: request.progressive, text: request.message,
-                     wantsOutcome: wantsOutcome && request.progressive != nil)
+            dispatch(
+                sequence: nil, progressive: request.progressive, text: request.message,
+                wantsOutcome: wantsOutcome && request.progressive != nil)
             return output.take()
         }
         // The parser guarantees a progressive with a sequence.
         let prog = request.progressive ?? 1
         if sequences[name] == nil, sequences.count >= settings.maxMessageSequences {
-            replyError(origin, request.requestId,
-                       SessionRefusal(code: 65, message: "Too many message sequences in this session (at most \(settings.maxMessageSequences))"),
-                       now: now)
+            replyError(
+                origin, request.requestId,
+                SessionRefusal(code: 65, message: "Too many message sequences in this session (at most \(settings.maxMessageSequences))"),
+                now: now)
             return output.take()
         }
         // The next expected message is never queued for long: it goes to the adapter.
         if queuedMessageCount >= settings.maxQueuedMessages, prog != (sequences[name]?.next ?? 1) {
-            replyError(origin, request.requestId,
-                       SessionRefusal(code: 65, message: "Too many messages waiting in this session (at most \(settings.maxQueuedMessages))"),
-                       now: now)
+            replyError(
+                origin, request.requestId,
+                SessionRefusal(code: 65, message: "Too many messages waiting in this session (at most \(settings.maxQueuedMessages))"),
+                now: now)
             return output.take()
         }
         var seq = sequences[name] ?? MessageSequenceState()
@@ -38,8 +41,10 @@ extension SessionStateMachine {
         if prog < seq.next {
             sequences[name] = seq
             replyOK(origin, request.requestId, ack: ack, now: now)
-            emitData(.msgfail(sequence: name, progressive: prog, code: 32,
-                              message: "Progressive \(prog) already handled or skipped"), now: now)
+            emitData(
+                .msgfail(
+                    sequence: name, progressive: prog, code: 32,
+                    message: "Progressive \(prog) already handled or skipped"), now: now)
             return output.take()
         }
         if seq.queued[prog] != nil || (seq.busy && prog == seq.next) {

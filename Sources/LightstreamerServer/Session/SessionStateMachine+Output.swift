@@ -9,12 +9,18 @@ extension SessionStateMachine {
 
         /// `write(line + "\r\n")` without building that string first.
         mutating func writeLine(_ line: String, to conn: ConnectionID, updates: Int) {
-            append(to: conn, updates: updates) { $0 += line; $0 += "\r\n" }
+            append(to: conn, updates: updates) {
+                $0 += line
+                $0 += "\r\n"
+            }
         }
 
         /// `writeLine` for a line held by the `NotificationLog`.
         mutating func writeLine(_ line: Substring, to conn: ConnectionID, updates: Int) {
-            append(to: conn, updates: updates) { $0.append(contentsOf: line); $0 += "\r\n" }
+            append(to: conn, updates: updates) {
+                $0.append(contentsOf: line)
+                $0 += "\r\n"
+            }
         }
 
         /// Extends the last write when it goes to `conn`, else starts a new one.

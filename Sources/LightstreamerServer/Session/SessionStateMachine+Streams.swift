@@ -84,16 +84,19 @@ extension SessionStateMachine {
             unbind(clean: false, now: now)
             return
         }
-        bindStream(connection: pending.connection, transport: pending.transport, stream: pending.stream,
-                   recoveryFrom: nil, sendConok: true, sendHead: !(pending.stream.reduceHead == true && version.supports(.reduceHead)),
-                   now: now)
+        bindStream(
+            connection: pending.connection, transport: pending.transport, stream: pending.stream,
+            recoveryFrom: nil, sendConok: true, sendHead: !(pending.stream.reduceHead == true && version.supports(.reduceHead)),
+            now: now)
     }
 
     // MARK: - Bind
 
     /// `bind_session` on `connection`. `version` is the one the request declared.
-    public mutating func bind(_ request: BindSessionRequest, connection: ConnectionID, transport: TransportKind,
-                              version requestVersion: TLCPVersion, clientIP: String?, now: Int64) -> [Action] {
+    public mutating func bind(
+        _ request: BindSessionRequest, connection: ConnectionID, transport: TransportKind,
+        version requestVersion: TLCPVersion, clientIP: String?, now: Int64
+    ) -> [Action] {
         lastClientActivity = now
         func refuse(_ code: Int, _ message: String) -> [Action] {
             output.write(TLCPNotification.conerr(code: code, message: message).encodedLine(version: version), to: connection, updates: 0)
@@ -114,18 +117,22 @@ extension SessionStateMachine {
         }
         if let clientIP { self.clientIP = clientIP }
         let reduce = request.stream.reduceHead == true && version.supports(.reduceHead)
-        bindStream(connection: connection, transport: transport, stream: request.stream, recoveryFrom: request.recoveryFrom,
-                   sendConok: !reduce, sendHead: !reduce, now: now)
+        bindStream(
+            connection: connection, transport: transport, stream: request.stream, recoveryFrom: request.recoveryFrom,
+            sendConok: !reduce, sendHead: !reduce, now: now)
         return output.take()
     }
 
-    mutating func bindStream(connection: ConnectionID, transport: TransportKind, stream: StreamParameters,
-                             recoveryFrom: Int?, sendConok: Bool, sendHead: Bool, now: Int64) {
+    mutating func bindStream(
+        connection: ConnectionID, transport: TransportKind, stream: StreamParameters,
+        recoveryFrom: Int?, sendConok: Bool, sendHead: Bool, now: Int64
+    ) {
         output.actions.append(.cancelTimer(.unboundTimeout))
         wroteDataSinceBind = false
         let polling = stream.polling
-        let keepalive = min(max(stream.keepaliveMillis ?? settings.defaultKeepaliveMillis, settings.minKeepaliveMillis),
-                            settings.maxKeepaliveMillis)
+        let keepalive = min(
+            max(stream.keepaliveMillis ?? settings.defaultKeepaliveMillis, settings.minKeepaliveMillis),
+            settings.maxKeepaliveMillis)
         let idle = min(stream.idleMillis ?? 0, settings.maxIdleMillis)
         var contentLength: Int?
         if let requested = stream.contentLength, requested >= settings.minContentLength {
@@ -134,15 +141,19 @@ extension SessionStateMachine {
             contentLength = settings.defaultContentLength
         }
         lastStreamConnection = connection
-        setBinding(Binding(connection: connection, transport: transport, polling: polling, contentLength: contentLength,
-                           keepaliveMillis: keepalive, idleMillis: idle,
-                           pollingMillis: min(stream.pollingMillis ?? 0, settings.maxPollingMillis),
-                           sendSync: !polling && stream.sendSync != false,
-                           inactivityMillis: polling ? nil : stream.inactivityMillis.flatMap { $0 > 0 ? min($0, settings.maxInactivityMillis) : nil },
-                           boundAt: now, lastWriteAt: now))
+        setBinding(
+            Binding(
+                connection: connection, transport: transport, polling: polling, contentLength: contentLength,
+                keepaliveMillis: keepalive, idleMillis: idle,
+                pollingMillis: min(stream.pollingMillis ?? 0, settings.maxPollingMillis),
+                sendSync: !polling && stream.sendSync != false,
+                inactivityMillis: polling ? nil : stream.inactivityMillis.flatMap { $0 > 0 ? min($0, settings.maxInactivityMillis) : nil },
+                boundAt: now, lastWriteAt: now))
         if sendConok {
-            writeStream(.conok(sessionId: sessionId, requestLimit: settings.requestLimit,
-                               keepaliveMillis: polling ? idle : keepalive, controlLink: settings.controlLink), now: now)
+            writeStream(
+                .conok(
+                    sessionId: sessionId, requestLimit: settings.requestLimit,
+                    keepaliveMillis: polling ? idle : keepalive, controlLink: settings.controlLink), now: now)
         }
         if sendHead {
             writeStream(.servname(settings.announcedServerName), now: now)

@@ -67,18 +67,23 @@ public struct SessionStateMachine: Sendable {
     var output = Output()
 
     /// A session just accepted by the Metadata Adapter. Call `start(now:)` next.
-    public init(sessionId: String, version: TLCPVersion, create: CreateSessionRequest, connection: ConnectionID,
-                transport: TransportKind, clientIP: String?, allowedMaxBandwidth: Double?,
-                settings: SessionSettings, now: Int64) {
-        self.init(sessionId: sessionId, version: version, create: create, connection: connection, transport: transport,
-                  clientIP: clientIP, allowedMaxBandwidth: allowedMaxBandwidth,
-                  sharedSettings: SharedSessionSettings(settings), now: now)
+    public init(
+        sessionId: String, version: TLCPVersion, create: CreateSessionRequest, connection: ConnectionID,
+        transport: TransportKind, clientIP: String?, allowedMaxBandwidth: Double?,
+        settings: SessionSettings, now: Int64
+    ) {
+        self.init(
+            sessionId: sessionId, version: version, create: create, connection: connection, transport: transport,
+            clientIP: clientIP, allowedMaxBandwidth: allowedMaxBandwidth,
+            sharedSettings: SharedSessionSettings(settings), now: now)
     }
 
     /// The same, with settings shared with other sessions.
-    init(sessionId: String, version: TLCPVersion, create: CreateSessionRequest, connection: ConnectionID,
-         transport: TransportKind, clientIP: String?, allowedMaxBandwidth: Double?,
-         sharedSettings: SharedSessionSettings, now: Int64) {
+    init(
+        sessionId: String, version: TLCPVersion, create: CreateSessionRequest, connection: ConnectionID,
+        transport: TransportKind, clientIP: String?, allowedMaxBandwidth: Double?,
+        sharedSettings: SharedSessionSettings, now: Int64
+    ) {
         self.sessionId = sessionId
         self.version = version
         self.sharedSettings = sharedSettings
@@ -92,8 +97,10 @@ public struct SessionStateMachine: Sendable {
         self.requestedBandwidth = create.requestedMaxBandwidth
         self.clientIP = clientIP
         self.lastClientActivity = now
-        self.state = .creating(PendingCreate(connection: connection, transport: transport, stream: create.stream,
-                                             clientIP: clientIP, comboOperations: create.comboOperations))
+        self.state = .creating(
+            PendingCreate(
+                connection: connection, transport: transport, stream: create.stream,
+                clientIP: clientIP, comboOperations: create.comboOperations))
     }
 
     var settings: SessionSettings { sharedSettings.value }
@@ -244,8 +251,9 @@ public struct SessionStateMachine: Sendable {
     /// bandwidth limits.
     mutating func flushData(now: Int64) {
         defer {
-            log.prune(delivered: delivered, now: now, windowMillis: settings.recoveryWindowMillis,
-                      maxCount: settings.recoveryMaxNotifications)
+            log.prune(
+                delivered: delivered, now: now, windowMillis: settings.recoveryWindowMillis,
+                maxCount: settings.recoveryMaxNotifications)
         }
         while let b = binding, delivered < log.lastProgressive {
             guard let entry = log.entry(delivered + 1) else { break }

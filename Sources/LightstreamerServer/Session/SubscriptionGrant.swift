@@ -16,8 +16,10 @@ public struct SubscriptionGrant: Sendable, Hashable {
     public var filtered: Bool
 
     /// A grant with its properties.
-    public init(itemCount: Int, fieldCount: Int, keyPosition: Int? = nil, commandPosition: Int? = nil,
-                maxFrequency: GrantedFrequency = .unlimited, filtered: Bool = true) {
+    public init(
+        itemCount: Int, fieldCount: Int, keyPosition: Int? = nil, commandPosition: Int? = nil,
+        maxFrequency: GrantedFrequency = .unlimited, filtered: Bool = true
+    ) {
         self.itemCount = itemCount
         self.fieldCount = fieldCount
         self.keyPosition = keyPosition

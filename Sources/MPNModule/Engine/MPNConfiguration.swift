@@ -205,7 +205,8 @@ extension MPNConfiguration.Inactivity {
     public init(from decoder: any Decoder) throws {
         self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        deviceInactivityTimeoutMinutes = try c.decodeIfPresent(Int.self, forKey: .deviceInactivityTimeoutMinutes)
+        deviceInactivityTimeoutMinutes =
+            try c.decodeIfPresent(Int.self, forKey: .deviceInactivityTimeoutMinutes)
             ?? deviceInactivityTimeoutMinutes
         collectorPeriodMinutes = try c.decodeIfPresent(Int.self, forKey: .collectorPeriodMinutes) ?? collectorPeriodMinutes
     }

@@ -13,8 +13,10 @@ import TLCP
 /// `ItemEngine`, then hand it to the `MPNModule`. Snapshots are served from the module's state.
 public final class MPNInternalDataAdapter: DataAdapter, ServerOwnedItemRules {
     public static let defaultName = "MPN_INTERNAL_DATA_ADAPTER"
-    public static let subscriptionFields = ["status", "status_timestamp", "notification_format", "trigger", "group", "schema",
-                                            "adapter", "mode", "requested_buffer_size", "requested_max_frequency"]
+    public static let subscriptionFields = [
+        "status", "status_timestamp", "notification_format", "trigger", "group", "schema",
+        "adapter", "mode", "requested_buffer_size", "requested_max_frequency",
+    ]
 
     private struct State {
         var listeners: [any ItemEventListener] = []
@@ -197,8 +199,10 @@ public final class MPNInternalDataAdapter: DataAdapter, ServerOwnedItemRules {
     /// Brings one device's items to the state read from the store (`device` nil: deleted),
     /// sending only what differs. Applies nothing and returns false when the module published
     /// something for the device since `revision` was taken: the caller reads the store again.
-    func reconcile(deviceId: String, device: MPNDeviceRecord?, subscriptions: [MPNSubscriptionRecord],
-                   ifRevision revision: UInt64) -> Bool {
+    func reconcile(
+        deviceId: String, device: MPNDeviceRecord?, subscriptions: [MPNSubscriptionRecord],
+        ifRevision revision: UInt64
+    ) -> Bool {
         state.withLockedValue { s in
             guard s.revisions[deviceId, default: 0] == revision else { return false }
             guard let device else {

@@ -23,18 +23,23 @@ public protocol MPNMetadataHooks: Sendable {
     /// Before every MPN operation on a device.
     func notifyMpnDeviceAccess(user: String?, sessionId: String, device: MPNDeviceInfo) async throws
     /// Before an activation (or modification) is stored.
-    func notifyMpnSubscriptionActivation(user: String?, sessionId: String, table: TableInfo,
-                                         subscription: MPNSubscriptionInfo) async throws
+    func notifyMpnSubscriptionActivation(
+        user: String?, sessionId: String, table: TableInfo,
+        subscription: MPNSubscriptionInfo) async throws
     /// Before a token change is applied.
     func notifyMpnDeviceTokenChange(user: String?, sessionId: String, device: MPNDeviceInfo, newDeviceToken: String) async throws
 }
 
 extension MPNMetadataHooks {
     public func notifyMpnDeviceAccess(user: String?, sessionId: String, device: MPNDeviceInfo) async throws {}
-    public func notifyMpnSubscriptionActivation(user: String?, sessionId: String, table: TableInfo,
-                                                subscription: MPNSubscriptionInfo) async throws {}
-    public func notifyMpnDeviceTokenChange(user: String?, sessionId: String, device: MPNDeviceInfo,
-                                           newDeviceToken: String) async throws {}
+    public func notifyMpnSubscriptionActivation(
+        user: String?, sessionId: String, table: TableInfo,
+        subscription: MPNSubscriptionInfo
+    ) async throws {}
+    public func notifyMpnDeviceTokenChange(
+        user: String?, sessionId: String, device: MPNDeviceInfo,
+        newDeviceToken: String
+    ) async throws {}
 }
 
 enum MPNHookCall {

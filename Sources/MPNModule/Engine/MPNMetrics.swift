@@ -51,8 +51,10 @@ public final class MPNMetrics: Sendable {
     /// `auth_failed` (provider answers) or `dropped` (never sent: no provider, over the payload
     /// limit, device or subscription gone).
     func notification(platform: String, app: String, outcome: String) {
-        counter("lightstreamer_mpn_notifications_total",
-                [("platform", platform), ("app", appLabel(platform, app)), ("outcome", outcome)]).increment()
+        counter(
+            "lightstreamer_mpn_notifications_total",
+            [("platform", platform), ("app", appLabel(platform, app)), ("outcome", outcome)]
+        ).increment()
     }
 
     /// How long the provider took to answer one send.
@@ -61,8 +63,9 @@ public final class MPNMetrics: Sendable {
         let timer = timers.withLockedValue { t -> Timer in
             let key = platform + "/" + label
             if let existing = t[key] { return existing }
-            let made = Timer(label: "lightstreamer_mpn_delivery_duration_seconds", dimensions: [("platform", platform), ("app", label)],
-                             factory: factory)
+            let made = Timer(
+                label: "lightstreamer_mpn_delivery_duration_seconds", dimensions: [("platform", platform), ("app", label)],
+                factory: factory)
             t[key] = made
             return made
         }
@@ -72,8 +75,10 @@ public final class MPNMetrics: Sendable {
     /// An HTTP status APNs or FCM answered with (`provider`: `apns`, `fcm`, `fcm_token`).
     public func providerStatus(provider: String, app: String, status: Int) {
         let code = (100...599).contains(status) ? String(status) : "invalid"
-        counter("lightstreamer_mpn_provider_responses_total",
-                [("provider", provider), ("app", appLabel(provider, app)), ("status", code)]).increment()
+        counter(
+            "lightstreamer_mpn_provider_responses_total",
+            [("provider", provider), ("app", appLabel(provider, app)), ("status", code)]
+        ).increment()
     }
 }
 
@@ -82,8 +87,9 @@ extension MPNMetrics {
     func sent(_ n: MPNNotification, _ result: MPNDeliveryResult, since started: ContinuousClock.Instant) {
         let (s, a) = (ContinuousClock.now - started).components
         let (ns, overflow) = s.multipliedReportingOverflow(by: 1_000_000_000)
-        delivery(platform: n.platform.rawValue, app: n.applicationId,
-                 nanoseconds: overflow ? Int64.max : ns.addingReportingOverflow(a / 1_000_000_000).partialValue)
+        delivery(
+            platform: n.platform.rawValue, app: n.applicationId,
+            nanoseconds: overflow ? Int64.max : ns.addingReportingOverflow(a / 1_000_000_000).partialValue)
         notification(platform: n.platform.rawValue, app: n.applicationId, outcome: result.metricOutcome)
     }
 }

@@ -15,20 +15,25 @@ extension MPNModule {
         let dataAdapter = p.dataAdapter ?? AdapterSet.defaultDataAdapterName
         let (items, fields) = try await resolve(group: p.group, schema: p.schema, dataAdapter: dataAdapter, context: context)
         let trigger = (p.trigger?.isEmpty ?? true) ? nil : p.trigger
-        try configuration.limits.checkSubscription(adapterSet: context.adapterSet, dataAdapter: dataAdapter, group: p.group,
-                                                   schema: p.schema, items: items, fields: fields, format: p.notificationFormat,
-                                                   trigger: trigger)
+        try configuration.limits.checkSubscription(
+            adapterSet: context.adapterSet, dataAdapter: dataAdapter, group: p.group,
+            schema: p.schema, items: items, fields: fields, format: p.notificationFormat,
+            trigger: trigger)
         let (format, compiledTrigger) = try compile(format: p.notificationFormat, trigger: trigger, fields: fields, device: device)
         let normalizedTrigger = compiledTrigger?.normalizedText
         if let hooks = hooks(context) {
-            let table = TableInfo(mode: p.mode, group: p.group, schema: p.schema, dataAdapter: dataAdapter, items: items,
-                                  fields: fields, selector: nil)
-            let info = MPNSubscriptionInfo(device: MPNDeviceInfo(platform: device.platform, applicationId: device.applicationId,
-                                                                 deviceToken: device.deviceToken),
-                                           notificationFormat: format.normalizedText, trigger: normalizedTrigger)
+            let table = TableInfo(
+                mode: p.mode, group: p.group, schema: p.schema, dataAdapter: dataAdapter, items: items,
+                fields: fields, selector: nil)
+            let info = MPNSubscriptionInfo(
+                device: MPNDeviceInfo(
+                    platform: device.platform, applicationId: device.applicationId,
+                    deviceToken: device.deviceToken),
+                notificationFormat: format.normalizedText, trigger: normalizedTrigger)
             try await MPNHookCall.run {
-                try await hooks.notifyMpnSubscriptionActivation(user: context.user, sessionId: context.sessionId, table: table,
-                                                                subscription: info)
+                try await hooks.notifyMpnSubscriptionActivation(
+                    user: context.user, sessionId: context.sessionId, table: table,
+                    subscription: info)
             }
         }
         var existing: MPNSubscriptionRecord?
@@ -39,8 +44,9 @@ extension MPNModule {
             existing = r
         } else if p.coalescing == true {
             existing = try await storeCall {
-                try await store.coalescingCandidate(deviceId: device.id, adapterSet: context.adapterSet, dataAdapter: dataAdapter,
-                                                    group: p.group, schema: p.schema, trigger: normalizedTrigger)
+                try await store.coalescingCandidate(
+                    deviceId: device.id, adapterSet: context.adapterSet, dataAdapter: dataAdapter,
+                    group: p.group, schema: p.schema, trigger: normalizedTrigger)
             }
         }
         let now = nowMillis
@@ -84,9 +90,10 @@ extension MPNModule {
         let formatText = p.notificationFormat ?? old.notificationFormat
         var triggerText = old.trigger
         if let t = p.trigger { triggerText = t.isEmpty ? nil : t }
-        try configuration.limits.checkSubscription(adapterSet: old.adapterSet, dataAdapter: old.dataAdapter, group: old.group,
-                                                   schema: old.schema, items: old.items, fields: old.fields, format: formatText,
-                                                   trigger: triggerText)
+        try configuration.limits.checkSubscription(
+            adapterSet: old.adapterSet, dataAdapter: old.dataAdapter, group: old.group,
+            schema: old.schema, items: old.items, fields: old.fields, format: formatText,
+            trigger: triggerText)
         let (format, trigger) = try compile(format: formatText, trigger: triggerText, fields: old.fields, device: device)
         var record = old
         record.notificationFormat = format.normalizedText
@@ -101,16 +108,20 @@ extension MPNModule {
     }
 
     /// Items and fields through the adapter set's Metadata Adapter (21/23, 50 when empty, 17).
-    func resolve(group: String, schema: String, dataAdapter: String,
-                 context: MPNRequestContext) async throws(MPNError) -> (items: [String], fields: [String]) {
+    func resolve(
+        group: String, schema: String, dataAdapter: String,
+        context: MPNRequestContext
+    ) async throws(MPNError) -> (items: [String], fields: [String]) {
         guard let set = itemEngine.adapterSet(named: context.adapterSet) else {
             throw MPNError(code: 17, message: "Adapter Set \(context.adapterSet) not found")
         }
         guard set.dataAdapter(named: dataAdapter) != nil else { throw MPNError(code: 17, message: "Data Adapter \(dataAdapter) not found") }
         do {
-            let items = try await set.metadata.items(user: context.user, sessionId: context.sessionId, group: group, dataAdapter: dataAdapter)
-            let fields = try await set.metadata.fields(user: context.user, sessionId: context.sessionId, group: group,
-                                                 dataAdapter: dataAdapter, schema: schema)
+            let items = try await set.metadata.items(
+                user: context.user, sessionId: context.sessionId, group: group, dataAdapter: dataAdapter)
+            let fields = try await set.metadata.fields(
+                user: context.user, sessionId: context.sessionId, group: group,
+                dataAdapter: dataAdapter, schema: schema)
             guard !items.isEmpty, !fields.isEmpty else { throw MPNError.noItemsOrFields }
             return (items, fields)
         } catch let e as MPNError {
@@ -128,8 +139,10 @@ extension MPNModule {
     }
 
     /// Compiles format and trigger, checking the app's trigger allow-list when configured.
-    func compile(format: String, trigger: String?, fields: [String],
-                 device: MPNDeviceRecord) throws(MPNError) -> (NotificationFormat, CompiledTrigger?) {
+    func compile(
+        format: String, trigger: String?, fields: [String],
+        device: MPNDeviceRecord
+    ) throws(MPNError) -> (NotificationFormat, CompiledTrigger?) {
         let f = try NotificationFormat(format, fields: fields, platform: device.platform, limits: configuration.limits)
         guard let trigger else { return (f, nil) }
         let t = try CompiledTrigger(trigger, fields: fields)

@@ -18,11 +18,13 @@ extension MPNModule {
         let apps = keys.sorted().prefix(MPNAdminState.maxApplications).map { key -> MPNMonitorFigures.Application in
             let parts = key.split(separator: "/", maxSplits: 1).map(String.init)
             let c = admin.counts[key] ?? MPNAdminState.Counts()
-            return .init(platform: parts.first ?? "", appId: parts.count > 1 ? parts[1] : "", sent: c.sent, failed: c.failed,
-                         suspended: admin.suspended.contains(key))
+            return .init(
+                platform: parts.first ?? "", appId: parts.count > 1 ? parts[1] : "", sent: c.sent, failed: c.failed,
+                suspended: admin.suspended.contains(key))
         }
-        return MPNMonitorFigures(devices: devices.count, activeSubscriptions: running.count,
-                                 triggeredSubscriptions: admin.triggered, applications: Array(apps))
+        return MPNMonitorFigures(
+            devices: devices.count, activeSubscriptions: running.count,
+            triggeredSubscriptions: admin.triggered, applications: Array(apps))
     }
 
     /// Deletes a device from the store and forgets what runs for it. False when the store has none.

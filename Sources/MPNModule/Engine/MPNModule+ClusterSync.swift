@@ -25,8 +25,9 @@ extension MPNModule {
                     try await store.watchChanges(sink)
                 } catch {
                     if Task.isCancelled { return }
-                    logger.warning("MPN change watch lost; other servers' changes show once it is back",
-                                   metadata: ["error": "\(String(describing: error).logEscaped())"])
+                    logger.warning(
+                        "MPN change watch lost; other servers' changes show once it is back",
+                        metadata: ["error": "\(String(describing: error).logEscaped())"])
                 }
                 try? await Task.sleep(for: Self.changeWatchRetry)
             }
@@ -74,9 +75,10 @@ extension MPNModule {
                 }
             }
         } catch {
-            guard started else { return }  // shut down meanwhile
-            logger.warning("MPN store unreadable for other servers' changes; retrying",
-                           metadata: ["error": "\(String(describing: error).logEscaped())"])
+            guard started else { return } // shut down meanwhile
+            logger.warning(
+                "MPN store unreadable for other servers' changes; retrying",
+                metadata: ["error": "\(String(describing: error).logEscaped())"])
             changedDevices.formUnion(ids)
             resyncDue = resyncDue || full
             syncPosted = true
@@ -86,8 +88,11 @@ extension MPNModule {
         var stale: Set<String> = []
         for id in ids {
             let (device, subscriptions) = loaded[id] ?? (nil, [])
-            guard internalAdapter.reconcile(deviceId: id, device: device, subscriptions: subscriptions,
-                                            ifRevision: before[id] ?? 0) else {
+            guard
+                internalAdapter.reconcile(
+                    deviceId: id, device: device, subscriptions: subscriptions,
+                    ifRevision: before[id] ?? 0)
+            else {
                 stale.insert(id)
                 continue
             }

@@ -62,8 +62,9 @@ extension MPNModule {
     /// as an event). Notifications whose subscription or device vanished are dropped.
     func send(_ n: PendingNotification, deviceId: String) async {
         guard let r = running[n.subscriptionId], let device = devices[deviceId], device.status == .active,
-              let provider = providers.provider(device.platform, device.applicationId),
-              !admin.isSuspended(device.platform, device.applicationId) else {
+            let provider = providers.provider(device.platform, device.applicationId),
+            !admin.isSuspended(device.platform, device.applicationId)
+        else {
             statistics.dropped += 1
             queues[deviceId]?.inFlight = false
             return
@@ -74,17 +75,20 @@ extension MPNModule {
         n.badge = badge
         let limit = configuration.limits.payloadLimit(device.platform)
         guard let text = r.format.renderText(values: n.values, subscriptionId: n.subscriptionId, badge: badge, limit: limit),
-              let payload = try? JSONValue.parse(text) else {
-            logger.warning("MPN notification over the payload limit dropped",
-                           metadata: ["subscription": "\(n.subscriptionId)", "limit": "\(limit)"])
+            let payload = try? JSONValue.parse(text)
+        else {
+            logger.warning(
+                "MPN notification over the payload limit dropped",
+                metadata: ["subscription": "\(n.subscriptionId)", "limit": "\(limit)"])
             statistics.dropped += 1
             metrics.notification(platform: device.platform.rawValue, app: device.applicationId, outcome: "dropped")
             queues[deviceId]?.inFlight = false
             return
         }
-        let notification = MPNNotification(platform: device.platform, applicationId: device.applicationId,
-                                            deviceToken: device.deviceToken, deviceId: deviceId, subscriptionId: n.subscriptionId,
-                                            payload: payload)
+        let notification = MPNNotification(
+            platform: device.platform, applicationId: device.applicationId,
+            deviceToken: device.deviceToken, deviceId: deviceId, subscriptionId: n.subscriptionId,
+            payload: payload)
         outstanding.withLockedValue { $0 += 1 }
         let metrics = self.metrics
         Task { [weak self] in
@@ -109,7 +113,9 @@ extension MPNModule {
         case .delivered:
             statistics.delivered += 1
         case .rejected(let reason):
-            logger.warning("MPN notification refused by the provider", metadata: ["subscription": "\(n.subscriptionId)", "reason": "\(String(describing: reason).logEscaped())"])
+            logger.warning(
+                "MPN notification refused by the provider",
+                metadata: ["subscription": "\(n.subscriptionId)", "reason": "\(String(describing: reason).logEscaped())"])
             statistics.dropped += 1
         case .deviceInvalid(let reason):
             await suspend(deviceId, reason: reason)
@@ -119,7 +125,9 @@ extension MPNModule {
             var retried = n
             retried.attempts += 1
             guard retried.attempts < max(1, configuration.retry.maxAttempts) else {
-                logger.warning("MPN notification dropped after retries", metadata: ["subscription": "\(n.subscriptionId)", "reason": "\(String(describing: reason).logEscaped())"])
+                logger.warning(
+                    "MPN notification dropped after retries",
+                    metadata: ["subscription": "\(n.subscriptionId)", "reason": "\(String(describing: reason).logEscaped())"])
                 statistics.dropped += 1
                 if let d = devices[deviceId] { admin.count(d.platform, d.applicationId, sent: false) }
                 break
@@ -128,7 +136,8 @@ extension MPNModule {
             let delay = MPNRetryDelay.nanoseconds(configuration.retry.delayMillis(attempt: retried.attempts, hintMillis: hint))
             var q = queues[deviceId] ?? DeviceQueue()
             // A newer MERGE value for the same item supersedes the failed one.
-            let superseded = running[n.subscriptionId]?.record.mode == .merge
+            let superseded =
+                running[n.subscriptionId]?.record.mode == .merge
                 && q.pending.contains { $0.subscriptionId == n.subscriptionId && $0.item == n.item }
             if !superseded { q.pending.insert(retried, at: 0) }
             q.notBefore = clock.now() &+ delay

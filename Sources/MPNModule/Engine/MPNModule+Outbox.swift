@@ -23,15 +23,19 @@ extension MPNModule {
             let limit = configuration.limits.payloadLimit(device.platform)
             let values = n.values
             let id = n.subscriptionId
-            fired.append(MPNFiredTrigger(subscriptionId: id, deviceId: device.id, usesAutoBadge: format.usesAutoBadge,
-                                         refusal: "payload over the \(limit)-byte limit") { badge in
-                format.renderText(values: values, subscriptionId: id, badge: badge, limit: limit)
-            })
+            fired.append(
+                MPNFiredTrigger(
+                    subscriptionId: id, deviceId: device.id, usesAutoBadge: format.usesAutoBadge,
+                    refusal: "payload over the \(limit)-byte limit"
+                ) { badge in
+                    format.renderText(values: values, subscriptionId: id, badge: badge, limit: limit)
+                })
         }
         let entries: [MPNOutboxEntry]
         do { entries = try await store.commitTriggers(fired, moduleId: moduleId, now: now) } catch {
-            logger.error("MPN triggers cannot be persisted; they will fire on a later update",
-                         metadata: ["count": "\(batch.count)", "error": "\(String(describing: error).logEscaped())"])
+            logger.error(
+                "MPN triggers cannot be persisted; they will fire on a later update",
+                metadata: ["count": "\(batch.count)", "error": "\(String(describing: error).logEscaped())"])
             return
         }
         for e in entries {
@@ -44,8 +48,9 @@ extension MPNModule {
             await stopTable(id)
             if e.status == .failed {
                 statistics.failed += 1
-                logger.warning("MPN notification refused before sending",
-                               metadata: ["subscription": "\(id)", "reason": "\(e.failure ?? "")"])
+                logger.warning(
+                    "MPN notification refused before sending",
+                    metadata: ["subscription": "\(id)", "reason": "\(e.failure ?? "")"])
                 continue
             }
             sendOutbox(e, attempts: 0)
@@ -93,9 +98,10 @@ extension MPNModule {
             failOutbox(e, reason: "stored payload is not JSON")
             return
         }
-        let notification = MPNNotification(platform: device.platform, applicationId: device.applicationId,
-                                            deviceToken: device.deviceToken, deviceId: device.id, subscriptionId: e.subscriptionId,
-                                            payload: payload, triggered: true, idempotencyKey: e.id)
+        let notification = MPNNotification(
+            platform: device.platform, applicationId: device.applicationId,
+            deviceToken: device.deviceToken, deviceId: device.id, subscriptionId: e.subscriptionId,
+            payload: payload, triggered: true, idempotencyKey: e.id)
         outstanding.withLockedValue { $0 += 1 }
         let metrics = self.metrics
         Task { [weak self] in
@@ -115,7 +121,9 @@ extension MPNModule {
             if let d = devices[e.deviceId] { admin.count(d.platform, d.applicationId, sent: true) }
             do { try await store.deleteOutboxEntry(id: e.id) } catch {
                 // Sent again after a restart, under the same id (collapsed by the provider).
-                logger.error("MPN outbox entry sent but not cleared", metadata: ["entry": "\(e.id)", "error": "\(String(describing: error).logEscaped())"])
+                logger.error(
+                    "MPN outbox entry sent but not cleared",
+                    metadata: ["entry": "\(e.id)", "error": "\(String(describing: error).logEscaped())"])
             }
         case .rejected(let reason):
             failOutbox(e, reason: reason)
@@ -142,7 +150,9 @@ extension MPNModule {
         outboxUnderWay.remove(e.id)
         statistics.failed += 1
         if let d = devices[e.deviceId] { admin.count(d.platform, d.applicationId, sent: false) }
-        logger.warning("MPN notification failed for good", metadata: ["subscription": "\(e.subscriptionId)", "reason": "\(String(describing: reason).logEscaped())"])
+        logger.warning(
+            "MPN notification failed for good",
+            metadata: ["subscription": "\(e.subscriptionId)", "reason": "\(String(describing: reason).logEscaped())"])
         let store = self.store
         outstanding.withLockedValue { $0 += 1 }
         Task { [weak self] in

@@ -93,9 +93,10 @@ extension MPNModule {
         r.generation = nextGeneration
         running[id] = r
         let rec = r.record
-        let spec = TableSpec(adapterSet: rec.adapterSet, dataAdapter: rec.dataAdapter, mode: rec.mode, items: rec.items,
-                             fields: rec.fields, snapshot: rec.mode == .merge && r.trigger != nil ? .yes : .no,
-                             maxFrequency: rec.maxFrequency ?? .unlimited, bufferSize: rec.bufferSize)
+        let spec = TableSpec(
+            adapterSet: rec.adapterSet, dataAdapter: rec.dataAdapter, mode: rec.mode, items: rec.items,
+            fields: rec.fields, snapshot: rec.mode == .merge && r.trigger != nil ? .yes : .no,
+            maxFrequency: rec.maxFrequency ?? .unlimited, bufferSize: rec.bufferSize)
         let sink = MPNTableSink(subscriptionId: id, generation: r.generation, module: self)
         do {
             let handle = try await itemEngine.subscribe(spec, sink: sink)
@@ -105,7 +106,9 @@ extension MPNModule {
                 await itemEngine.unsubscribe(handle)
             }
         } catch {
-            logger.error("MPN subscription cannot subscribe its items", metadata: ["id": "\(id)", "error": "\(String(describing: error).logEscaped())"])
+            logger.error(
+                "MPN subscription cannot subscribe its items",
+                metadata: ["id": "\(id)", "error": "\(String(describing: error).logEscaped())"])
         }
     }
 
@@ -120,7 +123,8 @@ extension MPNModule {
 
     func handleUpdate(_ id: String, generation: UInt64, item: Int, values: [String?], isSnapshot: Bool) async {
         guard let r = running[id], r.generation == generation, r.record.status == .active,
-              devices[r.record.deviceId]?.status == .active else { return }
+            devices[r.record.deviceId]?.status == .active
+        else { return }
         if let trigger = r.trigger {
             guard !firedTriggerIds.contains(id), trigger.evaluate(values) else { return }
             // Group commit: the triggers of the events already queued are committed together.
@@ -130,8 +134,9 @@ extension MPNModule {
             return
         }
         guard !isSnapshot else { return }
-        enqueue(PendingNotification(subscriptionId: id, item: item, values: values),
-                deviceId: r.record.deviceId, mode: r.record.mode)
+        enqueue(
+            PendingNotification(subscriptionId: id, item: item, values: values),
+            deviceId: r.record.deviceId, mode: r.record.mode)
         await pump(r.record.deviceId)
     }
 
@@ -146,7 +151,9 @@ extension MPNModule {
     func suspend(_ deviceId: String, reason: String) async {
         let now = nowMillis
         guard let d = try? await store.setDeviceStatus(id: deviceId, status: .suspended, now: now) else { return }
-        logger.notice("MPN device suspended by the provider", metadata: ["device": "\(deviceId)", "reason": "\(String(describing: reason).logEscaped())"])
+        logger.notice(
+            "MPN device suspended by the provider",
+            metadata: ["device": "\(deviceId)", "reason": "\(String(describing: reason).logEscaped())"])
         let wasActive = devices[deviceId]?.status == .active
         devices[deviceId] = d
         if wasActive { statistics.suspendedDevices += 1 }
@@ -231,7 +238,10 @@ extension MPNModule {
         for r in subscriptions {
             await stopTable(r.id)
             internalAdapter.publish(subscription: r)
-            guard let prepared = try? prepare(r) else { running.removeValue(forKey: r.id); continue }
+            guard let prepared = try? prepare(r) else {
+                running.removeValue(forKey: r.id)
+                continue
+            }
             running[r.id] = prepared
             if r.status == .active, devices[deviceId]?.status == .active { await startTable(r.id) }
         }
@@ -269,7 +279,9 @@ final class MPNTableSink: TableSink {
 
     func deliver(_ event: TableEvent) {
         guard case .update(let item, let values, let isSnapshot) = event else { return }
-        module?.post(.update(subscriptionId: subscriptionId, generation: generation, item: item, values: values,
-                             isSnapshot: isSnapshot))
+        module?.post(
+            .update(
+                subscriptionId: subscriptionId, generation: generation, item: item, values: values,
+                isSnapshot: isSnapshot))
     }
 }

@@ -117,10 +117,12 @@ public actor MPNModule {
         healthReporter = reporter
     }
 
-    public init(configuration: MPNConfiguration, store: any MPNStore, providers: MPNProviderRegistry, itemEngine: ItemEngine,
-                internalAdapter: MPNInternalDataAdapter, clock: any EngineClock = SystemEngineClock(),
-                wallClock: any MPNWallClock = SystemWallClock(), logger: Logger = Logger(label: "lightstreamer.mpn"),
-                metrics: MPNMetrics = .global()) {
+    public init(
+        configuration: MPNConfiguration, store: any MPNStore, providers: MPNProviderRegistry, itemEngine: ItemEngine,
+        internalAdapter: MPNInternalDataAdapter, clock: any EngineClock = SystemEngineClock(),
+        wallClock: any MPNWallClock = SystemWallClock(), logger: Logger = Logger(label: "lightstreamer.mpn"),
+        metrics: MPNMetrics = .global()
+    ) {
         self.configuration = configuration
         self.metrics = metrics
         self.store = store
@@ -136,11 +138,14 @@ public actor MPNModule {
 
     /// Opens the configured store (PostgreSQL when a URL is given, else the SQLite file).
     /// - Parameter eventLoopGroup: where the PostgreSQL connections run (nil: NIO's singleton).
-    public static func openStore(_ config: MPNConfiguration.Store,
-                                 eventLoopGroup: (any EventLoopGroup)? = nil) async throws -> any MPNStore {
+    public static func openStore(
+        _ config: MPNConfiguration.Store,
+        eventLoopGroup: (any EventLoopGroup)? = nil
+    ) async throws -> any MPNStore {
         if let url = config.postgresURL {
-            return try await PostgresMPNStore.open(url: url, schema: config.postgresSchema,
-                                                   eventLoopGroup: eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton)
+            return try await PostgresMPNStore.open(
+                url: url, schema: config.postgresSchema,
+                eventLoopGroup: eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton)
         }
         return try SQLiteMPNStore(path: config.sqlitePath ?? "mpn.sqlite")
     }
@@ -236,7 +241,9 @@ public actor MPNModule {
         devices[d.id] = d
         if let hooks = hooks(context) {
             let info = MPNDeviceInfo(platform: d.platform, applicationId: d.applicationId, deviceToken: d.deviceToken)
-            try await MPNHookCall.run { try await hooks.notifyMpnDeviceAccess(user: context.user, sessionId: context.sessionId, device: info) }
+            try await MPNHookCall.run {
+                try await hooks.notifyMpnDeviceAccess(user: context.user, sessionId: context.sessionId, device: info)
+            }
         }
         return d
     }
@@ -252,10 +259,13 @@ public actor MPNModule {
         guard providers.knows(p.platform, p.applicationId) else { throw .unknownApplication(p.applicationId) }
         let info = MPNDeviceInfo(platform: p.platform, applicationId: p.applicationId, deviceToken: p.deviceToken)
         if let hooks = hooks(context) {
-            try await MPNHookCall.run { try await hooks.notifyMpnDeviceAccess(user: context.user, sessionId: context.sessionId, device: info) }
+            try await MPNHookCall.run {
+                try await hooks.notifyMpnDeviceAccess(user: context.user, sessionId: context.sessionId, device: info)
+            }
             if let new = p.newDeviceToken, new != p.deviceToken {
                 try await MPNHookCall.run {
-                    try await hooks.notifyMpnDeviceTokenChange(user: context.user, sessionId: context.sessionId, device: info, newDeviceToken: new)
+                    try await hooks.notifyMpnDeviceTokenChange(
+                        user: context.user, sessionId: context.sessionId, device: info, newDeviceToken: new)
                 }
             }
         }
@@ -263,8 +273,9 @@ public actor MPNModule {
         var device: MPNDeviceRecord
         if let new = p.newDeviceToken, new != p.deviceToken {
             let (d, removed) = try await storeCall {
-                try await store.changeDeviceToken(platform: p.platform, applicationId: p.applicationId, oldToken: p.deviceToken,
-                                                  newToken: new, now: now)
+                try await store.changeDeviceToken(
+                    platform: p.platform, applicationId: p.applicationId, oldToken: p.deviceToken,
+                    newToken: new, now: now)
             }
             device = d
             if let removed {
@@ -280,9 +291,11 @@ public actor MPNModule {
             device = try await storeCall {
                 try await store.registerDevice(platform: p.platform, applicationId: p.applicationId, token: p.deviceToken, now: now).device
             }
-            if device.status == .suspended, let resumed = try await storeCall({
-                try await store.setDeviceStatus(id: device.id, status: .active, now: now)
-            }) {
+            if device.status == .suspended,
+                let resumed = try await storeCall({
+                    try await store.setDeviceStatus(id: device.id, status: .active, now: now)
+                })
+            {
                 device = resumed
             }
         }

@@ -20,9 +20,11 @@ public final class MPNProviderRegistry: Sendable {
     ///   - providers: fixed providers keyed `"Apple/<appId>"` or `"Google/<appId>"` (`*` for any app);
     ///     they win over the configuration.
     ///   - httpClient: shared client for APNs/FCM (nil: each provider makes its own).
-    public init(configuration: MPNConfiguration, providers: [String: any MPNProvider] = [:], httpClient: HTTPClient? = nil,
-                clock: any MPNWallClock = SystemWallClock(), logger: Logger = Logger(label: "lightstreamer.mpn"),
-                metrics: MPNMetrics? = nil) {
+    public init(
+        configuration: MPNConfiguration, providers: [String: any MPNProvider] = [:], httpClient: HTTPClient? = nil,
+        clock: any MPNWallClock = SystemWallClock(), logger: Logger = Logger(label: "lightstreamer.mpn"),
+        metrics: MPNMetrics? = nil
+    ) {
         self.metrics = metrics
         self.configuration = configuration
         self.explicit = NIOLockedValueBox(providers)
@@ -53,8 +55,12 @@ public final class MPNProviderRegistry: Sendable {
                 return p
             }
         } catch {
-            logger.critical("MPN provider cannot be configured", metadata: ["platform": "\(platform.rawValue)", "app": "\(appId)",
-                                                                            "error": "\(String(describing: error).logEscaped())"])
+            logger.critical(
+                "MPN provider cannot be configured",
+                metadata: [
+                    "platform": "\(platform.rawValue)", "app": "\(appId)",
+                    "error": "\(String(describing: error).logEscaped())",
+                ])
             return nil
         }
     }
@@ -70,16 +76,20 @@ public final class MPNProviderRegistry: Sendable {
             }
             let pem = try String(contentsOfFile: file, encoding: .utf8)
             let base = app.baseURL ?? (app.serviceLevel == .production ? APNsConfiguration.productionURL : APNsConfiguration.developmentURL)
-            return try APNsProvider(applicationId: appId,
-                                    configuration: APNsConfiguration(baseURL: base, teamId: team, keyId: keyId, privateKeyPEM: pem,
-                                                                     topic: app.topic),
-                                    httpClient: httpClient, clock: clock, logger: logger, metrics: metrics)
+            return try APNsProvider(
+                applicationId: appId,
+                configuration: APNsConfiguration(
+                    baseURL: base, teamId: team, keyId: keyId, privateKeyPEM: pem,
+                    topic: app.topic),
+                httpClient: httpClient, clock: clock, logger: logger, metrics: metrics)
         case .google:
             guard let file = app.serviceAccountFile else { throw MPNStoreError("Google app \(app.id) needs serviceAccountFile") }
             let account = try FCMServiceAccount.parse(try Data(contentsOf: URL(fileURLWithPath: file)))
-            return try FCMProvider(configuration: FCMConfiguration(serviceAccount: account, baseURL: app.baseURL ?? FCMConfiguration.productionURL,
-                                                                   validateOnly: app.serviceLevel == .dryRun),
-                                   httpClient: httpClient, clock: clock, logger: logger, metrics: metrics)
+            return try FCMProvider(
+                configuration: FCMConfiguration(
+                    serviceAccount: account, baseURL: app.baseURL ?? FCMConfiguration.productionURL,
+                    validateOnly: app.serviceLevel == .dryRun),
+                httpClient: httpClient, clock: clock, logger: logger, metrics: metrics)
         }
     }
 

@@ -30,9 +30,11 @@ public final class LightstreamerMPNServer: Service, Sendable {
     /// Assembles the server; opens (and migrates) the store. With `mpn.enabled == false` the
     /// module answers every MPN request with 40.
     /// - Parameter providers: fixed providers (tests); nil builds them from the configuration.
-    public static func make(options: ServerOptions, adapterSets: [AdapterSet], mpn configuration: MPNConfiguration,
-                            providers: MPNProviderRegistry? = nil,
-                            logger: Logger = Logger(label: "lightstreamer.server")) async throws -> LightstreamerMPNServer {
+    public static func make(
+        options: ServerOptions, adapterSets: [AdapterSet], mpn configuration: MPNConfiguration,
+        providers: MPNProviderRegistry? = nil,
+        logger: Logger = Logger(label: "lightstreamer.server")
+    ) async throws -> LightstreamerMPNServer {
         let internalAdapter = MPNInternalDataAdapter()
         let sets = adapterSets.map { set -> AdapterSet in
             guard configuration.isEnabled(for: set.name) else { return set }
@@ -46,10 +48,14 @@ public final class LightstreamerMPNServer: Service, Sendable {
         let store = try await MPNModule.openStore(configuration.store, eventLoopGroup: options.sharedEventLoopGroup)
         // The server's metrics backend (a registry of its own by default, exported on /metrics).
         let metrics = MPNMetrics(backend: options.metrics)
-        let registry = providers ?? MPNProviderRegistry(configuration: configuration, logger: Logger(label: "lightstreamer.mpn"),
-                                                        metrics: metrics)
-        let module = MPNModule(configuration: configuration, store: store, providers: registry, itemEngine: engine,
-                               internalAdapter: internalAdapter, logger: Logger(label: "lightstreamer.mpn"), metrics: metrics)
+        let registry =
+            providers
+            ?? MPNProviderRegistry(
+                configuration: configuration, logger: Logger(label: "lightstreamer.mpn"),
+                metrics: metrics)
+        let module = MPNModule(
+            configuration: configuration, store: store, providers: registry, itemEngine: engine,
+            internalAdapter: internalAdapter, logger: Logger(label: "lightstreamer.mpn"), metrics: metrics)
         let server = LightstreamerServer(options: options, engine: engine, mpn: module, logger: logger)
         server.setMPNAdminHook(MPNAdminBridge(module: module))
         // Not ready while the module's heartbeats fail (checked every moduleCheckPeriodMillis).

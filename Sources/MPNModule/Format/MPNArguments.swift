@@ -18,7 +18,10 @@ public enum MPNArguments {
         var literalStart = text.startIndex
         var i = text.startIndex
         while i < text.endIndex {
-            guard text[i] == "$" else { i = text.index(after: i); continue }
+            guard text[i] == "$" else {
+                i = text.index(after: i)
+                continue
+            }
             let next = text.index(after: i)
             guard next < text.endIndex else { break }
             var placeholder: Piece?

@@ -36,8 +36,10 @@ public struct MPNLimits: Sendable, Hashable, Codable {
         try Self.check(token, max: deviceToken, "device token")
     }
 
-    public func checkSubscription(adapterSet: String, dataAdapter: String, group: String, schema: String,
-                                  items: [String], fields: [String], format: String?, trigger: String?) throws(MPNError) {
+    public func checkSubscription(
+        adapterSet: String, dataAdapter: String, group: String, schema: String,
+        items: [String], fields: [String], format: String?, trigger: String?
+    ) throws(MPNError) {
         try Self.check(adapterSet, max: adapterName, "adapter set name")
         try Self.check(dataAdapter, max: adapterName, "data adapter name")
         try Self.check(group, max: self.group, "item group")

@@ -111,8 +111,10 @@ indirect enum TemplateNode: Sendable {
         case text
     }
 
-    static func build(_ json: JSONValue, fields: [String], path: [String], platform: MPNPlatform,
-                      usesAuto: inout Bool) throws(MPNError) -> TemplateNode {
+    static func build(
+        _ json: JSONValue, fields: [String], path: [String], platform: MPNPlatform,
+        usesAuto: inout Bool
+    ) throws(MPNError) -> TemplateNode {
         switch json {
         case .string(let s):
             let pieces = try MPNArguments.scan(s[...], fields: fields, allowSubscriptionId: true)
@@ -133,8 +135,9 @@ indirect enum TemplateNode: Sendable {
         case .object(let members):
             var nodes: [(key: TemplateString, value: TemplateNode)] = []
             for m in members {
-                let key = TemplateString(pieces: try MPNArguments.scan(m.key[...], fields: fields, allowSubscriptionId: true),
-                                         isAuto: false)
+                let key = TemplateString(
+                    pieces: try MPNArguments.scan(m.key[...], fields: fields, allowSubscriptionId: true),
+                    isAuto: false)
                 nodes.append((key, try build(m.value, fields: fields, path: path + [m.key], platform: platform, usesAuto: &usesAuto)))
             }
             return .object(nodes)

@@ -44,7 +44,9 @@ public struct MPNError: Error, Sendable, Hashable, CustomStringConvertible {
         .init(code: 51, message: "Notification payload of \(size) bytes exceeds \(max)")
     }
     /// 52: format not valid JSON.
-    public static func formatNotJSON(_ why: String) -> MPNError { .init(code: 52, message: "Notification format is not valid JSON: \(why)") }
+    public static func formatNotJSON(_ why: String) -> MPNError {
+        .init(code: 52, message: "Notification format is not valid JSON: \(why)")
+    }
     /// 53: empty format.
     public static let formatEmpty = MPNError(code: 53, message: "Notification format is empty")
     /// 56: pn_reconf parameters do not match the subscription.

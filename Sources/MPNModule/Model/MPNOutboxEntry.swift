@@ -18,8 +18,10 @@ public struct MPNOutboxEntry: Sendable, Hashable {
     /// Why it failed for good (FAILED only).
     public var failure: String?
 
-    public init(id: String, subscriptionId: String, deviceId: String, payload: String, createdAt: MPNTimestamp,
-                status: MPNOutboxStatus = .pending, failure: String? = nil) {
+    public init(
+        id: String, subscriptionId: String, deviceId: String, payload: String, createdAt: MPNTimestamp,
+        status: MPNOutboxStatus = .pending, failure: String? = nil
+    ) {
         self.id = id
         self.subscriptionId = subscriptionId
         self.deviceId = deviceId
@@ -49,8 +51,10 @@ public struct MPNFiredTrigger: Sendable {
     public var render: @Sendable (Int?) -> String?
     public var refusal: String
 
-    public init(subscriptionId: String, deviceId: String, usesAutoBadge: Bool, refusal: String = "payload over the limit",
-                render: @escaping @Sendable (Int?) -> String?) {
+    public init(
+        subscriptionId: String, deviceId: String, usesAutoBadge: Bool, refusal: String = "payload over the limit",
+        render: @escaping @Sendable (Int?) -> String?
+    ) {
         self.subscriptionId = subscriptionId
         self.deviceId = deviceId
         self.usesAutoBadge = usesAutoBadge
@@ -61,10 +65,12 @@ public struct MPNFiredTrigger: Sendable {
     /// The entry for this trigger once it won, with a badge already allocated.
     func entry(badge: Int?, now: MPNTimestamp) -> MPNOutboxEntry {
         if let payload = render(badge) {
-            return MPNOutboxEntry(id: MPNIdentifier.make(), subscriptionId: subscriptionId, deviceId: deviceId,
-                                  payload: payload, createdAt: now)
+            return MPNOutboxEntry(
+                id: MPNIdentifier.make(), subscriptionId: subscriptionId, deviceId: deviceId,
+                payload: payload, createdAt: now)
         }
-        return MPNOutboxEntry(id: MPNIdentifier.make(), subscriptionId: subscriptionId, deviceId: deviceId, payload: "",
-                              createdAt: now, status: .failed, failure: refusal)
+        return MPNOutboxEntry(
+            id: MPNIdentifier.make(), subscriptionId: subscriptionId, deviceId: deviceId, payload: "",
+            createdAt: now, status: .failed, failure: refusal)
     }
 }

@@ -33,9 +33,11 @@ public struct MPNDeviceRecord: Sendable, Hashable {
     public var badge: Int
     public var createdAt: MPNTimestamp
 
-    public init(id: String, platform: MPNPlatform, applicationId: String, deviceToken: String,
-                status: MPNDeviceStatus = .active, statusTimestamp: MPNTimestamp, lastAccess: MPNTimestamp,
-                badge: Int = 0, createdAt: MPNTimestamp) {
+    public init(
+        id: String, platform: MPNPlatform, applicationId: String, deviceToken: String,
+        status: MPNDeviceStatus = .active, statusTimestamp: MPNTimestamp, lastAccess: MPNTimestamp,
+        badge: Int = 0, createdAt: MPNTimestamp
+    ) {
         self.id = id
         self.platform = platform
         self.applicationId = applicationId
@@ -71,11 +73,13 @@ public struct MPNSubscriptionRecord: Sendable, Hashable {
     public var createdAt: MPNTimestamp
     public var lastTriggerTime: MPNTimestamp?
 
-    public init(id: String, deviceId: String, adapterSet: String, dataAdapter: String, group: String, items: [String],
-                schema: String, fields: [String], mode: SubscriptionMode, notificationFormat: String, trigger: String?,
-                bufferSize: RequestedBufferSize? = nil, maxFrequency: RequestedFrequency? = nil,
-                status: MPNSubscriptionStatus = .active, statusTimestamp: MPNTimestamp, createdAt: MPNTimestamp,
-                lastTriggerTime: MPNTimestamp? = nil) {
+    public init(
+        id: String, deviceId: String, adapterSet: String, dataAdapter: String, group: String, items: [String],
+        schema: String, fields: [String], mode: SubscriptionMode, notificationFormat: String, trigger: String?,
+        bufferSize: RequestedBufferSize? = nil, maxFrequency: RequestedFrequency? = nil,
+        status: MPNSubscriptionStatus = .active, statusTimestamp: MPNTimestamp, createdAt: MPNTimestamp,
+        lastTriggerTime: MPNTimestamp? = nil
+    ) {
         self.id = id
         self.deviceId = deviceId
         self.adapterSet = adapterSet

@@ -28,9 +28,11 @@ public struct APNsConfiguration: Sendable {
     public var expiration: Duration?
     public var requestTimeout: Duration
 
-    public init(baseURL: String = APNsConfiguration.productionURL, teamId: String, keyId: String, privateKeyPEM: String,
-                topic: String? = nil, tokenRefreshInterval: Duration = .seconds(50 * 60),
-                expiration: Duration? = .seconds(24 * 3600), requestTimeout: Duration = .seconds(30)) {
+    public init(
+        baseURL: String = APNsConfiguration.productionURL, teamId: String, keyId: String, privateKeyPEM: String,
+        topic: String? = nil, tokenRefreshInterval: Duration = .seconds(50 * 60),
+        expiration: Duration? = .seconds(24 * 3600), requestTimeout: Duration = .seconds(30)
+    ) {
         self.baseURL = baseURL
         self.teamId = teamId
         self.keyId = keyId
@@ -93,9 +95,11 @@ public final class APNsProvider: MPNProvider {
 
     /// - Parameter httpClient: a shared client (tests pass one trusting their certificate);
     ///   nil creates one, shut down by `shutdown()`.
-    public init(applicationId: String, configuration: APNsConfiguration, httpClient: HTTPClient? = nil,
-                clock: any MPNWallClock = SystemWallClock(), logger: Logger = Logger(label: "lightstreamer.mpn.apple"),
-                metrics: MPNMetrics? = nil) throws {
+    public init(
+        applicationId: String, configuration: APNsConfiguration, httpClient: HTTPClient? = nil,
+        clock: any MPNWallClock = SystemWallClock(), logger: Logger = Logger(label: "lightstreamer.mpn.apple"),
+        metrics: MPNMetrics? = nil
+    ) throws {
         self.metrics = metrics
         // The key first: a client made before a throw would trap when deinitialized unshut.
         self.tokens = try APNsTokenManager(configuration: configuration, clock: clock)
@@ -153,8 +157,9 @@ public final class APNsProvider: MPNProvider {
             let response = try await client.execute(request, timeout: .seconds(timeout))
             let bytes = try await response.body.collect(upTo: 16 * 1024)
             metrics?.providerStatus(provider: "apns", app: applicationId, status: Int(response.status.code))
-            return classify(status: Int(response.status.code), body: String(buffer: bytes),
-                            retryAfter: response.headers.first(name: "retry-after"))
+            return classify(
+                status: Int(response.status.code), body: String(buffer: bytes),
+                retryAfter: response.headers.first(name: "retry-after"))
         } catch {
             return .retry(after: nil, reason: "network: \(error)")
         }

@@ -1,11 +1,11 @@
 import AsyncHTTPClient
-import _CryptoExtras
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import TLCP
+import _CryptoExtras
 
 /// The fields of a Google service-account JSON file the FCM provider needs.
 public struct FCMServiceAccount: Sendable, Codable, Hashable {
@@ -24,8 +24,10 @@ public struct FCMServiceAccount: Sendable, Codable, Hashable {
         case tokenURI = "token_uri"
     }
 
-    public init(projectId: String, privateKeyId: String?, privateKey: String, clientEmail: String,
-                tokenURI: String = "https://oauth2.googleapis.com/token") {
+    public init(
+        projectId: String, privateKeyId: String?, privateKey: String, clientEmail: String,
+        tokenURI: String = "https://oauth2.googleapis.com/token"
+    ) {
         self.projectId = projectId
         self.privateKeyId = privateKeyId
         self.privateKey = privateKey
@@ -50,8 +52,10 @@ public struct FCMConfiguration: Sendable {
     public var validateOnly: Bool
     public var requestTimeout: Duration
 
-    public init(serviceAccount: FCMServiceAccount, baseURL: String = FCMConfiguration.productionURL,
-                validateOnly: Bool = false, requestTimeout: Duration = .seconds(30)) {
+    public init(
+        serviceAccount: FCMServiceAccount, baseURL: String = FCMConfiguration.productionURL,
+        validateOnly: Bool = false, requestTimeout: Duration = .seconds(30)
+    ) {
         self.serviceAccount = serviceAccount
         self.baseURL = baseURL
         self.validateOnly = validateOnly
@@ -73,8 +77,10 @@ public final class FCMProvider: MPNProvider {
     private let metrics: MPNMetrics?
     private let cached = NIOLockedValueBox<(token: String, expiresAt: Int64)?>(nil)
 
-    public init(configuration: FCMConfiguration, httpClient: HTTPClient? = nil, clock: any MPNWallClock = SystemWallClock(),
-                logger: Logger = Logger(label: "lightstreamer.mpn.google"), metrics: MPNMetrics? = nil) throws {
+    public init(
+        configuration: FCMConfiguration, httpClient: HTTPClient? = nil, clock: any MPNWallClock = SystemWallClock(),
+        logger: Logger = Logger(label: "lightstreamer.mpn.google"), metrics: MPNMetrics? = nil
+    ) throws {
         self.configuration = configuration
         self.metrics = metrics
         _ = try _RSA.Signing.PrivateKey(pemRepresentation: configuration.serviceAccount.privateKey)
@@ -98,13 +104,15 @@ public final class FCMProvider: MPNProvider {
         let account = configuration.serviceAccount
         var header = [JSONMember(key: "alg", value: .string("RS256")), JSONMember(key: "typ", value: .string("JWT"))]
         if let kid = account.privateKeyId { header.append(JSONMember(key: "kid", value: .string(kid))) }
-        return try JWT.rs256(header: header, claims: [
-            JSONMember(key: "iss", value: .string(account.clientEmail)),
-            JSONMember(key: "scope", value: .string(FCMConfiguration.scope)),
-            JSONMember(key: "aud", value: .string(account.tokenURI)),
-            JSONMember(key: "iat", value: .number(String(now))),
-            JSONMember(key: "exp", value: .number(String(Saturating.add(now, 3600)))),
-        ], key: _RSA.Signing.PrivateKey(pemRepresentation: keyPEM))
+        return try JWT.rs256(
+            header: header,
+            claims: [
+                JSONMember(key: "iss", value: .string(account.clientEmail)),
+                JSONMember(key: "scope", value: .string(FCMConfiguration.scope)),
+                JSONMember(key: "aud", value: .string(account.tokenURI)),
+                JSONMember(key: "iat", value: .number(String(now))),
+                JSONMember(key: "exp", value: .number(String(Saturating.add(now, 3600)))),
+            ], key: _RSA.Signing.PrivateKey(pemRepresentation: keyPEM))
     }
 
     enum TokenError: Error { case refused(Int, String), malformed(String) }
@@ -118,7 +126,8 @@ public final class FCMProvider: MPNProvider {
         request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
         let grant = "urn:ietf:params:oauth:grant-type:jwt-bearer"
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
-        let body = "grant_type=" + (grant.addingPercentEncoding(withAllowedCharacters: allowed) ?? grant)
+        let body =
+            "grant_type=" + (grant.addingPercentEncoding(withAllowedCharacters: allowed) ?? grant)
             + "&assertion=" + (try assertion(now: now))
         request.body = .bytes(ByteBuffer(string: body))
         let response = try await client.execute(request, timeout: timeout)
@@ -200,15 +209,17 @@ public final class FCMProvider: MPNProvider {
         let access: String
         do { access = try await accessToken() } catch TokenError.refused(let status, let body) {
             if status >= 500 || status == 429 { return .retry(after: nil, reason: "token endpoint HTTP \(status)") }
-            logger.critical("OAuth2 token refused for the FCM service account",
-                            metadata: ["status": "\(status)", "body": "\(body.prefix(200))"])
+            logger.critical(
+                "OAuth2 token refused for the FCM service account",
+                metadata: ["status": "\(status)", "body": "\(body.prefix(200))"])
             return .authenticationFailed(reason: "token endpoint HTTP \(status)")
         } catch {
             return .retry(after: nil, reason: "token endpoint: \(error)")
         }
         var body: [JSONMember] = []
         if configuration.validateOnly { body.append(JSONMember(key: "validate_only", value: .bool(true))) }
-        body.append(JSONMember(key: "message", value: Self.message(payload: n.payload, token: n.deviceToken, collapseKey: n.idempotencyKey)))
+        body.append(
+            JSONMember(key: "message", value: Self.message(payload: n.payload, token: n.deviceToken, collapseKey: n.idempotencyKey)))
         let project = configuration.serviceAccount.projectId
         var request = HTTPClientRequest(url: configuration.baseURL + "/v1/projects/\(project)/messages:send")
         request.method = .POST
@@ -239,7 +250,8 @@ public final class FCMProvider: MPNProvider {
         case (404, _), (_, "UNREGISTERED"), (_, "SENDER_ID_MISMATCH"):
             return .deviceInvalid(reason: code)
         case (401, "THIRD_PARTY_AUTH_ERROR"), (403, _):
-            logger.critical("FCM refused the credentials", metadata: ["code": "\(code)", "project": "\(configuration.serviceAccount.projectId)"])
+            logger.critical(
+                "FCM refused the credentials", metadata: ["code": "\(code)", "project": "\(configuration.serviceAccount.projectId)"])
             return .authenticationFailed(reason: code)
         case (401, _):
             // Our access token was refused: fetch a new one next time.

@@ -1,7 +1,7 @@
 import Crypto
-import _CryptoExtras
 import Foundation
 import TLCP
+import _CryptoExtras
 
 /// Compact JWS (RFC 7515) for the two provider credentials: ES256 (APNs .p8 keys) and RS256
 /// (Google service accounts). Header and claims are serialized in the given member order.

@@ -20,9 +20,11 @@ public struct MPNNotification: Sendable, Hashable {
     /// "MPN Module", for what each provider guarantees).
     public var idempotencyKey: String?
 
-    public init(platform: MPNPlatform, applicationId: String, deviceToken: String, deviceId: String,
-                subscriptionId: String, payload: JSONValue, triggered: Bool = false, collapseId: String? = nil,
-                idempotencyKey: String? = nil) {
+    public init(
+        platform: MPNPlatform, applicationId: String, deviceToken: String, deviceId: String,
+        subscriptionId: String, payload: JSONValue, triggered: Bool = false, collapseId: String? = nil,
+        idempotencyKey: String? = nil
+    ) {
         self.platform = platform
         self.applicationId = applicationId
         self.deviceToken = deviceToken

@@ -13,16 +13,20 @@ public protocol MPNStore: Sendable {
 
     /// Finds the device (platform, application, token) or creates it (ACTIVE, badge 0, new
     /// UUID). Updates `lastAccess`. `created` tells which happened.
-    func registerDevice(platform: MPNPlatform, applicationId: String, token: String,
-                        now: MPNTimestamp) async throws -> (device: MPNDeviceRecord, created: Bool)
+    func registerDevice(
+        platform: MPNPlatform, applicationId: String, token: String,
+        now: MPNTimestamp
+    ) async throws -> (device: MPNDeviceRecord, created: Bool)
 
     /// Token rotation (`PN_newDeviceToken`), atomically: the device of `oldToken` moves to
     /// `newToken` and becomes ACTIVE. If `newToken` already has a device, the subscriptions of
     /// the old one move to it and the old one is deleted. If `oldToken` is unknown this is a
     /// plain registration of `newToken` (resuming it if suspended). Returns the resulting device
     /// and the id of a device that was merged away, if any.
-    func changeDeviceToken(platform: MPNPlatform, applicationId: String, oldToken: String, newToken: String,
-                           now: MPNTimestamp) async throws -> (device: MPNDeviceRecord, removedDeviceId: String?)
+    func changeDeviceToken(
+        platform: MPNPlatform, applicationId: String, oldToken: String, newToken: String,
+        now: MPNTimestamp
+    ) async throws -> (device: MPNDeviceRecord, removedDeviceId: String?)
 
     func device(id: String) async throws -> MPNDeviceRecord?
     func device(platform: MPNPlatform, applicationId: String, token: String) async throws -> MPNDeviceRecord?
@@ -60,8 +64,10 @@ public protocol MPNStore: Sendable {
     func allSubscriptions(status: MPNSubscriptionStatus?) async throws -> [MPNSubscriptionRecord]
     /// The subscription an activation with `PN_coalescing=true` would modify: same device,
     /// adapter set, data adapter, group, schema and trigger (nil matches nil).
-    func coalescingCandidate(deviceId: String, adapterSet: String, dataAdapter: String, group: String,
-                             schema: String, trigger: String?) async throws -> MPNSubscriptionRecord?
+    func coalescingCandidate(
+        deviceId: String, adapterSet: String, dataAdapter: String, group: String,
+        schema: String, trigger: String?
+    ) async throws -> MPNSubscriptionRecord?
     /// ACTIVE → TRIGGERED, only if it is ACTIVE now (compare-and-set: the caller that gets
     /// true sends the one notification). Sets the status timestamp and the last-trigger time.
     func markTriggered(id: String, now: MPNTimestamp) async throws -> Bool

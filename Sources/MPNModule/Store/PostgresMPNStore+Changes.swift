@@ -17,7 +17,8 @@ extension PostgresMPNStore {
         try await client.withConnection { conn in
             var found: (String, Int32)?
             for try await row in try await conn.query("SELECT current_schema(), pg_backend_pid()", logger: logger)
-                .decode((String, Int32).self) { found = row }
+                .decode((String, Int32).self)
+            { found = row }
             guard let (schema, pid) = found else { throw MPNStoreError("no current schema to watch") }
             self.listeningBackend.withLockedValue { $0 = pid }
             let prefix = schema + " "

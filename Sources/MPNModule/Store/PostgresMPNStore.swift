@@ -24,15 +24,18 @@ public final class PostgresMPNStore: MPNStore {
     /// - Parameter schema: a PostgreSQL schema (namespace) for the tables, created if missing
     ///   (letters, digits and `_`); nil uses the connection's default search path.
     /// - Parameter eventLoopGroup: where the connections run.
-    public static func open(url: String, schema: String? = nil,
-                            eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-                            logger: Logger = Logger(label: "lightstreamer.mpn.postgres")) async throws -> PostgresMPNStore {
+    public static func open(
+        url: String, schema: String? = nil,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "lightstreamer.mpn.postgres")
+    ) async throws -> PostgresMPNStore {
         let parsed = try PostgresURL.parse(url)
         var config = try parsed.clientConfiguration()
         try await parsed.checkConnection(on: eventLoopGroup, logger: logger)
         if let schema {
             guard let first = schema.unicodeScalars.first, !("0"..."9").contains(first), schema.count <= 63,
-                  schema.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) else {
+                schema.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" })
+            else {
                 throw MPNStoreError("bad schema name \(schema)")
             }
             config.options.additionalStartupParameters = [("search_path", schema)]
@@ -78,19 +81,23 @@ public final class PostgresMPNStore: MPNStore {
             if let schema = self.schema {
                 try await conn.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: self.logger)
             }
-            try await conn.query("""
+            try await conn.query(
+                """
                 CREATE TABLE IF NOT EXISTS mpn_schema_migrations (
                     name VARCHAR(128) PRIMARY KEY, applied_order INTEGER NOT NULL, applied_at BIGINT NOT NULL)
                 """, logger: self.logger)
             var applied = Set<String>()
             for try await name in try await conn.query("SELECT name FROM mpn_schema_migrations", logger: self.logger)
-                .decode(String.self) { applied.insert(name) }
-            for (order, migration) in (MPNSchema.migrations + MPNSchema.postgresMigrations).enumerated() where !applied.contains(migration.name) {
+                .decode(String.self)
+            { applied.insert(name) }
+            for (order, migration) in (MPNSchema.migrations + MPNSchema.postgresMigrations).enumerated()
+            where !applied.contains(migration.name) {
                 for sql in migration.statements {
                     try await conn.query(PostgresQuery(unsafeSQL: sql), logger: self.logger)
                 }
                 let now = Int64(Date().timeIntervalSince1970 * 1000)
-                try await conn.query("""
+                try await conn.query(
+                    """
                     INSERT INTO mpn_schema_migrations (name, applied_order, applied_at) VALUES (\(migration.name), \(order), \(now))
                     """, logger: self.logger)
             }
@@ -105,17 +112,22 @@ public final class PostgresMPNStore: MPNStore {
 
     // MARK: Devices
 
-    public func registerDevice(platform: MPNPlatform, applicationId: String, token: String,
-                               now: MPNTimestamp) async throws -> (device: MPNDeviceRecord, created: Bool) {
-        let candidate = MPNDeviceRecord(id: MPNIdentifier.make(), platform: platform, applicationId: applicationId,
-                                        deviceToken: token, statusTimestamp: now, lastAccess: now, createdAt: now)
-        let inserted = try await devices("""
+    public func registerDevice(
+        platform: MPNPlatform, applicationId: String, token: String,
+        now: MPNTimestamp
+    ) async throws -> (device: MPNDeviceRecord, created: Bool) {
+        let candidate = MPNDeviceRecord(
+            id: MPNIdentifier.make(), platform: platform, applicationId: applicationId,
+            deviceToken: token, statusTimestamp: now, lastAccess: now, createdAt: now)
+        let inserted = try await devices(
+            """
             INSERT INTO mpn_devices (\(unescaped: MPNSchema.deviceColumns)) VALUES (\(candidate.id), \(platform.rawValue), \
             \(applicationId), \(token), \(candidate.status.rawValue), \(now), \(now), 0, \(now))
             ON CONFLICT (platform, application_id, device_token) DO NOTHING RETURNING \(unescaped: MPNSchema.deviceColumns)
             """)
         if let d = inserted.first { return (d, true) }
-        let existing = try await devices("""
+        let existing = try await devices(
+            """
             UPDATE mpn_devices SET last_access = \(now) WHERE platform = \(platform.rawValue) AND \
             application_id = \(applicationId) AND device_token = \(token) RETURNING \(unescaped: MPNSchema.deviceColumns)
             """)
@@ -123,14 +135,19 @@ public final class PostgresMPNStore: MPNStore {
         return (d, false)
     }
 
-    public func changeDeviceToken(platform: MPNPlatform, applicationId: String, oldToken: String, newToken: String,
-                                  now: MPNTimestamp) async throws -> (device: MPNDeviceRecord, removedDeviceId: String?) {
+    public func changeDeviceToken(
+        platform: MPNPlatform, applicationId: String, oldToken: String, newToken: String,
+        now: MPNTimestamp
+    ) async throws -> (device: MPNDeviceRecord, removedDeviceId: String?) {
         try await client.withTransaction(logger: logger) { conn in
             func find(_ token: String) async throws -> MPNDeviceRecord? {
-                try await Self.decodeDevices(conn.query("""
-                    SELECT \(unescaped: MPNSchema.deviceColumns) FROM mpn_devices WHERE platform = \(platform.rawValue) \
-                    AND application_id = \(applicationId) AND device_token = \(token) FOR UPDATE
-                    """, logger: self.logger)).first
+                try await Self.decodeDevices(
+                    conn.query(
+                        """
+                        SELECT \(unescaped: MPNSchema.deviceColumns) FROM mpn_devices WHERE platform = \(platform.rawValue) \
+                        AND application_id = \(applicationId) AND device_token = \(token) FOR UPDATE
+                        """, logger: self.logger)
+                ).first
             }
             let old = try await find(oldToken)
             let new = try await find(newToken)
@@ -150,9 +167,11 @@ public final class PostgresMPNStore: MPNStore {
             case (_, let n?):
                 result = n
             case (nil, nil):
-                result = MPNDeviceRecord(id: MPNIdentifier.make(), platform: platform, applicationId: applicationId,
-                                         deviceToken: newToken, statusTimestamp: now, lastAccess: now, createdAt: now)
-                try await conn.query("""
+                result = MPNDeviceRecord(
+                    id: MPNIdentifier.make(), platform: platform, applicationId: applicationId,
+                    deviceToken: newToken, statusTimestamp: now, lastAccess: now, createdAt: now)
+                try await conn.query(
+                    """
                     INSERT INTO mpn_devices (\(unescaped: MPNSchema.deviceColumns)) VALUES (\(result.id), \(platform.rawValue), \
                     \(applicationId), \(newToken), \(result.status.rawValue), \(now), \(now), 0, \(now))
                     """, logger: self.logger)
@@ -162,7 +181,8 @@ public final class PostgresMPNStore: MPNStore {
                 result.status = .active
                 result.statusTimestamp = now
             }
-            try await conn.query("""
+            try await conn.query(
+                """
                 UPDATE mpn_devices SET status = \(result.status.rawValue), status_timestamp = \(result.statusTimestamp), \
                 last_access = \(now) WHERE device_id = \(result.id)
                 """, logger: self.logger)
@@ -175,10 +195,12 @@ public final class PostgresMPNStore: MPNStore {
     }
 
     public func device(platform: MPNPlatform, applicationId: String, token: String) async throws -> MPNDeviceRecord? {
-        try await devices("""
+        try await devices(
+            """
             SELECT \(unescaped: MPNSchema.deviceColumns) FROM mpn_devices WHERE platform = \(platform.rawValue) \
             AND application_id = \(applicationId) AND device_token = \(token)
-            """).first
+            """
+        ).first
     }
 
     public func allDevices() async throws -> [MPNDeviceRecord] {
@@ -186,7 +208,8 @@ public final class PostgresMPNStore: MPNStore {
     }
 
     public func setDeviceStatus(id: String, status: MPNDeviceStatus, now: MPNTimestamp) async throws -> MPNDeviceRecord? {
-        _ = try await devices("""
+        _ = try await devices(
+            """
             UPDATE mpn_devices SET status = \(status.rawValue), status_timestamp = \(now) \
             WHERE device_id = \(id) AND status <> \(status.rawValue) RETURNING \(unescaped: MPNSchema.deviceColumns)
             """)
@@ -194,21 +217,27 @@ public final class PostgresMPNStore: MPNStore {
     }
 
     public func touchDevice(id: String, now: MPNTimestamp) async throws -> Bool {
-        try await !devices("""
+        try await !devices(
+            """
             UPDATE mpn_devices SET last_access = \(now) WHERE device_id = \(id) RETURNING \(unescaped: MPNSchema.deviceColumns)
-            """).isEmpty
+            """
+        ).isEmpty
     }
 
     public func nextBadge(deviceId: String) async throws -> Int? {
-        try await devices("""
+        try await devices(
+            """
             UPDATE mpn_devices SET badge = badge + 1 WHERE device_id = \(deviceId) RETURNING \(unescaped: MPNSchema.deviceColumns)
-            """).first?.badge
+            """
+        ).first?.badge
     }
 
     public func resetBadge(deviceId: String) async throws -> Bool {
-        try await !devices("""
+        try await !devices(
+            """
             UPDATE mpn_devices SET badge = 0 WHERE device_id = \(deviceId) RETURNING \(unescaped: MPNSchema.deviceColumns)
-            """).isEmpty
+            """
+        ).isEmpty
     }
 
     public func deleteDevice(id: String) async throws -> Bool {
@@ -216,7 +245,8 @@ public final class PostgresMPNStore: MPNStore {
     }
 
     public func collectInactiveDevices(lastAccessBefore cutoff: MPNTimestamp) async throws -> [String] {
-        try await strings("""
+        try await strings(
+            """
             DELETE FROM mpn_devices d WHERE d.last_access < \(cutoff) AND (d.status = 'SUSPENDED' OR NOT EXISTS
                 (SELECT 1 FROM mpn_subscriptions s WHERE s.device_id = d.device_id AND s.status = 'ACTIVE'))
             RETURNING d.device_id
@@ -226,7 +256,8 @@ public final class PostgresMPNStore: MPNStore {
     // MARK: Subscriptions
 
     public func insertSubscription(_ s: MPNSubscriptionRecord) async throws {
-        try await client.query("""
+        try await client.query(
+            """
             INSERT INTO mpn_subscriptions (\(unescaped: MPNSchema.subscriptionColumns)) VALUES (\(s.id), \(s.deviceId), \
             \(s.adapterSet), \(s.dataAdapter), \(s.group), \(s.schema), \(StoreCodec.joinNames(s.items)), \
             \(StoreCodec.joinNames(s.fields)), \(s.mode.rawValue), \(s.notificationFormat), \(s.trigger), \
@@ -239,16 +270,21 @@ public final class PostgresMPNStore: MPNStore {
         try await client.withTransaction(logger: logger) { conn in
             // The device row locked: concurrent inserts for one device count one after the other.
             var exists = false
-            for try await _ in try await conn.query("""
+            for try await _ in try await conn.query(
+                """
                 SELECT device_id FROM mpn_devices WHERE device_id = \(s.deviceId) FOR UPDATE
-                """, logger: self.logger).decode(String.self) { exists = true }
+                """, logger: self.logger
+            ).decode(String.self) { exists = true }
             guard exists else { throw MPNStoreError("device \(s.deviceId) not found") }
             var count: Int64 = 0
-            for try await n in try await conn.query("""
+            for try await n in try await conn.query(
+                """
                 SELECT COUNT(*) FROM mpn_subscriptions WHERE device_id = \(s.deviceId)
-                """, logger: self.logger).decode(Int64.self) { count = n }
+                """, logger: self.logger
+            ).decode(Int64.self) { count = n }
             guard count < Int64(maxPerDevice) else { return false }
-            try await conn.query("""
+            try await conn.query(
+                """
                 INSERT INTO mpn_subscriptions (\(unescaped: MPNSchema.subscriptionColumns)) VALUES (\(s.id), \(s.deviceId), \
                 \(s.adapterSet), \(s.dataAdapter), \(s.group), \(s.schema), \(StoreCodec.joinNames(s.items)), \
                 \(StoreCodec.joinNames(s.fields)), \(s.mode.rawValue), \(s.notificationFormat), \(s.trigger), \
@@ -260,7 +296,8 @@ public final class PostgresMPNStore: MPNStore {
     }
 
     public func updateSubscription(_ s: MPNSubscriptionRecord) async throws -> Bool {
-        try await !strings("""
+        try await !strings(
+            """
             UPDATE mpn_subscriptions SET device_id = \(s.deviceId), adapter_set = \(s.adapterSet), \
             data_adapter = \(s.dataAdapter), item_group = \(s.group), field_schema = \(s.schema), \
             items = \(StoreCodec.joinNames(s.items)), fields = \(StoreCodec.joinNames(s.fields)), mode = \(s.mode.rawValue), \
@@ -268,23 +305,28 @@ public final class PostgresMPNStore: MPNStore {
             buffer_size = \(s.bufferSize?.wireValue), max_frequency = \(s.maxFrequency?.wireValue), \
             status = \(s.status.rawValue), status_timestamp = \(s.statusTimestamp), created_at = \(s.createdAt), \
             last_trigger_time = \(s.lastTriggerTime) WHERE subscription_id = \(s.id) RETURNING subscription_id
-            """).isEmpty
+            """
+        ).isEmpty
     }
 
     public func subscription(id: String) async throws -> MPNSubscriptionRecord? {
-        try await subscriptionRows("""
+        try await subscriptionRows(
+            """
             SELECT \(unescaped: MPNSchema.subscriptionColumns) FROM mpn_subscriptions WHERE subscription_id = \(id)
-            """).first
+            """
+        ).first
     }
 
     public func subscriptions(deviceId: String, status: MPNSubscriptionStatus?) async throws -> [MPNSubscriptionRecord] {
         if let status {
-            return try await subscriptionRows("""
+            return try await subscriptionRows(
+                """
                 SELECT \(unescaped: MPNSchema.subscriptionColumns) FROM mpn_subscriptions WHERE device_id = \(deviceId) \
                 AND status = \(status.rawValue) ORDER BY created_at, subscription_id
                 """)
         }
-        return try await subscriptionRows("""
+        return try await subscriptionRows(
+            """
             SELECT \(unescaped: MPNSchema.subscriptionColumns) FROM mpn_subscriptions WHERE device_id = \(deviceId) \
             ORDER BY created_at, subscription_id
             """)
@@ -292,39 +334,49 @@ public final class PostgresMPNStore: MPNStore {
 
     public func allSubscriptions(status: MPNSubscriptionStatus?) async throws -> [MPNSubscriptionRecord] {
         if let status {
-            return try await subscriptionRows("""
+            return try await subscriptionRows(
+                """
                 SELECT \(unescaped: MPNSchema.subscriptionColumns) FROM mpn_subscriptions WHERE status = \(status.rawValue) \
                 ORDER BY created_at, subscription_id
                 """)
         }
-        return try await subscriptionRows("""
+        return try await subscriptionRows(
+            """
             SELECT \(unescaped: MPNSchema.subscriptionColumns) FROM mpn_subscriptions ORDER BY created_at, subscription_id
             """)
     }
 
-    public func coalescingCandidate(deviceId: String, adapterSet: String, dataAdapter: String, group: String,
-                                    schema: String, trigger: String?) async throws -> MPNSubscriptionRecord? {
-        try await subscriptionRows("""
+    public func coalescingCandidate(
+        deviceId: String, adapterSet: String, dataAdapter: String, group: String,
+        schema: String, trigger: String?
+    ) async throws -> MPNSubscriptionRecord? {
+        try await subscriptionRows(
+            """
             SELECT \(unescaped: MPNSchema.subscriptionColumns) FROM mpn_subscriptions WHERE device_id = \(deviceId) \
             AND adapter_set = \(adapterSet) AND data_adapter = \(dataAdapter) AND item_group = \(group) \
             AND field_schema = \(schema) AND trigger_expression IS NOT DISTINCT FROM \(trigger)::VARCHAR \
             ORDER BY created_at, subscription_id LIMIT 1
-            """).first
+            """
+        ).first
     }
 
     public func markTriggered(id: String, now: MPNTimestamp) async throws -> Bool {
-        try await !strings("""
+        try await !strings(
+            """
             UPDATE mpn_subscriptions SET status = 'TRIGGERED', status_timestamp = \(now), last_trigger_time = \(now) \
             WHERE subscription_id = \(id) AND status = 'ACTIVE' RETURNING subscription_id
-            """).isEmpty
+            """
+        ).isEmpty
     }
 
     public func markTriggered(ids: [String], now: MPNTimestamp) async throws -> Set<String> {
         guard !ids.isEmpty else { return [] }
-        return Set(try await strings("""
-            UPDATE mpn_subscriptions SET status = 'TRIGGERED', status_timestamp = \(now), last_trigger_time = \(now) \
-            WHERE subscription_id = ANY(\(ids)) AND status = 'ACTIVE' RETURNING subscription_id
-            """))
+        return Set(
+            try await strings(
+                """
+                UPDATE mpn_subscriptions SET status = 'TRIGGERED', status_timestamp = \(now), last_trigger_time = \(now) \
+                WHERE subscription_id = ANY(\(ids)) AND status = 'ACTIVE' RETURNING subscription_id
+                """))
     }
 
     public func commitTriggers(_ fired: [MPNFiredTrigger], moduleId: String, now: MPNTimestamp) async throws -> [MPNOutboxEntry] {
@@ -333,19 +385,24 @@ public final class PostgresMPNStore: MPNStore {
             var written: [MPNOutboxEntry] = []
             for f in fired {
                 var won = false
-                for try await _ in try await conn.query("""
+                for try await _ in try await conn.query(
+                    """
                     UPDATE mpn_subscriptions SET status = 'TRIGGERED', status_timestamp = \(now), last_trigger_time = \(now) \
                     WHERE subscription_id = \(f.subscriptionId) AND status = 'ACTIVE' RETURNING subscription_id
-                    """, logger: self.logger).decode(String.self) { won = true }
+                    """, logger: self.logger
+                ).decode(String.self) { won = true }
                 guard won else { continue }
                 var badge: Int?
                 if f.usesAutoBadge {
-                    for try await b in try await conn.query("""
+                    for try await b in try await conn.query(
+                        """
                         UPDATE mpn_devices SET badge = badge + 1 WHERE device_id = \(f.deviceId) RETURNING badge
-                        """, logger: self.logger).decode(Int32.self) { badge = Int(b) }
+                        """, logger: self.logger
+                    ).decode(Int32.self) { badge = Int(b) }
                 }
                 let e = f.entry(badge: badge, now: now)
-                try await conn.query("""
+                try await conn.query(
+                    """
                     INSERT INTO mpn_outbox (\(unescaped: MPNSchema.outboxColumns), claimed_by) VALUES (\(e.id), \
                     \(e.subscriptionId), \(e.deviceId), \(e.payload), \(e.createdAt), \(e.status.rawValue), \(e.failure), \(moduleId))
                     """, logger: self.logger)
@@ -358,13 +415,15 @@ public final class PostgresMPNStore: MPNStore {
     public func claimOutbox(moduleId: String, silentBefore: MPNTimestamp) async throws -> [MPNOutboxEntry] {
         // One statement: under READ COMMITTED a row another instance claimed meanwhile is
         // re-checked (its claimant is alive) and left to it.
-        try await outboxRows("""
+        try await outboxRows(
+            """
             UPDATE mpn_outbox SET claimed_by = \(moduleId) WHERE status = 'PENDING' \
             AND device_id IN (SELECT device_id FROM mpn_devices WHERE module_id = \(moduleId)) \
             AND (claimed_by IS NULL OR claimed_by = \(moduleId) OR claimed_by NOT IN \
                 (SELECT module_id FROM mpn_modules WHERE last_activity >= \(silentBefore))) \
             RETURNING \(unescaped: MPNSchema.outboxColumns)
-            """).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+            """
+        ).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 
     public func deleteOutboxEntry(id: String) async throws -> Bool {
@@ -372,14 +431,17 @@ public final class PostgresMPNStore: MPNStore {
     }
 
     public func failOutboxEntry(id: String, reason: String) async throws -> Bool {
-        try await !strings("""
+        try await !strings(
+            """
             UPDATE mpn_outbox SET status = 'FAILED', failure = \(reason) WHERE entry_id = \(id) RETURNING entry_id
-            """).isEmpty
+            """
+        ).isEmpty
     }
 
     public func outboxEntries(status: MPNOutboxStatus?) async throws -> [MPNOutboxEntry] {
         if let status {
-            return try await outboxRows("""
+            return try await outboxRows(
+                """
                 SELECT \(unescaped: MPNSchema.outboxColumns) FROM mpn_outbox WHERE status = \(status.rawValue) \
                 ORDER BY created_at, entry_id
                 """)
@@ -390,7 +452,8 @@ public final class PostgresMPNStore: MPNStore {
     public var isShared: Bool { true }
 
     public func heartbeat(moduleId: String, now: MPNTimestamp) async throws {
-        try await client.query("""
+        try await client.query(
+            """
             INSERT INTO mpn_modules (module_id, last_activity) VALUES (\(moduleId), \(now)) \
             ON CONFLICT (module_id) DO UPDATE SET last_activity = EXCLUDED.last_activity
             """, logger: logger)
@@ -403,7 +466,8 @@ public final class PostgresMPNStore: MPNStore {
     public func claimOrphanedDevices(moduleId: String, silentBefore: MPNTimestamp) async throws -> Set<String> {
         // Under READ COMMITTED a row another instance claimed meanwhile is re-checked against the
         // condition (its new owner is alive) and left alone.
-        try await client.query("""
+        try await client.query(
+            """
             UPDATE mpn_devices SET module_id = \(moduleId) WHERE module_id IS NULL OR module_id NOT IN \
             (SELECT module_id FROM mpn_modules WHERE last_activity >= \(silentBefore))
             """, logger: logger)
@@ -423,9 +487,11 @@ public final class PostgresMPNStore: MPNStore {
         let doomed = try await subscriptions(deviceId: deviceId, status: status).map(\.id)
         var deleted = Set<String>()
         if let status {
-            deleted = Set(try await strings("""
-                DELETE FROM mpn_subscriptions WHERE device_id = \(deviceId) AND status = \(status.rawValue) RETURNING subscription_id
-                """))
+            deleted = Set(
+                try await strings(
+                    """
+                    DELETE FROM mpn_subscriptions WHERE device_id = \(deviceId) AND status = \(status.rawValue) RETURNING subscription_id
+                    """))
         } else {
             deleted = Set(try await strings("DELETE FROM mpn_subscriptions WHERE device_id = \(deviceId) RETURNING subscription_id"))
         }
@@ -450,14 +516,15 @@ public final class PostgresMPNStore: MPNStore {
         var result: [MPNOutboxEntry] = []
         for try await row in try await client.query(query, logger: logger) {
             let r = row.makeRandomAccess()
-            result.append(MPNOutboxEntry(
-                id: try Self.cell(r, "entry_id", String.self),
-                subscriptionId: try Self.cell(r, "subscription_id", String.self),
-                deviceId: try Self.cell(r, "device_id", String.self),
-                payload: try Self.cell(r, "payload", String.self),
-                createdAt: try Self.cell(r, "created_at", Int64.self),
-                status: try StoreCodec.outboxStatus(Self.cell(r, "status", String.self)),
-                failure: try Self.cell(r, "failure", String?.self)))
+            result.append(
+                MPNOutboxEntry(
+                    id: try Self.cell(r, "entry_id", String.self),
+                    subscriptionId: try Self.cell(r, "subscription_id", String.self),
+                    deviceId: try Self.cell(r, "device_id", String.self),
+                    payload: try Self.cell(r, "payload", String.self),
+                    createdAt: try Self.cell(r, "created_at", Int64.self),
+                    status: try StoreCodec.outboxStatus(Self.cell(r, "status", String.self)),
+                    failure: try Self.cell(r, "failure", String?.self)))
         }
         return result
     }
@@ -513,4 +580,3 @@ public final class PostgresMPNStore: MPNStore {
             lastTriggerTime: try cell(r, "last_trigger_time", Int64?.self))
     }
 }
-

@@ -37,7 +37,8 @@ struct PostgresURL: Sendable, Hashable {
 
     static func parse(_ text: String) throws -> PostgresURL {
         guard let c = URLComponents(string: text), c.scheme == "postgres" || c.scheme == "postgresql",
-              let host = c.host, !host.isEmpty, let user = c.user, !user.isEmpty else {
+            let host = c.host, !host.isEmpty, let user = c.user, !user.isEmpty
+        else {
             throw MPNStoreError("bad PostgreSQL URL (expected postgres://user[:password]@host[:port]/database)")
         }
         let database = c.path.hasPrefix("/") ? String(c.path.dropFirst()) : c.path
@@ -51,9 +52,10 @@ struct PostgresURL: Sendable, Hashable {
         } else {
             mode = isLoopback(host) ? .disable : .verifyFull
         }
-        return PostgresURL(host: host, port: c.port ?? 5432, user: user, password: c.password,
-                           database: database.isEmpty ? nil : database, sslMode: mode,
-                           rootCertificateFile: query.first(where: { $0.name == "sslrootcert" })?.value)
+        return PostgresURL(
+            host: host, port: c.port ?? 5432, user: user, password: c.password,
+            database: database.isEmpty ? nil : database, sslMode: mode,
+            rootCertificateFile: query.first(where: { $0.name == "sslrootcert" })?.value)
     }
 
     /// The TLS settings of `sslMode` (nil: no TLS).
@@ -76,8 +78,9 @@ struct PostgresURL: Sendable, Hashable {
         case (.prefer, let t?): tls = .prefer(t)
         case (_, let t?): tls = .require(t)
         }
-        var config = PostgresClient.Configuration(host: host, port: port, username: user, password: password,
-                                                  database: database, tls: tls)
+        var config = PostgresClient.Configuration(
+            host: host, port: port, username: user, password: password,
+            database: database, tls: tls)
         config.options.maximumConnections = 10
         return config
     }
@@ -95,11 +98,14 @@ struct PostgresURL: Sendable, Hashable {
         } catch {
             throw MPNStoreError("PostgreSQL TLS settings unusable (sslmode=\(sslMode.rawValue)): \(error)")
         }
-        let config = PostgresConnection.Configuration(host: host, port: port, username: user, password: password,
-                                                      database: database, tls: tls)
+        let config = PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: password,
+            database: database, tls: tls)
         do {
-            let connection = try await PostgresConnection.connect(on: eventLoopGroup.any(),
-                                                                  configuration: config, id: 0, logger: logger).get()
+            let connection = try await PostgresConnection.connect(
+                on: eventLoopGroup.any(),
+                configuration: config, id: 0, logger: logger
+            ).get()
             try? await connection.close()
         } catch let e as PSQLError where e.code == .sslUnsupported {
             throw MPNStoreError("PostgreSQL server \(host):\(port) does not offer TLS, required by sslmode=\(sslMode.rawValue)")

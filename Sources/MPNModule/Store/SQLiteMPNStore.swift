@@ -43,8 +43,10 @@ public final class SQLiteMPNStore: MPNStore {
 
     // MARK: Devices
 
-    public func registerDevice(platform: MPNPlatform, applicationId: String, token: String,
-                               now: MPNTimestamp) async throws -> (device: MPNDeviceRecord, created: Bool) {
+    public func registerDevice(
+        platform: MPNPlatform, applicationId: String, token: String,
+        now: MPNTimestamp
+    ) async throws -> (device: MPNDeviceRecord, created: Bool) {
         try await pool.write { db in
             if let existing = try Self.fetchDevice(db, platform: platform, app: applicationId, token: token) {
                 try db.execute(sql: "UPDATE mpn_devices SET last_access = ? WHERE device_id = ?", arguments: [now, existing.id])
@@ -52,15 +54,18 @@ public final class SQLiteMPNStore: MPNStore {
                 d.lastAccess = now
                 return (d, false)
             }
-            let d = MPNDeviceRecord(id: MPNIdentifier.make(), platform: platform, applicationId: applicationId,
-                                    deviceToken: token, statusTimestamp: now, lastAccess: now, createdAt: now)
+            let d = MPNDeviceRecord(
+                id: MPNIdentifier.make(), platform: platform, applicationId: applicationId,
+                deviceToken: token, statusTimestamp: now, lastAccess: now, createdAt: now)
             try Self.insert(db, d)
             return (d, true)
         }
     }
 
-    public func changeDeviceToken(platform: MPNPlatform, applicationId: String, oldToken: String, newToken: String,
-                                  now: MPNTimestamp) async throws -> (device: MPNDeviceRecord, removedDeviceId: String?) {
+    public func changeDeviceToken(
+        platform: MPNPlatform, applicationId: String, oldToken: String, newToken: String,
+        now: MPNTimestamp
+    ) async throws -> (device: MPNDeviceRecord, removedDeviceId: String?) {
         try await pool.write { db in
             let old = try Self.fetchDevice(db, platform: platform, app: applicationId, token: oldToken)
             let new = try Self.fetchDevice(db, platform: platform, app: applicationId, token: newToken)
@@ -68,8 +73,9 @@ public final class SQLiteMPNStore: MPNStore {
             var result: MPNDeviceRecord
             switch (old, new) {
             case (let o?, nil):
-                try db.execute(sql: "UPDATE mpn_devices SET device_token = ?, last_access = ? WHERE device_id = ?",
-                               arguments: [newToken, now, o.id])
+                try db.execute(
+                    sql: "UPDATE mpn_devices SET device_token = ?, last_access = ? WHERE device_id = ?",
+                    arguments: [newToken, now, o.id])
                 result = o
                 result.deviceToken = newToken
             case (let o?, let n?) where o.id != n.id:
@@ -81,8 +87,9 @@ public final class SQLiteMPNStore: MPNStore {
             case (_, let n?):
                 result = n
             case (nil, nil):
-                result = MPNDeviceRecord(id: MPNIdentifier.make(), platform: platform, applicationId: applicationId,
-                                         deviceToken: newToken, statusTimestamp: now, lastAccess: now, createdAt: now)
+                result = MPNDeviceRecord(
+                    id: MPNIdentifier.make(), platform: platform, applicationId: applicationId,
+                    deviceToken: newToken, statusTimestamp: now, lastAccess: now, createdAt: now)
                 try Self.insert(db, result)
             }
             result.lastAccess = now
@@ -90,16 +97,19 @@ public final class SQLiteMPNStore: MPNStore {
                 result.status = .active
                 result.statusTimestamp = now
             }
-            try db.execute(sql: "UPDATE mpn_devices SET status = ?, status_timestamp = ?, last_access = ? WHERE device_id = ?",
-                           arguments: [result.status.rawValue, result.statusTimestamp, now, result.id])
+            try db.execute(
+                sql: "UPDATE mpn_devices SET status = ?, status_timestamp = ?, last_access = ? WHERE device_id = ?",
+                arguments: [result.status.rawValue, result.statusTimestamp, now, result.id])
             return (result, removed)
         }
     }
 
     public func device(id: String) async throws -> MPNDeviceRecord? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(MPNSchema.deviceColumns) FROM mpn_devices WHERE device_id = ?",
-                             arguments: [id]).map(Self.decodeDevice)
+            try Row.fetchOne(
+                db, sql: "SELECT \(MPNSchema.deviceColumns) FROM mpn_devices WHERE device_id = ?",
+                arguments: [id]
+            ).map(Self.decodeDevice)
         }
     }
 
@@ -116,13 +126,18 @@ public final class SQLiteMPNStore: MPNStore {
 
     public func setDeviceStatus(id: String, status: MPNDeviceStatus, now: MPNTimestamp) async throws -> MPNDeviceRecord? {
         try await pool.write { db in
-            guard var d = try Row.fetchOne(db, sql: "SELECT \(MPNSchema.deviceColumns) FROM mpn_devices WHERE device_id = ?",
-                                           arguments: [id]).map(Self.decodeDevice) else { return nil }
+            guard
+                var d = try Row.fetchOne(
+                    db, sql: "SELECT \(MPNSchema.deviceColumns) FROM mpn_devices WHERE device_id = ?",
+                    arguments: [id]
+                ).map(Self.decodeDevice)
+            else { return nil }
             guard d.status != status else { return d }
             d.status = status
             d.statusTimestamp = now
-            try db.execute(sql: "UPDATE mpn_devices SET status = ?, status_timestamp = ? WHERE device_id = ?",
-                           arguments: [status.rawValue, now, id])
+            try db.execute(
+                sql: "UPDATE mpn_devices SET status = ?, status_timestamp = ? WHERE device_id = ?",
+                arguments: [status.rawValue, now, id])
             return d
         }
     }
@@ -160,10 +175,12 @@ public final class SQLiteMPNStore: MPNStore {
 
     public func collectInactiveDevices(lastAccessBefore cutoff: MPNTimestamp) async throws -> [String] {
         try await pool.write { db in
-            let ids = try String.fetchAll(db, sql: """
-                SELECT device_id FROM mpn_devices d WHERE d.last_access < ? AND (d.status = 'SUSPENDED' OR NOT EXISTS
-                    (SELECT 1 FROM mpn_subscriptions s WHERE s.device_id = d.device_id AND s.status = 'ACTIVE'))
-                """, arguments: [cutoff])
+            let ids = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT device_id FROM mpn_devices d WHERE d.last_access < ? AND (d.status = 'SUSPENDED' OR NOT EXISTS
+                        (SELECT 1 FROM mpn_subscriptions s WHERE s.device_id = d.device_id AND s.status = 'ACTIVE'))
+                    """, arguments: [cutoff])
             for id in ids {
                 try db.execute(sql: "DELETE FROM mpn_outbox WHERE device_id = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM mpn_subscriptions WHERE device_id = ?", arguments: [id])
@@ -177,77 +194,96 @@ public final class SQLiteMPNStore: MPNStore {
 
     public func insertSubscription(_ s: MPNSubscriptionRecord) async throws {
         try await pool.write { db in
-            try db.execute(sql: "INSERT INTO mpn_subscriptions (\(MPNSchema.subscriptionColumns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                           arguments: Self.arguments(s))
+            try db.execute(
+                sql: "INSERT INTO mpn_subscriptions (\(MPNSchema.subscriptionColumns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                arguments: Self.arguments(s))
         }
     }
 
     public func insertSubscription(_ s: MPNSubscriptionRecord, maxPerDevice: Int) async throws -> Bool {
         try await pool.write { db in
             // One writer at a time: the count and the insert see the same state.
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM mpn_subscriptions WHERE device_id = ?",
-                                         arguments: [s.deviceId]) ?? 0
+            let count =
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM mpn_subscriptions WHERE device_id = ?",
+                    arguments: [s.deviceId]) ?? 0
             guard count < maxPerDevice else { return false }
-            try db.execute(sql: "INSERT INTO mpn_subscriptions (\(MPNSchema.subscriptionColumns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                           arguments: Self.arguments(s))
+            try db.execute(
+                sql: "INSERT INTO mpn_subscriptions (\(MPNSchema.subscriptionColumns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                arguments: Self.arguments(s))
             return true
         }
     }
 
     public func updateSubscription(_ s: MPNSubscriptionRecord) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: """
-                UPDATE mpn_subscriptions SET device_id = ?, adapter_set = ?, data_adapter = ?, item_group = ?, \
-                field_schema = ?, items = ?, fields = ?, mode = ?, notification_format = ?, trigger_expression = ?, \
-                buffer_size = ?, max_frequency = ?, status = ?, status_timestamp = ?, created_at = ?, \
-                last_trigger_time = ? WHERE subscription_id = ?
-                """, arguments: Self.arguments(s, idLast: true))
+            try db.execute(
+                sql: """
+                    UPDATE mpn_subscriptions SET device_id = ?, adapter_set = ?, data_adapter = ?, item_group = ?, \
+                    field_schema = ?, items = ?, fields = ?, mode = ?, notification_format = ?, trigger_expression = ?, \
+                    buffer_size = ?, max_frequency = ?, status = ?, status_timestamp = ?, created_at = ?, \
+                    last_trigger_time = ? WHERE subscription_id = ?
+                    """, arguments: Self.arguments(s, idLast: true))
             return db.changesCount > 0
         }
     }
 
     public func subscription(id: String) async throws -> MPNSubscriptionRecord? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(MPNSchema.subscriptionColumns) FROM mpn_subscriptions WHERE subscription_id = ?",
-                             arguments: [id]).map(Self.decodeSubscription)
+            try Row.fetchOne(
+                db, sql: "SELECT \(MPNSchema.subscriptionColumns) FROM mpn_subscriptions WHERE subscription_id = ?",
+                arguments: [id]
+            ).map(Self.decodeSubscription)
         }
     }
 
     public func subscriptions(deviceId: String, status: MPNSubscriptionStatus?) async throws -> [MPNSubscriptionRecord] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(MPNSchema.subscriptionColumns) FROM mpn_subscriptions WHERE device_id = ? AND (? IS NULL OR status = ?)
-                ORDER BY created_at, subscription_id
-                """, arguments: [deviceId, status?.rawValue, status?.rawValue]).map(Self.decodeSubscription)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(MPNSchema.subscriptionColumns) FROM mpn_subscriptions WHERE device_id = ? AND (? IS NULL OR status = ?)
+                    ORDER BY created_at, subscription_id
+                    """, arguments: [deviceId, status?.rawValue, status?.rawValue]
+            ).map(Self.decodeSubscription)
         }
     }
 
     public func allSubscriptions(status: MPNSubscriptionStatus?) async throws -> [MPNSubscriptionRecord] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(MPNSchema.subscriptionColumns) FROM mpn_subscriptions WHERE (? IS NULL OR status = ?)
-                ORDER BY created_at, subscription_id
-                """, arguments: [status?.rawValue, status?.rawValue]).map(Self.decodeSubscription)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(MPNSchema.subscriptionColumns) FROM mpn_subscriptions WHERE (? IS NULL OR status = ?)
+                    ORDER BY created_at, subscription_id
+                    """, arguments: [status?.rawValue, status?.rawValue]
+            ).map(Self.decodeSubscription)
         }
     }
 
-    public func coalescingCandidate(deviceId: String, adapterSet: String, dataAdapter: String, group: String,
-                                    schema: String, trigger: String?) async throws -> MPNSubscriptionRecord? {
+    public func coalescingCandidate(
+        deviceId: String, adapterSet: String, dataAdapter: String, group: String,
+        schema: String, trigger: String?
+    ) async throws -> MPNSubscriptionRecord? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: """
-                SELECT \(MPNSchema.subscriptionColumns) FROM mpn_subscriptions WHERE device_id = ? AND adapter_set = ? \
-                AND data_adapter = ? AND item_group = ? AND field_schema = ? AND trigger_expression IS ? \
-                ORDER BY created_at, subscription_id LIMIT 1
-                """, arguments: [deviceId, adapterSet, dataAdapter, group, schema, trigger]).map(Self.decodeSubscription)
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT \(MPNSchema.subscriptionColumns) FROM mpn_subscriptions WHERE device_id = ? AND adapter_set = ? \
+                    AND data_adapter = ? AND item_group = ? AND field_schema = ? AND trigger_expression IS ? \
+                    ORDER BY created_at, subscription_id LIMIT 1
+                    """, arguments: [deviceId, adapterSet, dataAdapter, group, schema, trigger]
+            ).map(Self.decodeSubscription)
         }
     }
 
     public func markTriggered(id: String, now: MPNTimestamp) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: """
-                UPDATE mpn_subscriptions SET status = 'TRIGGERED', status_timestamp = ?, last_trigger_time = ? \
-                WHERE subscription_id = ? AND status = 'ACTIVE'
-                """, arguments: [now, now, id])
+            try db.execute(
+                sql: """
+                    UPDATE mpn_subscriptions SET status = 'TRIGGERED', status_timestamp = ?, last_trigger_time = ? \
+                    WHERE subscription_id = ? AND status = 'ACTIVE'
+                    """, arguments: [now, now, id])
             return db.changesCount > 0
         }
     }
@@ -256,10 +292,11 @@ public final class SQLiteMPNStore: MPNStore {
         try await pool.write { db in
             var won = Set<String>()
             for id in ids {
-                try db.execute(sql: """
-                    UPDATE mpn_subscriptions SET status = 'TRIGGERED', status_timestamp = ?, last_trigger_time = ? \
-                    WHERE subscription_id = ? AND status = 'ACTIVE'
-                    """, arguments: [now, now, id])
+                try db.execute(
+                    sql: """
+                        UPDATE mpn_subscriptions SET status = 'TRIGGERED', status_timestamp = ?, last_trigger_time = ? \
+                        WHERE subscription_id = ? AND status = 'ACTIVE'
+                        """, arguments: [now, now, id])
                 if db.changesCount > 0 { won.insert(id) }
             }
             return won
@@ -271,8 +308,9 @@ public final class SQLiteMPNStore: MPNStore {
             var result: [Int?] = []
             for d in deviceIds {
                 try db.execute(sql: "UPDATE mpn_devices SET badge = badge + 1 WHERE device_id = ?", arguments: [d])
-                result.append(db.changesCount > 0
-                    ? try Int.fetchOne(db, sql: "SELECT badge FROM mpn_devices WHERE device_id = ?", arguments: [d]) : nil)
+                result.append(
+                    db.changesCount > 0
+                        ? try Int.fetchOne(db, sql: "SELECT badge FROM mpn_devices WHERE device_id = ?", arguments: [d]) : nil)
             }
             return result
         }
@@ -283,10 +321,11 @@ public final class SQLiteMPNStore: MPNStore {
         return try await pool.write { db in
             var written: [MPNOutboxEntry] = []
             for f in fired {
-                try db.execute(sql: """
-                    UPDATE mpn_subscriptions SET status = 'TRIGGERED', status_timestamp = ?, last_trigger_time = ? \
-                    WHERE subscription_id = ? AND status = 'ACTIVE'
-                    """, arguments: [now, now, f.subscriptionId])
+                try db.execute(
+                    sql: """
+                        UPDATE mpn_subscriptions SET status = 'TRIGGERED', status_timestamp = ?, last_trigger_time = ? \
+                        WHERE subscription_id = ? AND status = 'ACTIVE'
+                        """, arguments: [now, now, f.subscriptionId])
                 guard db.changesCount > 0 else { continue }
                 var badge: Int?
                 if f.usesAutoBadge {
@@ -294,10 +333,14 @@ public final class SQLiteMPNStore: MPNStore {
                     badge = try Int.fetchOne(db, sql: "SELECT badge FROM mpn_devices WHERE device_id = ?", arguments: [f.deviceId])
                 }
                 let e = f.entry(badge: badge, now: now)
-                try db.execute(sql: """
-                    INSERT INTO mpn_outbox (\(MPNSchema.outboxColumns), claimed_by) VALUES (?,?,?,?,?,?,?,?)
-                    """, arguments: [e.id, e.subscriptionId, e.deviceId, e.payload, e.createdAt, e.status.rawValue, e.failure,
-                                     moduleId])
+                try db.execute(
+                    sql: """
+                        INSERT INTO mpn_outbox (\(MPNSchema.outboxColumns), claimed_by) VALUES (?,?,?,?,?,?,?,?)
+                        """,
+                    arguments: [
+                        e.id, e.subscriptionId, e.deviceId, e.payload, e.createdAt, e.status.rawValue, e.failure,
+                        moduleId,
+                    ])
                 written.append(e)
             }
             return written
@@ -306,16 +349,20 @@ public final class SQLiteMPNStore: MPNStore {
 
     public func claimOutbox(moduleId: String, silentBefore: MPNTimestamp) async throws -> [MPNOutboxEntry] {
         try await pool.write { db in
-            try db.execute(sql: """
-                UPDATE mpn_outbox SET claimed_by = ? WHERE status = 'PENDING' \
-                AND device_id IN (SELECT device_id FROM mpn_devices WHERE module_id = ? OR module_id IS NULL) \
-                AND (claimed_by IS NULL OR claimed_by = ? OR claimed_by NOT IN \
-                    (SELECT module_id FROM mpn_modules WHERE last_activity >= ?))
-                """, arguments: [moduleId, moduleId, moduleId, silentBefore])
-            return try Row.fetchAll(db, sql: """
-                SELECT \(MPNSchema.outboxColumns) FROM mpn_outbox WHERE status = 'PENDING' AND claimed_by = ? \
-                ORDER BY created_at, entry_id
-                """, arguments: [moduleId]).map(Self.decodeOutbox)
+            try db.execute(
+                sql: """
+                    UPDATE mpn_outbox SET claimed_by = ? WHERE status = 'PENDING' \
+                    AND device_id IN (SELECT device_id FROM mpn_devices WHERE module_id = ? OR module_id IS NULL) \
+                    AND (claimed_by IS NULL OR claimed_by = ? OR claimed_by NOT IN \
+                        (SELECT module_id FROM mpn_modules WHERE last_activity >= ?))
+                    """, arguments: [moduleId, moduleId, moduleId, silentBefore])
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(MPNSchema.outboxColumns) FROM mpn_outbox WHERE status = 'PENDING' AND claimed_by = ? \
+                    ORDER BY created_at, entry_id
+                    """, arguments: [moduleId]
+            ).map(Self.decodeOutbox)
         }
     }
 
@@ -335,9 +382,12 @@ public final class SQLiteMPNStore: MPNStore {
 
     public func outboxEntries(status: MPNOutboxStatus?) async throws -> [MPNOutboxEntry] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(MPNSchema.outboxColumns) FROM mpn_outbox WHERE (? IS NULL OR status = ?) ORDER BY created_at, entry_id
-                """, arguments: [status?.rawValue, status?.rawValue]).map(Self.decodeOutbox)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(MPNSchema.outboxColumns) FROM mpn_outbox WHERE (? IS NULL OR status = ?) ORDER BY created_at, entry_id
+                    """, arguments: [status?.rawValue, status?.rawValue]
+            ).map(Self.decodeOutbox)
         }
     }
 
@@ -345,10 +395,11 @@ public final class SQLiteMPNStore: MPNStore {
 
     public func heartbeat(moduleId: String, now: MPNTimestamp) async throws {
         try await pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO mpn_modules (module_id, last_activity) VALUES (?, ?) \
-                ON CONFLICT (module_id) DO UPDATE SET last_activity = excluded.last_activity
-                """, arguments: [moduleId, now])
+            try db.execute(
+                sql: """
+                    INSERT INTO mpn_modules (module_id, last_activity) VALUES (?, ?) \
+                    ON CONFLICT (module_id) DO UPDATE SET last_activity = excluded.last_activity
+                    """, arguments: [moduleId, now])
         }
     }
 
@@ -360,10 +411,11 @@ public final class SQLiteMPNStore: MPNStore {
 
     public func claimOrphanedDevices(moduleId: String, silentBefore: MPNTimestamp) async throws -> Set<String> {
         try await pool.write { db in
-            try db.execute(sql: """
-                UPDATE mpn_devices SET module_id = ? WHERE module_id IS NULL OR module_id NOT IN \
-                (SELECT module_id FROM mpn_modules WHERE last_activity >= ?)
-                """, arguments: [moduleId, silentBefore])
+            try db.execute(
+                sql: """
+                    UPDATE mpn_devices SET module_id = ? WHERE module_id IS NULL OR module_id NOT IN \
+                    (SELECT module_id FROM mpn_modules WHERE last_activity >= ?)
+                    """, arguments: [moduleId, silentBefore])
             return Set(try String.fetchAll(db, sql: "SELECT device_id FROM mpn_devices WHERE module_id = ?", arguments: [moduleId]))
         }
     }
@@ -383,12 +435,15 @@ public final class SQLiteMPNStore: MPNStore {
 
     public func deleteSubscriptions(deviceId: String, status: MPNSubscriptionStatus?) async throws -> [String] {
         try await pool.write { db in
-            let ids = try String.fetchAll(db, sql: """
-                SELECT subscription_id FROM mpn_subscriptions WHERE device_id = ? AND (? IS NULL OR status = ?)
-                ORDER BY created_at, subscription_id
-                """, arguments: [deviceId, status?.rawValue, status?.rawValue])
-            try db.execute(sql: "DELETE FROM mpn_subscriptions WHERE device_id = ? AND (? IS NULL OR status = ?)",
-                           arguments: [deviceId, status?.rawValue, status?.rawValue])
+            let ids = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT subscription_id FROM mpn_subscriptions WHERE device_id = ? AND (? IS NULL OR status = ?)
+                    ORDER BY created_at, subscription_id
+                    """, arguments: [deviceId, status?.rawValue, status?.rawValue])
+            try db.execute(
+                sql: "DELETE FROM mpn_subscriptions WHERE device_id = ? AND (? IS NULL OR status = ?)",
+                arguments: [deviceId, status?.rawValue, status?.rawValue])
             return ids
         }
     }
@@ -396,15 +451,21 @@ public final class SQLiteMPNStore: MPNStore {
     // MARK: Row mapping
 
     private static func fetchDevice(_ db: Database, platform: MPNPlatform, app: String, token: String) throws -> MPNDeviceRecord? {
-        try Row.fetchOne(db, sql: """
-            SELECT \(MPNSchema.deviceColumns) FROM mpn_devices WHERE platform = ? AND application_id = ? AND device_token = ?
-            """, arguments: [platform.rawValue, app, token]).map(decodeDevice)
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT \(MPNSchema.deviceColumns) FROM mpn_devices WHERE platform = ? AND application_id = ? AND device_token = ?
+                """, arguments: [platform.rawValue, app, token]
+        ).map(decodeDevice)
     }
 
     private static func insert(_ db: Database, _ d: MPNDeviceRecord) throws {
-        try db.execute(sql: "INSERT INTO mpn_devices (\(MPNSchema.deviceColumns)) VALUES (?,?,?,?,?,?,?,?,?)",
-                       arguments: [d.id, d.platform.rawValue, d.applicationId, d.deviceToken, d.status.rawValue,
-                                   d.statusTimestamp, d.lastAccess, d.badge, d.createdAt])
+        try db.execute(
+            sql: "INSERT INTO mpn_devices (\(MPNSchema.deviceColumns)) VALUES (?,?,?,?,?,?,?,?,?)",
+            arguments: [
+                d.id, d.platform.rawValue, d.applicationId, d.deviceToken, d.status.rawValue,
+                d.statusTimestamp, d.lastAccess, d.badge, d.createdAt,
+            ])
     }
 
     private static func decodeDevice(_ row: Row) throws -> MPNDeviceRecord {

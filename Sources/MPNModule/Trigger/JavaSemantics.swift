@@ -68,19 +68,34 @@ enum Java {
         if rest == "Infinity" { return String(decoding: out, as: UTF8.self) + "inf" }
         if let last = chars.last, "fFdD".utf8.contains(last), chars.count > i + 1 { chars.removeLast() }
         var mantissaDigits = 0
-        while i < chars.count, chars[i] >= 0x30, chars[i] <= 0x39 { out.append(chars[i]); i += 1; mantissaDigits += 1 }
+        while i < chars.count, chars[i] >= 0x30, chars[i] <= 0x39 {
+            out.append(chars[i])
+            i += 1
+            mantissaDigits += 1
+        }
         if i < chars.count, chars[i] == UInt8(ascii: ".") {
             out.append(chars[i])
             i += 1
-            while i < chars.count, chars[i] >= 0x30, chars[i] <= 0x39 { out.append(chars[i]); i += 1; mantissaDigits += 1 }
+            while i < chars.count, chars[i] >= 0x30, chars[i] <= 0x39 {
+                out.append(chars[i])
+                i += 1
+                mantissaDigits += 1
+            }
         }
         guard mantissaDigits > 0 else { throw .numberFormat }
         if i < chars.count, chars[i] == UInt8(ascii: "e") || chars[i] == UInt8(ascii: "E") {
             out.append(UInt8(ascii: "e"))
             i += 1
-            if i < chars.count, chars[i] == UInt8(ascii: "+") || chars[i] == UInt8(ascii: "-") { out.append(chars[i]); i += 1 }
+            if i < chars.count, chars[i] == UInt8(ascii: "+") || chars[i] == UInt8(ascii: "-") {
+                out.append(chars[i])
+                i += 1
+            }
             var expDigits = 0
-            while i < chars.count, chars[i] >= 0x30, chars[i] <= 0x39 { out.append(chars[i]); i += 1; expDigits += 1 }
+            while i < chars.count, chars[i] >= 0x30, chars[i] <= 0x39 {
+                out.append(chars[i])
+                i += 1
+                expDigits += 1
+            }
             guard expDigits > 0 else { throw .numberFormat }
         }
         guard i == chars.count else { throw .numberFormat }
@@ -110,19 +125,23 @@ enum Java {
     // MARK: Numbers to strings (Double.toString / Float.toString)
 
     static func toString(_ d: Double) -> String {
-        formatFloating(isNaN: d.isNaN, isInfinite: d.isInfinite, sign: d.sign, isZero: d.isZero,
-                       magnitude: Double(d.magnitude).description)
+        formatFloating(
+            isNaN: d.isNaN, isInfinite: d.isInfinite, sign: d.sign, isZero: d.isZero,
+            magnitude: Double(d.magnitude).description)
     }
 
     static func toString(_ f: Float) -> String {
-        formatFloating(isNaN: f.isNaN, isInfinite: f.isInfinite, sign: f.sign, isZero: f.isZero,
-                       magnitude: Float(f.magnitude).description)
+        formatFloating(
+            isNaN: f.isNaN, isInfinite: f.isInfinite, sign: f.sign, isZero: f.isZero,
+            magnitude: Float(f.magnitude).description)
     }
 
     /// Turns Swift's shortest round-trip digits into Java's layout: plain decimal for
     /// 10^-3 ≤ |x| < 10^7 (`100.0`, `0.001`), else `d.dddE±n` (`1.0E7`, `1.5E-5`).
-    private static func formatFloating(isNaN: Bool, isInfinite: Bool, sign: FloatingPointSign, isZero: Bool,
-                                       magnitude: String) -> String {
+    private static func formatFloating(
+        isNaN: Bool, isInfinite: Bool, sign: FloatingPointSign, isZero: Bool,
+        magnitude: String
+    ) -> String {
         if isNaN { return "NaN" }
         let prefix = sign == .minus ? "-" : ""
         if isInfinite { return prefix + "Infinity" }
@@ -141,8 +160,11 @@ enum Java {
             fracPart = mantissa[mantissa.index(after: dot)...]
         }
         var digits = Array(intPart + fracPart)
-        var pointPos = intPart.count + exponent   // digits before the decimal point
-        while digits.count > 1, digits.first == "0" { digits.removeFirst(); pointPos -= 1 }
+        var pointPos = intPart.count + exponent // digits before the decimal point
+        while digits.count > 1, digits.first == "0" {
+            digits.removeFirst()
+            pointPos -= 1
+        }
         while digits.count > 1, digits.last == "0" { digits.removeLast() }
         let sciExponent = pointPos - 1
         if sciExponent >= -3 && sciExponent < 7 {
@@ -187,7 +209,8 @@ enum Java {
     static func trim(_ s: String) -> String {
         let scalars = s.unicodeScalars
         guard let start = scalars.firstIndex(where: { $0.value > 0x20 }),
-              let end = scalars.lastIndex(where: { $0.value > 0x20 }) else { return "" }
+            let end = scalars.lastIndex(where: { $0.value > 0x20 })
+        else { return "" }
         return String(scalars[start...end])
     }
 

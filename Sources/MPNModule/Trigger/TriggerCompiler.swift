@@ -189,16 +189,18 @@ struct TriggerCompiler {
             case "+": return .int { x throws(JavaException) in try a(x) &+ b(x) }
             case "-": return .int { x throws(JavaException) in try a(x) &- b(x) }
             case "*": return .int { x throws(JavaException) in try a(x) &* b(x) }
-            case "/": return .int { x throws(JavaException) in
-                let d = try b(x)
-                guard d != 0 else { throw .arithmetic }
-                return try a(x).dividedReportingOverflow(by: d).partialValue
-            }
-            default: return .int { x throws(JavaException) in
-                let d = try b(x)
-                guard d != 0 else { throw .arithmetic }
-                return try a(x).remainderReportingOverflow(dividingBy: d).partialValue
-            }
+            case "/":
+                return .int { x throws(JavaException) in
+                    let d = try b(x)
+                    guard d != 0 else { throw .arithmetic }
+                    return try a(x).dividedReportingOverflow(by: d).partialValue
+                }
+            default:
+                return .int { x throws(JavaException) in
+                    let d = try b(x)
+                    guard d != 0 else { throw .arithmetic }
+                    return try a(x).remainderReportingOverflow(dividingBy: d).partialValue
+                }
             }
         case 1:
             guard let a = l.asLong, let b = r.asLong else { throw typeError("bad operands") }
@@ -206,16 +208,18 @@ struct TriggerCompiler {
             case "+": return .long { x throws(JavaException) in try a(x) &+ b(x) }
             case "-": return .long { x throws(JavaException) in try a(x) &- b(x) }
             case "*": return .long { x throws(JavaException) in try a(x) &* b(x) }
-            case "/": return .long { x throws(JavaException) in
-                let d = try b(x)
-                guard d != 0 else { throw .arithmetic }
-                return try a(x).dividedReportingOverflow(by: d).partialValue
-            }
-            default: return .long { x throws(JavaException) in
-                let d = try b(x)
-                guard d != 0 else { throw .arithmetic }
-                return try a(x).remainderReportingOverflow(dividingBy: d).partialValue
-            }
+            case "/":
+                return .long { x throws(JavaException) in
+                    let d = try b(x)
+                    guard d != 0 else { throw .arithmetic }
+                    return try a(x).dividedReportingOverflow(by: d).partialValue
+                }
+            default:
+                return .long { x throws(JavaException) in
+                    let d = try b(x)
+                    guard d != 0 else { throw .arithmetic }
+                    return try a(x).remainderReportingOverflow(dividingBy: d).partialValue
+                }
             }
         case 2:
             guard let a = l.asFloat, let b = r.asFloat else { throw typeError("bad operands") }

@@ -2,17 +2,17 @@ import Foundation
 
 /// Tokens of the trigger language: the subset of Java expressions MPN triggers are written in.
 enum TriggerToken: Equatable, Sendable {
-    case intLiteral(UInt64)          // decimal or hex, no suffix (range checked by the parser)
-    case longLiteral(UInt64)         // with L/l
-    case hexIntLiteral(UInt32)       // 32-bit pattern (0xFFFFFFFF is -1)
-    case hexLongLiteral(UInt64)      // 64-bit pattern
+    case intLiteral(UInt64) // decimal or hex, no suffix (range checked by the parser)
+    case longLiteral(UInt64) // with L/l
+    case hexIntLiteral(UInt32) // 32-bit pattern (0xFFFFFFFF is -1)
+    case hexLongLiteral(UInt64) // 64-bit pattern
     case doubleLiteral(Double)
     case floatLiteral(Float)
     case stringLiteral(String)
     case identifier(String)
-    case indexedArgument(Int)        // $[n], 1-based
-    case namedArgument(String)       // ${name}
-    case symbol(String)              // operators and punctuation
+    case indexedArgument(Int) // $[n], 1-based
+    case namedArgument(String) // ${name}
+    case symbol(String) // operators and punctuation
     case end
 }
 
@@ -35,7 +35,10 @@ struct TriggerLexer {
         while i < chars.count {
             if tokens.count > maxTokens { throw TriggerLexError(message: "expression too long") }
             let c = chars[i]
-            if c == " " || c == "\t" || c == "\n" || c == "\r" || c == "\u{0C}" { i += 1; continue }
+            if c == " " || c == "\t" || c == "\n" || c == "\r" || c == "\u{0C}" {
+                i += 1
+                continue
+            }
             if c == "$" {
                 if peek(1) == "[" {
                     var j = i + 2
@@ -134,7 +137,10 @@ struct TriggerLexer {
                 value = value << 4 | UInt64(d)
             }
             guard digits > 0 else { throw TriggerLexError(message: "malformed hex literal") }
-            if let s = at(i), s == "L" || s == "l" { i += 1; return .hexLongLiteral(value) }
+            if let s = at(i), s == "L" || s == "l" {
+                i += 1
+                return .hexLongLiteral(value)
+            }
             guard value <= 0xFFFF_FFFF else { throw TriggerLexError(message: "int literal too large") }
             return .hexIntLiteral(UInt32(value))
         }
@@ -156,7 +162,10 @@ struct TriggerLexer {
             isFloating = true
             text.append("e")
             i += 1
-            if let s = at(i), s == "+" || s == "-" { text.unicodeScalars.append(s); i += 1 }
+            if let s = at(i), s == "+" || s == "-" {
+                text.unicodeScalars.append(s)
+                i += 1
+            }
             let before = text.count
             digits()
             guard text.count > before else { throw TriggerLexError(message: "malformed exponent") }
@@ -212,7 +221,10 @@ struct TriggerLexer {
             i += 1
             if c == "\"" { return String(result) }
             if c == "\n" || c == "\r" { break }
-            guard c == "\\" else { result.append(c); continue }
+            guard c == "\\" else {
+                result.append(c)
+                continue
+            }
             guard i < chars.count else { break }
             let e = chars[i]
             i += 1

@@ -46,8 +46,16 @@ enum TriggerLibrary {
         case "Math.abs":
             guard args.count == 1 else { throw bad("Math.abs takes one argument") }
             switch args[0] {
-            case .int(let f): return .int { x throws(JavaException) in let v = try f(x); return v < 0 ? 0 &- v : v }
-            case .long(let f): return .long { x throws(JavaException) in let v = try f(x); return v < 0 ? 0 &- v : v }
+            case .int(let f):
+                return .int { x throws(JavaException) in
+                    let v = try f(x)
+                    return v < 0 ? 0 &- v : v
+                }
+            case .long(let f):
+                return .long { x throws(JavaException) in
+                    let v = try f(x)
+                    return v < 0 ? 0 &- v : v
+                }
             case .float(let f): return .float { x throws(JavaException) in abs(try f(x)) }
             case .double(let f): return .double { x throws(JavaException) in abs(try f(x)) }
             default: throw bad("Math.abs needs a number, not \(args[0].typeName)")
@@ -60,10 +68,16 @@ enum TriggerLibrary {
             switch max(a, b) {
             case 0:
                 guard let l = args[0].asInt, let r = args[1].asInt else { throw bad(name) }
-                return .int { x throws(JavaException) in let p = try l(x), q = try r(x); return isMin ? min(p, q) : max(p, q) }
+                return .int { x throws(JavaException) in
+                    let p = try l(x), q = try r(x)
+                    return isMin ? min(p, q) : max(p, q)
+                }
             case 1:
                 guard let l = args[0].asLong, let r = args[1].asLong else { throw bad(name) }
-                return .long { x throws(JavaException) in let p = try l(x), q = try r(x); return isMin ? min(p, q) : max(p, q) }
+                return .long { x throws(JavaException) in
+                    let p = try l(x), q = try r(x)
+                    return isMin ? min(p, q) : max(p, q)
+                }
             case 2:
                 guard let l = args[0].asFloat, let r = args[1].asFloat else { throw bad(name) }
                 return .float { x throws(JavaException) in try javaMinMax(l(x), r(x), isMin) }
@@ -86,10 +100,11 @@ enum TriggerLibrary {
             case "floor": return .double { x throws(JavaException) in (try d(x)).rounded(.down) }
             case "ceil": return .double { x throws(JavaException) in (try d(x)).rounded(.up) }
             case "sqrt": return .double { x throws(JavaException) in (try d(x)).squareRoot() }
-            default: return .double { x throws(JavaException) in
-                let v = try d(x)
-                return v.isNaN || v == 0 ? v : (v > 0 ? 1 : -1)
-            }
+            default:
+                return .double { x throws(JavaException) in
+                    let v = try d(x)
+                    return v.isNaN || v == 0 ? v : (v > 0 ? 1 : -1)
+                }
             }
         case "Math.pow":
             guard args.count == 2, let a = args[0].asDouble, let b = args[1].asDouble else { throw bad("Math.pow takes two numbers") }
@@ -124,7 +139,11 @@ enum TriggerLibrary {
             guard let a = args[0].asReference else {
                 // A String never equals a boxed number or boolean; still evaluate both sides.
                 let t = args[0].asText
-                return .boolean { x throws(JavaException) in _ = try recv(x); _ = try t(x); return false }
+                return .boolean { x throws(JavaException) in
+                    _ = try recv(x)
+                    _ = try t(x)
+                    return false
+                }
             }
             return .boolean { x throws(JavaException) in try recv(x) == a(x) }
         case "equalsIgnoreCase":
@@ -173,7 +192,8 @@ enum TriggerLibrary {
             return .int { x throws(JavaException) in Java.compare(try recv(x), try a(x)) }
         case "compareToIgnoreCase":
             let a = try nonNullArg()
-            return .int { x throws(JavaException) in Java.compare(try recv(x).uppercased().lowercased(), try a(x).uppercased().lowercased()) }
+            return .int { x throws(JavaException) in Java.compare(try recv(x).uppercased().lowercased(), try a(x).uppercased().lowercased())
+            }
         case "concat":
             let a = try nonNullArg()
             return .string { x throws(JavaException) in try Java.concat(recv(x), a(x)) }

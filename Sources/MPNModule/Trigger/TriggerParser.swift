@@ -57,7 +57,10 @@ struct TriggerParser {
     private mutating func advance() { if pos < tokens.count { pos += 1 } }
 
     private mutating func accept(_ symbol: String) -> Bool {
-        if current == .symbol(symbol) { advance(); return true }
+        if current == .symbol(symbol) {
+            advance()
+            return true
+        }
         return false
     }
 

@@ -9,11 +9,11 @@ import Testing
     static let floodSet: String = {
         let fields = (1...40).map { #""f\#($0)": {"start": 100, "step": 10, "min": 0, "max": 1000, "decimals": 9}"# }
         return #"""
-        [{"name": "FLOOD", "metadata": {"allowedModes": ["MERGE"]},
-          "dataAdapters": [{"name": "DEFAULT", "items": [
-            {"name": "flood", "behavior": "randomWalk", "updatesPerSecond": 1000, "walkFields": {\#(fields.joined(separator: ","))}}
-          ]}]}]
-        """#
+            [{"name": "FLOOD", "metadata": {"allowedModes": ["MERGE"]},
+              "dataAdapters": [{"name": "DEFAULT", "items": [
+                {"name": "flood", "behavior": "randomWalk", "updatesPerSecond": 1000, "walkFields": {\#(fields.joined(separator: ","))}}
+              ]}]}]
+            """#
     }()
 
     static let clients = 12
@@ -47,9 +47,13 @@ import Testing
             // Trimmed within seconds of the sessions' end.
             try await Task.sleep(for: .seconds(7))
             let after = server.residentBytes
-            print("adversarial memory: closed after \(ContinuousClock.now - started); baseline \((baseline ?? 0) >> 20) MB, peak \(peak >> 20) MB, after \((after ?? 0) >> 20) MB")
+            print(
+                "adversarial memory: closed after \(ContinuousClock.now - started); baseline \((baseline ?? 0) >> 20) MB, peak \(peak >> 20) MB, after \((after ?? 0) >> 20) MB"
+            )
             if let baseline, let after {
-                #expect(after < baseline + 64 << 20, "resident memory stayed at \(after >> 20) MB (baseline \(baseline >> 20) MB, peak \(peak >> 20) MB)")
+                #expect(
+                    after < baseline + 64 << 20,
+                    "resident memory stayed at \(after >> 20) MB (baseline \(baseline >> 20) MB, peak \(peak >> 20) MB)")
                 #expect(peak < 400 << 20, "peak \(peak >> 20) MB")
             }
             try await server.assertHealthy(after: "\(Self.clients) clients that never read", group: group)

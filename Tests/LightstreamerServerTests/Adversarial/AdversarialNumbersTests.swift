@@ -9,19 +9,24 @@ import Testing
     /// over HTTP and WS, on create and on bind.
     @Test func hugeInactivityMillis() async throws {
         try await SpawnedServer.with { server, group in
-            let http = try await RawTestConnection.post(port: server.port, group: group, path: Self.create,
-                                                        body: "LS_cid=x&LS_adapter_set=DEMO&LS_inactivity_millis=99999999999999")
+            let http = try await RawTestConnection.post(
+                port: server.port, group: group, path: Self.create,
+                body: "LS_cid=x&LS_adapter_set=DEMO&LS_inactivity_millis=99999999999999")
             #expect(await http.waitFor("CONOK,", seconds: 10), "\(http.text)")
             await http.close()
             let ws = try await RawTestConnection.webSocket(port: server.port, group: group)
-            try await ws.wsText("create_session\r\nLS_cid=x&LS_adapter_set=DEMO&LS_inactivity_millis=999999999999999999&LS_keepalive_millis=999999999999999999")
+            try await ws.wsText(
+                "create_session\r\nLS_cid=x&LS_adapter_set=DEMO&LS_inactivity_millis=999999999999999999&LS_keepalive_millis=999999999999999999"
+            )
             #expect(await ws.waitFor("CONOK,", seconds: 10), "\(ws.text)")
             let sid = ws.text.split(separator: "CONOK,").last?.split(separator: ",").first.map(String.init) ?? ""
             // Granted keepalive within the server's bounds, not the client's number.
             #expect(!ws.text.contains("999999999999999999"))
             await ws.close()
             let bind = try await RawTestConnection.webSocket(port: server.port, group: group)
-            try await bind.wsText("bind_session\r\nLS_session=\(sid)&LS_inactivity_millis=999999999999999999&LS_polling_millis=999999999999999999&LS_idle_millis=999999999999999999&LS_content_length=999999999999999999")
+            try await bind.wsText(
+                "bind_session\r\nLS_session=\(sid)&LS_inactivity_millis=999999999999999999&LS_polling_millis=999999999999999999&LS_idle_millis=999999999999999999&LS_content_length=999999999999999999"
+            )
             #expect(await bind.waitFor("CONOK,", seconds: 10), "\(bind.text)")
             await bind.close()
             try await server.assertHealthy(after: "LS_inactivity_millis=99999999999999", group: group)
@@ -47,11 +52,15 @@ import Testing
     /// Every numeric parameter at and past its bounds: negative, zero, huge, too long, NaN-like
     /// text. Each gets an answer (accepted within bounds, or the protocol's error).
     @Test func numbersAtAndPastEveryBound() async throws {
-        let values = ["-1", "0", "1", "-0", "+5", " 5", "5 ", "0x10", "NaN", "nan", "inf", "-inf", "1e400", "1.5",
-                      "999999999999999999", "-999999999999999999", "9223372036854775807", "9223372036854775808",
-                      "99999999999999999999999999999999", "", "%00", "%FF"]
-        let createParams = ["LS_inactivity_millis", "LS_keepalive_millis", "LS_polling_millis", "LS_idle_millis",
-                            "LS_content_length", "LS_requested_max_bandwidth", "LS_ttl_millis"]
+        let values = [
+            "-1", "0", "1", "-0", "+5", " 5", "5 ", "0x10", "NaN", "nan", "inf", "-inf", "1e400", "1.5",
+            "999999999999999999", "-999999999999999999", "9223372036854775807", "9223372036854775808",
+            "99999999999999999999999999999999", "", "%00", "%FF",
+        ]
+        let createParams = [
+            "LS_inactivity_millis", "LS_keepalive_millis", "LS_polling_millis", "LS_idle_millis",
+            "LS_content_length", "LS_requested_max_bandwidth", "LS_ttl_millis",
+        ]
         let subscribeParams = ["LS_subId", "LS_requested_max_frequency", "LS_requested_buffer_size", "LS_snapshot"]
         try await SpawnedServer.with { server, group in
             for param in createParams {

@@ -14,9 +14,10 @@ import Testing
     @Test func parameterFloods() async throws {
         try await SpawnedServer.with(limits: #"{"requestLimitBytes": 2000000}"#) { server, group in
             for n in [20_000, 100_000] {
-                let c = try await RawTestConnection.post(port: server.port, group: group,
-                                                         path: "/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=S1",
-                                                         body: Self.parameters(n))
+                let c = try await RawTestConnection.post(
+                    port: server.port, group: group,
+                    path: "/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=S1",
+                    body: Self.parameters(n))
                 #expect(await c.waitFor("Too many parameters", seconds: 20), "\(n): \(c.text.prefix(500))")
                 await c.close()
             }
@@ -34,9 +35,10 @@ import Testing
     @Test func oversizeBodiesHeadsAndMessages() async throws {
         try await SpawnedServer.with { server, group in
             let body = String(repeating: "LS_reqId=1&LS_op=destroy\r\n", count: 200_000)
-            let big = try await RawTestConnection.post(port: server.port, group: group,
-                                                       path: "/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=S1",
-                                                       body: body)
+            let big = try await RawTestConnection.post(
+                port: server.port, group: group,
+                path: "/lightstreamer/control.txt?LS_protocol=TLCP-2.5.0&LS_session=S1",
+                body: body)
             #expect(await big.waitFor("HTTP/1.1 413", seconds: 20) || big.isClosed, "\(big.text.prefix(300))")
             await big.close()
 
@@ -64,8 +66,10 @@ import Testing
     /// 5,000 sessions created and never bound again: the per-address limit (1,000 here) refuses
     /// the ones past it with CONERR 8, the rest time out, and the server's memory stays bounded.
     @Test func sessionsCreatedAndNeverBound() async throws {
-        try await SpawnedServer.with(limits: #"{"maxSessionsPerAddress": 1000}"#,
-                                     timeouts: #"{"sessionTimeoutMillis": 5000}"#) { server, group in
+        try await SpawnedServer.with(
+            limits: #"{"maxSessionsPerAddress": 1000}"#,
+            timeouts: #"{"sessionTimeoutMillis": 5000}"#
+        ) { server, group in
             // Ten WebSockets, 500 polling creates each, one after the other (a WS carries one
             // stream at a time): each stream ends at once with LOOP, leaving its session unbound.
             let outcomes = try await withThrowingTaskGroup(of: (accepted: Int, refused: Int).self) { tasks in
@@ -88,7 +92,10 @@ import Testing
                         return (accepted, refused)
                     }
                 }
-                return try await tasks.reduce(into: (accepted: 0, refused: 0)) { $0.accepted += $1.accepted; $0.refused += $1.refused }
+                return try await tasks.reduce(into: (accepted: 0, refused: 0)) {
+                    $0.accepted += $1.accepted
+                    $0.refused += $1.refused
+                }
             }
             let (accepted, refused) = outcomes
             // Sessions that expired meanwhile free their places: at least the limit is accepted.

@@ -1,7 +1,8 @@
-@testable import LightstreamerServer
 import NIOCore
 import NIOPosix
 import Testing
+
+@testable import LightstreamerServer
 
 /// A reader that never reads while its item updates fast (8 KB values, 1,000 a second) is
 /// bounded in bytes, not only in time: its connection is closed once the unsent bytes pass

@@ -33,8 +33,10 @@ final class SpawnedServer: @unchecked Sendable {
 
     /// Starts the server with the DEMO data and `limits`/`timeouts` sections (JSON objects);
     /// `arguments` go after the default ones (a repeated option takes the later value).
-    static func start(limits: String = "{}", timeouts: String = "{}", adapterSets: String = "[]",
-                      arguments: [String] = []) async throws -> SpawnedServer {
+    static func start(
+        limits: String = "{}", timeouts: String = "{}", adapterSets: String = "[]",
+        arguments: [String] = []
+    ) async throws -> SpawnedServer {
         let binary = try #require(binary, "the lightstreamer-server binary is built next to the tests")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("adversarial-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -45,8 +47,11 @@ final class SpawnedServer: @unchecked Sendable {
         let handle = try FileHandle(forWritingTo: output)
         let p = Process()
         p.executableURL = binary
-        p.arguments = ["--port", "0", "--config", config.path, "--mpn-store", dir.appendingPathComponent("mpn.sqlite").path,
-                       "--log-level", "warning"] + arguments
+        p.arguments =
+            [
+                "--port", "0", "--config", config.path, "--mpn-store", dir.appendingPathComponent("mpn.sqlite").path,
+                "--log-level", "warning",
+            ] + arguments
         p.standardOutput = handle
         p.standardError = handle
         p.standardInput = FileHandle.nullDevice
@@ -58,7 +63,8 @@ final class SpawnedServer: @unchecked Sendable {
         while ContinuousClock.now < deadline, p.isRunning {
             let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("lightstreamer-server ready on ") }),
-               let port = line.split(separator: ":").last.flatMap({ Int($0) }) {
+                let port = line.split(separator: ":").last.flatMap({ Int($0) })
+            {
                 return SpawnedServer(process: p, port: port, directory: dir, output: output)
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -73,7 +79,7 @@ final class SpawnedServer: @unchecked Sendable {
     /// Resident memory in bytes (Linux: /proc; nil elsewhere).
     var residentBytes: Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
         else { return nil }
         let kb = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) }
         return kb.map { $0 * 1024 }
@@ -86,8 +92,10 @@ final class SpawnedServer: @unchecked Sendable {
 
     /// After an attack: the process is alive, its memory under `maxResidentMB`, and a fresh
     /// WebSocket session gets an update of `item1` within 15 seconds.
-    func assertHealthy(after attack: String, maxResidentMB: Int = 400, group: MultiThreadedEventLoopGroup,
-                       sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func assertHealthy(
+        after attack: String, maxResidentMB: Int = 400, group: MultiThreadedEventLoopGroup,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         #expect(process.isRunning, "server died after \(attack): \(log.suffix(2_000))", sourceLocation: sourceLocation)
         guard process.isRunning else { return }
         if let rss = residentBytes {
@@ -95,12 +103,14 @@ final class SpawnedServer: @unchecked Sendable {
         }
         let ws = try await RawTestConnection.webSocket(port: port, group: group)
         defer { Task { await ws.close() } }
-        #expect(await ws.waitFor("HTTP/1.1 101", seconds: 10), "after \(attack): no upgrade: \(ws.text)",
-                sourceLocation: sourceLocation)
+        #expect(
+            await ws.waitFor("HTTP/1.1 101", seconds: 10), "after \(attack): no upgrade: \(ws.text)",
+            sourceLocation: sourceLocation)
         try await ws.wsText("create_session\r\nLS_adapter_set=DEMO&LS_cid=adversarial&LS_send_sync=false")
         try await ws.wsText("control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=item1&LS_schema=last_price&LS_snapshot=true")
-        #expect(await ws.waitFor("U,1,1,", seconds: 15), "after \(attack): no update for a fresh session: \(ws.text.suffix(500))",
-                sourceLocation: sourceLocation)
+        #expect(
+            await ws.waitFor("U,1,1,", seconds: 15), "after \(attack): no update for a fresh session: \(ws.text.suffix(500))",
+            sourceLocation: sourceLocation)
     }
 
     /// A counter or gauge of the server's `/metrics` (nil when absent).
@@ -122,8 +132,10 @@ final class SpawnedServer: @unchecked Sendable {
     }
 
     /// Runs `body` with a started server and a client event loop group, and stops both.
-    static func with(limits: String = "{}", timeouts: String = "{}", adapterSets: String = "[]",
-                     _ body: (SpawnedServer, MultiThreadedEventLoopGroup) async throws -> Void) async throws {
+    static func with(
+        limits: String = "{}", timeouts: String = "{}", adapterSets: String = "[]",
+        _ body: (SpawnedServer, MultiThreadedEventLoopGroup) async throws -> Void
+    ) async throws {
         let server = try await start(limits: limits, timeouts: timeouts, adapterSets: adapterSets)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {

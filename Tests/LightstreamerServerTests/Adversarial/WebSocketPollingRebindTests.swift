@@ -1,8 +1,9 @@
-@testable import LightstreamerServer
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Testing
+
+@testable import LightstreamerServer
 
 /// WS-POLLING under load: a client that rebinds on the same WebSocket the moment `LOOP`
 /// arrives must never find the previous poll still open (`CONERR,69`). The session lives on
@@ -62,7 +63,8 @@ import Testing
         // The session: created and subscribed on a first WebSocket, which then closes.
         let first = try await RawTestConnection.webSocket(port: port, group: group)
         try await first.wsText("create_session\r\nLS_adapter_set=DEMO&LS_cid=x&LS_send_sync=false")
-        try await first.wsText("control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=false")
+        try await first.wsText(
+            "control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=false")
         #expect(await first.waitFor("U,1,1,", seconds: 10))
         let sid = try #require(first.text.split(separator: "CONOK,").last?.split(separator: ",").first.map(String.init))
         await first.close()
@@ -73,12 +75,15 @@ import Testing
         let channel = try await ClientBootstrap(group: group)
             .channelInitializer { ch in ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(rebinder) } }
             .connect(host: "127.0.0.1", port: port).get()
-        let upgrade = "GET /lightstreamer HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        let upgrade =
+            "GET /lightstreamer HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
             + "Sec-WebSocket-Protocol: TLCP-2.5.0.lightstreamer.com\r\n\r\n"
         try await channel.writeAndFlush(ByteBuffer(string: upgrade)).get()
-        try await channel.writeAndFlush(FrontBackpressureTests.frame(
-            "bind_session\r\nLS_session=\(sid)&LS_polling=true&LS_polling_millis=0&LS_idle_millis=2000")).get()
+        try await channel.writeAndFlush(
+            FrontBackpressureTests.frame(
+                "bind_session\r\nLS_session=\(sid)&LS_polling=true&LS_polling_millis=0&LS_idle_millis=2000")
+        ).get()
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             let s = rebinder.state.withLockedValue { $0 }

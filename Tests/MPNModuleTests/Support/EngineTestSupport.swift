@@ -2,6 +2,7 @@ import Foundation
 import LightstreamerServer
 import NIOConcurrencyHelpers
 import TLCP
+
 @testable import MPNModule
 
 /// Records notifications and answers with scripted results per device token.
@@ -56,18 +57,27 @@ final class EngineHarness: Sendable {
         c.enabled = true
         configure(&c)
         configuration = c
-        engine = ItemEngine(adapterSets: [AdapterSet(name: "DEMO", metadata: metadata, dataAdapters: [
-            "DEFAULT": quotes, MPNInternalDataAdapter.defaultName: internalAdapter,
-        ])], clock: clock)
+        engine = ItemEngine(
+            adapterSets: [
+                AdapterSet(
+                    name: "DEMO", metadata: metadata,
+                    dataAdapters: [
+                        "DEFAULT": quotes, MPNInternalDataAdapter.defaultName: internalAdapter,
+                    ])
+            ], clock: clock)
         path = FileManager.default.temporaryDirectory.appendingPathComponent("mpn-engine-\(UUID().uuidString).sqlite").path
     }
 
     func makeModule(store: (any MPNStore)? = nil, metrics: MPNMetrics = .global()) throws -> (MPNModule, any MPNStore) {
         let s = try store ?? SQLiteMPNStore(path: path)
-        let registry = MPNProviderRegistry(configuration: configuration, providers: ["Apple/*": provider, "Google/*": provider],
-                                           clock: wall)
-        return (MPNModule(configuration: configuration, store: s, providers: registry, itemEngine: engine,
-                          internalAdapter: internalAdapter, clock: clock, wallClock: wall, metrics: metrics), s)
+        let registry = MPNProviderRegistry(
+            configuration: configuration, providers: ["Apple/*": provider, "Google/*": provider],
+            clock: wall)
+        return (
+            MPNModule(
+                configuration: configuration, store: s, providers: registry, itemEngine: engine,
+                internalAdapter: internalAdapter, clock: clock, wallClock: wall, metrics: metrics), s
+        )
     }
 
     /// `makeModule()`, started.
@@ -79,8 +89,9 @@ final class EngineHarness: Sendable {
 
     func subscribeInternal(_ item: String, mode: SubscriptionMode, fields: [String]) async throws -> CollectingSink {
         let sink = CollectingSink()
-        var spec = TableSpec(adapterSet: "DEMO", dataAdapter: MPNInternalDataAdapter.defaultName, mode: mode, items: [item],
-                             fields: fields, snapshot: .yes, maxFrequency: .unfiltered)
+        var spec = TableSpec(
+            adapterSet: "DEMO", dataAdapter: MPNInternalDataAdapter.defaultName, mode: mode, items: [item],
+            fields: fields, snapshot: .yes, maxFrequency: .unfiltered)
         if mode == .command {
             spec.keyPosition = 1
             spec.commandPosition = 2
@@ -94,11 +105,14 @@ final class EngineHarness: Sendable {
     }
 }
 
-func activation(device: String, group: String = "item1", schema: String = "stock_name last_price",
-                format: String = #"{"aps":{"alert":"${stock_name} at $[2]","badge":"AUTO"}}"#, trigger: String? = nil,
-                coalescing: Bool? = nil, mode: SubscriptionMode = .merge, id: String? = nil) -> MPNActivateParameters {
-    MPNActivateParameters(subscriptionId: 1, mode: mode, group: group, schema: schema, deviceId: device,
-                          notificationFormat: format, trigger: trigger, coalescing: coalescing, mpnSubscriptionId: id)
+func activation(
+    device: String, group: String = "item1", schema: String = "stock_name last_price",
+    format: String = #"{"aps":{"alert":"${stock_name} at $[2]","badge":"AUTO"}}"#, trigger: String? = nil,
+    coalescing: Bool? = nil, mode: SubscriptionMode = .merge, id: String? = nil
+) -> MPNActivateParameters {
+    MPNActivateParameters(
+        subscriptionId: 1, mode: mode, group: group, schema: schema, deviceId: device,
+        notificationFormat: format, trigger: trigger, coalescing: coalescing, mpnSubscriptionId: id)
 }
 
 /// The MPN error code `body` fails with (nil on success, -999 for another error).

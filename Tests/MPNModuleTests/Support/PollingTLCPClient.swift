@@ -19,8 +19,9 @@ final class PollingTLCPClient: Sendable {
     /// Creates a polling session on `adapterSet`; the first poll's lines are discarded.
     static func connect(port: Int, adapterSet: String, client: HTTPClient) async throws -> PollingTLCPClient {
         let base = "http://127.0.0.1:\(port)/lightstreamer"
-        let lines = try await post(client, "\(base)/create_session.txt?LS_protocol=TLCP-2.5.0",
-                                   "LS_polling=true&LS_polling_millis=0&LS_idle_millis=0&LS_adapter_set=\(adapterSet)&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg")
+        let lines = try await post(
+            client, "\(base)/create_session.txt?LS_protocol=TLCP-2.5.0",
+            "LS_polling=true&LS_polling_millis=0&LS_idle_millis=0&LS_adapter_set=\(adapterSet)&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg")
         guard let conok = lines.first, conok.hasPrefix("CONOK,") else { throw PollingClientError.unexpected(lines) }
         let session = String(conok.split(separator: ",")[1])
         return PollingTLCPClient(base: base, client: client, session: session)
@@ -35,8 +36,9 @@ final class PollingTLCPClient: Sendable {
 
     /// One poll: the data lines it brought (CONOK, SERVNAME, CLIENTIP, CONS, LOOP, PROBE left out).
     func poll(idleMillis: Int = 500) async throws -> [String] {
-        let lines = try await Self.post(client, "\(base)/bind_session.txt?LS_protocol=TLCP-2.5.0",
-                                        "LS_session=\(session)&LS_polling=true&LS_polling_millis=0&LS_idle_millis=\(idleMillis)")
+        let lines = try await Self.post(
+            client, "\(base)/bind_session.txt?LS_protocol=TLCP-2.5.0",
+            "LS_session=\(session)&LS_polling=true&LS_polling_millis=0&LS_idle_millis=\(idleMillis)")
         let control = ["CONOK", "SERVNAME", "CLIENTIP", "CONS", "LOOP", "PROBE", "SYNC", "NOOP"]
         return lines.filter { line in !control.contains { line.hasPrefix($0 + ",") || line == $0 } }
     }

@@ -4,8 +4,8 @@ import Foundation
 @_exported import MPNTestSupport
 import NIOSSL
 import TLCP
-@testable import MPNModule
 
+@testable import MPNModule
 
 /// Splits a compact JWS and decodes its header and claims.
 struct DecodedJWT {
@@ -17,9 +17,10 @@ struct DecodedJWT {
     init?(_ token: String) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let h = JWT.base64URLDecode(parts[0]), let c = JWT.base64URLDecode(parts[1]),
-              let s = JWT.base64URLDecode(parts[2]),
-              let header = try? JSONValue.parse(String(decoding: h, as: UTF8.self)),
-              let claims = try? JSONValue.parse(String(decoding: c, as: UTF8.self)) else { return nil }
+            let s = JWT.base64URLDecode(parts[2]),
+            let header = try? JSONValue.parse(String(decoding: h, as: UTF8.self)),
+            let claims = try? JSONValue.parse(String(decoding: c, as: UTF8.self))
+        else { return nil }
         self.header = header
         self.claims = claims
         self.signingInput = parts[0] + "." + parts[1]
@@ -47,8 +48,9 @@ func member(_ v: JSONValue?, _ key: String) -> JSONValue? {
 }
 
 func note(_ token: String, platform: MPNPlatform = .apple, payload: String = #"{"aps":{"alert":"hi"}}"#) throws -> MPNNotification {
-    MPNNotification(platform: platform, applicationId: "com.example.app", deviceToken: token, deviceId: "dev-1",
-                    subscriptionId: "sub-1", payload: try JSONValue.parse(payload), collapseId: "c1")
+    MPNNotification(
+        platform: platform, applicationId: "com.example.app", deviceToken: token, deviceId: "dev-1",
+        subscriptionId: "sub-1", payload: try JSONValue.parse(payload), collapseId: "c1")
 }
 
 /// Runs `body`, then shuts the client and the server down whatever happened (a client

@@ -80,8 +80,9 @@ final class RemoteAdapterConnection: Sendable {
             return s.machine.connected(now: Self.now())
         }
         guard let actions else {
-            logger.warning("remote adapter refused: another remote is connected",
-                           metadata: ["remote": "\(channel.remoteAddress?.description ?? "?")"])
+            logger.warning(
+                "remote adapter refused: another remote is connected",
+                metadata: ["remote": "\(channel.remoteAddress?.description ?? "?")"])
             return false
         }
         logger.info("remote adapter connected", metadata: ["remote": "\(channel.remoteAddress?.description ?? "?")"])

@@ -22,8 +22,10 @@ public final class RemoteAdapterEndpoint: Sendable {
     private let logger: Logger
     private let listener = NIOLockedValueBox<RemoteAdapterListener?>(nil)
 
-    init(adapterSet: String, dataAdapter: String?, host: String, port: Int, tls: ServerConfiguration.TLS? = nil,
-         connection: RemoteAdapterConnection, logger: Logger = Logger(label: "lightstreamer.remote")) {
+    init(
+        adapterSet: String, dataAdapter: String?, host: String, port: Int, tls: ServerConfiguration.TLS? = nil,
+        connection: RemoteAdapterConnection, logger: Logger = Logger(label: "lightstreamer.remote")
+    ) {
         self.adapterSet = adapterSet
         self.dataAdapter = dataAdapter
         self.host = host
@@ -51,8 +53,9 @@ public final class RemoteAdapterEndpoint: Sendable {
 
     /// Binds the port, with TLS when `sslContext` is given (see `loadTLS()`).
     func start(group: any EventLoopGroup, sslContext: NIOSSLContext?) async throws {
-        let bound = try await RemoteAdapterListener.bind(host: host, port: port, connection: connection, sslContext: sslContext,
-                                                         logger: logger, group: group)
+        let bound = try await RemoteAdapterListener.bind(
+            host: host, port: port, connection: connection, sslContext: sslContext,
+            logger: logger, group: group)
         listener.withLockedValue { $0 = bound }
     }
 
@@ -83,16 +86,24 @@ enum RemoteAdapterStartup {
             do {
                 contexts.append(try e.loadTLS())
             } catch {
-                logger.error("remote adapter port cannot start", metadata: ["adapterSet": "\(e.adapterSet)", "role": "\(e.role)",
-                                                                            "error": "\(error)"])
+                logger.error(
+                    "remote adapter port cannot start",
+                    metadata: [
+                        "adapterSet": "\(e.adapterSet)", "role": "\(e.role)",
+                        "error": "\(error)",
+                    ])
                 throw error
             }
         }
         for (e, context) in zip(endpoints, contexts) {
             try await e.start(group: group, sslContext: context)
-            logger.info("waiting for remote adapter", metadata: ["adapterSet": "\(e.adapterSet)", "role": "\(e.role)",
-                                                                "address": "\(e.host):\(e.boundPort ?? e.port)",
-                                                                "tls": "\(e.tls != nil)"])
+            logger.info(
+                "waiting for remote adapter",
+                metadata: [
+                    "adapterSet": "\(e.adapterSet)", "role": "\(e.role)",
+                    "address": "\(e.host):\(e.boundPort ?? e.port)",
+                    "tls": "\(e.tls != nil)",
+                ])
         }
         await withTaskGroup(of: Void.self) { tasks in
             for set in sets {
@@ -100,9 +111,12 @@ enum RemoteAdapterStartup {
                     tasks.addTask {
                         let ok = await e.waitUntilConnected(timeoutMillis: set.remoteWaitMillis, on: group.next())
                         if !ok {
-                            logger.error("remote adapter did not connect in time; its requests fail until it does",
-                                         metadata: ["adapterSet": "\(e.adapterSet)", "role": "\(e.role)",
-                                                    "waitedMillis": "\(set.remoteWaitMillis)"])
+                            logger.error(
+                                "remote adapter did not connect in time; its requests fail until it does",
+                                metadata: [
+                                    "adapterSet": "\(e.adapterSet)", "role": "\(e.role)",
+                                    "waitedMillis": "\(set.remoteWaitMillis)",
+                                ])
                         }
                     }
                 }

@@ -20,9 +20,11 @@ final class RemoteAdapterListener: Sendable {
     /// The bound port (useful with port 0).
     var port: Int? { channel.localAddress?.port }
 
-    static func bind(host: String, port: Int, connection: RemoteAdapterConnection, sslContext: NIOSSLContext? = nil,
-                     logger: Logger = Logger(label: "lightstreamer.remote"),
-                     group: any EventLoopGroup) async throws -> RemoteAdapterListener {
+    static func bind(
+        host: String, port: Int, connection: RemoteAdapterConnection, sslContext: NIOSSLContext? = nil,
+        logger: Logger = Logger(label: "lightstreamer.remote"),
+        group: any EventLoopGroup
+    ) async throws -> RemoteAdapterListener {
         let tlsTimeout = TimeAmount.milliseconds(max(1, connection.configuration.handshakeTimeoutMillis))
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 8)
@@ -34,9 +36,11 @@ final class RemoteAdapterListener: Sendable {
                     if let sslContext {
                         try ops.addHandler(NIOSSLServerHandler(context: sslContext))
                     }
-                    try ops.addHandler(RemoteAdapterChannelHandler(connection: connection,
-                                                                   tlsHandshakeTimeout: sslContext == nil ? nil : tlsTimeout,
-                                                                   logger: logger))
+                    try ops.addHandler(
+                        RemoteAdapterChannelHandler(
+                            connection: connection,
+                            tlsHandshakeTimeout: sslContext == nil ? nil : tlsTimeout,
+                            logger: logger))
                 }
             }
             .bind(host: host, port: port).get()
@@ -117,8 +121,9 @@ final class RemoteAdapterChannelHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if tlsHandshakeTimeout != nil, !attached {
-            logger.warning("remote adapter refused: TLS handshake failed (a plain TCP remote on a TLS port?)",
-                           metadata: ["remote": "\(remote(context))", "error": "\(error)"])
+            logger.warning(
+                "remote adapter refused: TLS handshake failed (a plain TCP remote on a TLS port?)",
+                metadata: ["remote": "\(remote(context))", "error": "\(error)"])
         } else if attached {
             logger.warning("remote adapter connection error", metadata: ["remote": "\(remote(context))", "error": "\(error)"])
         }

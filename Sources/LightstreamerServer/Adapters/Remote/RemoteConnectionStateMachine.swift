@@ -35,8 +35,9 @@ public struct RemoteConnectionStateMachine<Context: Sendable>: Sendable {
     /// A connection waiting for its remote.
     public init(configuration: RemoteConnectionConfiguration) {
         self.configuration = configuration
-        correlator = ARIRequestCorrelator(timeoutMillis: configuration.requestTimeoutMillis,
-                                          maxPending: configuration.maxPendingRequests)
+        correlator = ARIRequestCorrelator(
+            timeoutMillis: configuration.requestTimeoutMillis,
+            maxPending: configuration.maxPendingRequests)
     }
 
     /// Whether the handshake is over and requests may be sent.
@@ -118,8 +119,10 @@ public struct RemoteConnectionStateMachine<Context: Sendable>: Sendable {
 
     /// As `send`, with the id the request went out with (a `SUB` id names its subscription in
     /// the remote's notifications); nil when it did not go out.
-    public mutating func sendRequest(_ request: ARIRequest, context: Context,
-                                     now: Int64) -> (id: String?, actions: [Action]) {
+    public mutating func sendRequest(
+        _ request: ARIRequest, context: Context,
+        now: Int64
+    ) -> (id: String?, actions: [Action]) {
         guard case .ready(_, let dialect) = state else { return (nil, [.completed(context, .failure(.unavailable))]) }
         do {
             let id = try correlator.register(request.method, context: .caller(context), now: now)
@@ -199,8 +202,10 @@ public struct RemoteConnectionStateMachine<Context: Sendable>: Sendable {
         }
     }
 
-    private mutating func complete(_ p: ARIRequestCorrelator<Waiter>.Pending,
-                                   _ result: Result<ARIReplyPayload, RemoteRequestFailure>) -> [Action] {
+    private mutating func complete(
+        _ p: ARIRequestCorrelator<Waiter>.Pending,
+        _ result: Result<ARIReplyPayload, RemoteRequestFailure>
+    ) -> [Action] {
         switch p.context {
         case .caller(let c):
             return [.completed(c, result)]
@@ -219,8 +224,10 @@ public struct RemoteConnectionStateMachine<Context: Sendable>: Sendable {
             state = .ready(version: version, dialect: dialect)
             if version >= .closeSupported { remoteAllowsClose = true }
             handshakeDeadline = nil
-            return [.log(.info, "remote adapter ready: ARI \(version), SDK \((sdk ?? "unknown").logEscaped())"),
-                    .ready(version: version, dialect: dialect, sdk: sdk)]
+            return [
+                .log(.info, "remote adapter ready: ARI \(version), SDK \((sdk ?? "unknown").logEscaped())"),
+                .ready(version: version, dialect: dialect, sdk: sdk),
+            ]
         case .success:
             return closing("unexpected init reply", level: .error)
         case .failure(.refused(let e)):
@@ -237,7 +244,8 @@ public struct RemoteConnectionStateMachine<Context: Sendable>: Sendable {
         // A reply we wait for that cannot be read fails now rather than at its timeout.
         let tokens = text.utf8.split(separator: UInt8(ascii: "|"), maxSplits: 2, omittingEmptySubsequences: false)
         if tokens.count >= 2, let method = ARIMethod(rawValue: String(Substring(tokens[1]))), method.isRequest,
-           let p = correlator.cancel(id: String(Substring(tokens[0]))) {
+            let p = correlator.cancel(id: String(Substring(tokens[0])))
+        {
             return [log] + complete(p, .failure(.malformedReply("\(error)")))
         }
         return [log]

@@ -33,9 +33,11 @@ public struct RemoteConnectionConfiguration: Sendable, Hashable {
     public var maxPendingRequests: Int
 
     /// A configuration with the defaults of the configuration file.
-    public init(role: Role, adapterSet: String, credentials: RemoteCredentials? = nil, keepaliveHintMillis: Int? = nil,
-                parameters: [ARIPair] = [], serverInstanceId: String? = nil, requestTimeoutMillis: Int64 = 10_000,
-                handshakeTimeoutMillis: Int64 = 10_000, inactivityTimeoutMillis: Int64? = nil, maxPendingRequests: Int = 10_000) {
+    public init(
+        role: Role, adapterSet: String, credentials: RemoteCredentials? = nil, keepaliveHintMillis: Int? = nil,
+        parameters: [ARIPair] = [], serverInstanceId: String? = nil, requestTimeoutMillis: Int64 = 10_000,
+        handshakeTimeoutMillis: Int64 = 10_000, inactivityTimeoutMillis: Int64? = nil, maxPendingRequests: Int = 10_000
+    ) {
         self.role = role
         self.adapterSet = adapterSet
         self.credentials = credentials
@@ -51,8 +53,9 @@ public struct RemoteConnectionConfiguration: Sendable, Hashable {
     var initRequest: ARIRequest {
         var dataAdapter: String?
         if case .data(let name) = role { dataAdapter = name }
-        let p = ARIInitParameters(keepaliveHintMillis: keepaliveHintMillis, adapterSet: adapterSet, dataAdapter: dataAdapter,
-                                  serverInstanceId: serverInstanceId, custom: parameters)
+        let p = ARIInitParameters(
+            keepaliveHintMillis: keepaliveHintMillis, adapterSet: adapterSet, dataAdapter: dataAdapter,
+            serverInstanceId: serverInstanceId, custom: parameters)
         return dataAdapter == nil ? .metadataInit(p) : .dataInit(p)
     }
 }

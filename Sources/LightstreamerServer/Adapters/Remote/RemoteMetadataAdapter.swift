@@ -44,9 +44,11 @@ public final class RemoteMetadataAdapter: MetadataAdapter, RemoteConnectionEvent
 
     /// `itemChecksTTLMillis`: how long `GIT`/`GUI` answers serve the per-item questions.
     /// `onFailure` hears of every request that did not succeed (for metrics).
-    init(requester: any RemoteRequester, logger: Logger, itemChecksTTLMillis: Int64 = 10_000,
-         now: @escaping @Sendable () -> Int64 = RemoteAdapterConnection.now,
-         onFailure: (@Sendable (ARIMethod) -> Void)? = nil) {
+    init(
+        requester: any RemoteRequester, logger: Logger, itemChecksTTLMillis: Int64 = 10_000,
+        now: @escaping @Sendable () -> Int64 = RemoteAdapterConnection.now,
+        onFailure: (@Sendable (ARIMethod) -> Void)? = nil
+    ) {
         self.requester = requester
         self.logger = logger
         self.now = now
@@ -71,8 +73,9 @@ public final class RemoteMetadataAdapter: MetadataAdapter, RemoteConnectionEvent
             if case .refused? = error as? RemoteRequestFailure {
                 logger.debug("remote Metadata Adapter refused", metadata: ["method": "\(request.method.rawValue)", "error": "\(mapped)"])
             } else {
-                logger.warning("remote Metadata Adapter request failed",
-                               metadata: ["method": "\(request.method.rawValue)", "error": "\(error)"])
+                logger.warning(
+                    "remote Metadata Adapter request failed",
+                    metadata: ["method": "\(request.method.rawValue)", "error": "\(error)"])
             }
             throw mapped
         }
@@ -205,9 +208,10 @@ public final class RemoteMetadataAdapter: MetadataAdapter, RemoteConnectionEvent
     }
 
     static func tableInfo(_ t: TableInfo) -> ARITableInfo {
-        ARITableInfo(windowIndex: t.subscriptionId ?? 0, mode: t.mode, group: t.group, dataAdapter: t.dataAdapter,
-                     schema: t.schema, firstItemIndex: 1, lastItemIndex: max(1, t.items.count), selector: t.selector,
-                     items: t.items)
+        ARITableInfo(
+            windowIndex: t.subscriptionId ?? 0, mode: t.mode, group: t.group, dataAdapter: t.dataAdapter,
+            schema: t.schema, firstItemIndex: 1, lastItemIndex: max(1, t.items.count), selector: t.selector,
+            items: t.items)
     }
 
     public func notifyNewTable(user: String?, sessionId: String, table: TableInfo) async throws {
@@ -237,26 +241,34 @@ public final class RemoteMetadataAdapter: MetadataAdapter, RemoteConnectionEvent
 
     /// Asks the remote (`MDA`) whether the user may register the device; a refusal throws
     /// the remote's error.
-    public func mpnDeviceAccess(user: String?, sessionId: String, platform: MPNPlatform, applicationId: String,
-                                deviceToken: String) async throws {
+    public func mpnDeviceAccess(
+        user: String?, sessionId: String, platform: MPNPlatform, applicationId: String,
+        deviceToken: String
+    ) async throws {
         let device = ARIMPNDevice(platform: platform, applicationId: applicationId, deviceToken: deviceToken)
         _ = try await call(.mpnDeviceAccess(user: user, sessionId: sessionId, device: device))
     }
 
     /// Asks the remote (`MSA`) whether the user may activate an MPN subscription with this
     /// trigger and notification format on the device; a refusal throws the remote's error.
-    public func mpnSubscriptionActivation(user: String?, sessionId: String, table: TableInfo, platform: MPNPlatform,
-                                          applicationId: String, deviceToken: String, trigger: String?,
-                                          notificationFormat: String) async throws {
+    public func mpnSubscriptionActivation(
+        user: String?, sessionId: String, table: TableInfo, platform: MPNPlatform,
+        applicationId: String, deviceToken: String, trigger: String?,
+        notificationFormat: String
+    ) async throws {
         let device = ARIMPNDevice(platform: platform, applicationId: applicationId, deviceToken: deviceToken)
-        _ = try await call(.mpnSubscriptionActivation(user: user, sessionId: sessionId, table: Self.tableInfo(table),
-                                                      device: device, trigger: trigger, notificationFormat: notificationFormat))
+        _ = try await call(
+            .mpnSubscriptionActivation(
+                user: user, sessionId: sessionId, table: Self.tableInfo(table),
+                device: device, trigger: trigger, notificationFormat: notificationFormat))
     }
 
     /// Asks the remote (`MDC`) whether the device's token may change to `newDeviceToken`; a
     /// refusal throws the remote's error.
-    public func mpnDeviceTokenChange(user: String?, sessionId: String, platform: MPNPlatform, applicationId: String,
-                                     deviceToken: String, newDeviceToken: String) async throws {
+    public func mpnDeviceTokenChange(
+        user: String?, sessionId: String, platform: MPNPlatform, applicationId: String,
+        deviceToken: String, newDeviceToken: String
+    ) async throws {
         let device = ARIMPNDevice(platform: platform, applicationId: applicationId, deviceToken: deviceToken)
         _ = try await call(.mpnDeviceTokenChange(user: user, sessionId: sessionId, device: device, newDeviceToken: newDeviceToken))
     }
