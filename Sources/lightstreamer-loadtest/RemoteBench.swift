@@ -13,6 +13,7 @@ struct RemoteBench {
     let warmup: Double
     let seconds: Double
 
+    /// `@unchecked Sendable`: its count is only touched under `lock`.
     final class CountingSink: TableSink, @unchecked Sendable {
         private let lock = NSLock()
         private var n = 0

@@ -13,6 +13,7 @@ import Glibc
 /// as fast as the socket takes them or at `rate` updates/s in total. Lines are written in
 /// batches of up to 64 KB per `write`, as a buffering SDK would. Blocking POSIX I/O on two
 /// threads (reader, writer): nothing to share with the server's event loops.
+/// `@unchecked Sendable`: its mutable state is in `feed`, a lock box; the rest are `let`s.
 final class RemoteFeedGenerator: @unchecked Sendable {
     let port: Int
     /// Total updates per second; 0: as fast as possible.

@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 /// strictly consecutive counts for as long as the session lasts, across any number of
 /// recoveries. A snapshot (first one, or after a new session re-subscribed) starts a new run.
 /// Also counts the client's status changes, sessions and the updates of its stock item.
+/// `@unchecked Sendable`: its figures are only read and written under `lock`.
 final class CounterProbe: ClientDelegate, SubscriptionDelegate, @unchecked Sendable {
     struct Figures: Sendable {
         var updates = 0

@@ -4,6 +4,7 @@ import LightstreamerClient
 /// The MPN side of one soak client: its device (Apple platform, random hex token) and the MPN
 /// subscriptions it activates. Records what the server acknowledged: the device id, the ids of
 /// the subscriptions subscribed and of those that triggered, and every failure code.
+/// `@unchecked Sendable`: its figures are only read and written under `lock`.
 final class MPNProbe: MPNDeviceDelegate, MPNSubscriptionDelegate, @unchecked Sendable {
     struct Figures: Sendable {
         var registrations = 0

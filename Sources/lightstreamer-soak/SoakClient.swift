@@ -3,6 +3,7 @@ import LightstreamerClient
 
 /// One soak session: a `LightstreamerClient` forced on one transport, subscribed MERGE
 /// unfiltered to `counter` and to one stock-like item, optionally with an MPN device.
+/// `@unchecked Sendable`: every property is a `let` set at creation; the probes lock their own state.
 final class SoakClient: @unchecked Sendable {
     static let transports: [TransportSelection] = [.WS_STREAMING, .HTTP_STREAMING, .WS_POLLING, .HTTP_POLLING]
 

@@ -144,6 +144,7 @@ enum Output {
 }
 
 /// A bounded byte buffer in front of a file descriptor (see `Output`).
+/// `@unchecked Sendable`: the writer and its flag are only touched under `lock`.
 final class OutputBuffer: @unchecked Sendable {
     /// Bytes buffered before a write is made at once.
     static let limit = 64 << 10

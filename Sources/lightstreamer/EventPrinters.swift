@@ -2,6 +2,7 @@ import Foundation
 @_spi(Printing) import LightstreamerClient
 
 /// Client callbacks as JSON events.
+/// `@unchecked Sendable`: the client calls it from its serial callback queue only; the `on…` hooks are set before it is added.
 final class ClientEventPrinter: ClientDelegate, @unchecked Sendable {
     /// Extra observers (the one-shot commands wait on these).
     var onStatus: ((LightstreamerClient.Status) -> Void)?
@@ -44,6 +45,7 @@ final class ClientEventPrinter: ClientDelegate, @unchecked Sendable {
 }
 
 /// Subscription callbacks as JSON events.
+/// `@unchecked Sendable`: the client calls it from its serial callback queue only; the `on…` hooks are set before it is added.
 final class SubscriptionEventPrinter: SubscriptionDelegate, @unchecked Sendable {
     let name: String
     let names: Bool
@@ -97,6 +99,7 @@ final class SubscriptionEventPrinter: SubscriptionDelegate, @unchecked Sendable 
 }
 
 /// Message outcomes as JSON events.
+/// `@unchecked Sendable`: the client calls it from its serial callback queue only.
 final class MessageEventPrinter: ClientMessageDelegate, @unchecked Sendable {
     let name: String
     var onOutcome: ((String, Int?) -> Void)?

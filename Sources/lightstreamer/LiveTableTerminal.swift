@@ -13,6 +13,7 @@ import Darwin
 /// update). The terminal's size is read with `TIOCGWINSZ` at start and on `SIGWINCH`. The
 /// terminal is given back (main screen, cursor shown) by `stop()`, on SIGINT/SIGTERM (then the
 /// process exits with 130/143) and at exit.
+/// `@unchecked Sendable`: its table, meter and screen state are only touched under `lock`.
 final class LiveTableTerminal: @unchecked Sendable {
     static let intervalMillis = 50
 

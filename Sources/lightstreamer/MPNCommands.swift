@@ -41,6 +41,7 @@ struct MPNDeviceArguments: ParsableArguments {
 
 /// Connects, registers the device and runs `body` once the device (and, when asked, its list
 /// of MPN subscriptions) is known; `body` finishes the completion.
+/// `@unchecked Sendable`: its mutable state is only touched under `lock`.
 final class MPNRun: @unchecked Sendable {
     let client: LightstreamerClient
     let device: MPNDevice

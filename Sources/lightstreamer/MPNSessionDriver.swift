@@ -3,6 +3,7 @@ import LightstreamerClient
 
 /// The MPN commands of `lightstreamer session` (docs/protocol/CLI.md): checks every precondition
 /// the API would trap on and reports it as an `error` event instead.
+/// `@unchecked Sendable`: changed only by the stdin command loop, one line at a time; callbacks go to the printers.
 final class MPNSessionDriver: @unchecked Sendable {
     typealias CommandError = SessionDriver.CommandError
 
@@ -178,6 +179,7 @@ struct MPNRequestOptions {
 }
 
 /// Device callbacks as JSON events.
+/// `@unchecked Sendable`: the client calls it from its serial callback queue only.
 final class MPNDeviceEventPrinter: MPNDeviceDelegate, @unchecked Sendable {
     var printing = true
     var onEvent: ((String, MPNDevice) -> Void)?
@@ -210,6 +212,7 @@ final class MPNDeviceEventPrinter: MPNDeviceDelegate, @unchecked Sendable {
 }
 
 /// MPN subscription callbacks as JSON events.
+/// `@unchecked Sendable`: the client calls it from its serial callback queue only.
 final class MPNSubscriptionEventPrinter: MPNSubscriptionDelegate, @unchecked Sendable {
     let name: String
     var printing = true

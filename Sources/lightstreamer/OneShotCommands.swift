@@ -3,6 +3,7 @@ import Foundation
 @_spi(Printing) import LightstreamerClient
 
 /// Waits for the end of a one-shot command: the first `finish` wins.
+/// `@unchecked Sendable`: its mutable state is only touched under `lock`.
 final class Completion: @unchecked Sendable {
     private let lock = NSLock()
     private let semaphore = DispatchSemaphore(value: 0)
@@ -178,6 +179,7 @@ struct SubscribeCommand: ParsableCommand {
 
 /// The human-readable output of `subscribe`: one aligned row per update (every column 14
 /// characters wide, longer values cut with `…`, null shown as `∅`), after a header row.
+/// `@unchecked Sendable`: used by one subscription's callbacks, which the client runs one at a time on its callback queue.
 final class UpdateTable: @unchecked Sendable {
     static let width = 14
     let fields: [String]?

@@ -27,6 +27,7 @@ struct SessionCommand: ParsableCommand {
 }
 
 /// Carries out session commands.
+/// `@unchecked Sendable`: changed only by the stdin command loop, one line at a time; callbacks go to the printers.
 final class SessionDriver: @unchecked Sendable {
     enum Outcome { case next, exit }
 
