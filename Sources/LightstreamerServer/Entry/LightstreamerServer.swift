@@ -105,6 +105,10 @@ public final class LightstreamerServer: Service, Sendable {
     /// The event loop of the listening socket, once started.
     var listeningEventLoop: (any EventLoop)? { state.withLockedValue { $0.channel?.eventLoop } }
 
+    /// The listening socket's channel while the server runs (tests keep it to check that a
+    /// shutdown closed it: connecting to the port could reach another server that took it).
+    @_spi(Testing) public var listeningChannel: (any Channel)? { state.withLockedValue { $0.channel } }
+
     /// Live sessions.
     public var sessionCount: Int { manager.sessionCount }
 
