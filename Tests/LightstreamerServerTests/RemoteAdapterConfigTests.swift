@@ -58,7 +58,8 @@ import Testing
         let started = ContinuousClock.now
         try await server.start()
         let waited = ContinuousClock.now - started
-        #expect(waited >= .milliseconds(250) && waited < .seconds(5))
+        // At least the wait for the remote; bounded (a loaded CI machine took over 5 s to start).
+        #expect(waited >= .milliseconds(250) && waited < .seconds(30))
         let endpoint = try #require(set.remoteEndpoints.first)
         let port = try #require(endpoint.boundPort)
         let text = server.metrics.prometheusText(nowMillis: 1)
