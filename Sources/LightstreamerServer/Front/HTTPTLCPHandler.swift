@@ -296,6 +296,13 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// `REQERR,<id>,20` for a control or message naming a session this server does not have.
+    private func replySessionNotFound(_ requestId: String, index: Int, on outbound: HTTPResponseOutbound, version: TLCPVersion) {
+        manager.metrics.update { $0.requestErrors += 1 }
+        let line = TLCPNotification.reqerr(requestId: requestId, code: 20, message: "Session not found").encoded(version: version)
+        outbound.reply(index: index, line: line)
+    }
+
     private func handleBatch(_ batch: ParsedRequestBatch, version: TLCPVersion, outbound: HTTPResponseOutbound) {
         for (index, result) in batch.requests.enumerated() {
             let origin = RequestOrigin.http(outbound.connectionID, index: index)
@@ -308,22 +315,10 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 outbound.reply(index: index, line: n.encoded(version: version))
             case .success(.control(let c)):
                 if let sid = c.session, manager.control(c, sessionId: sid, origin: origin, connection: outbound) { continue }
-                manager.metrics.update { $0.requestErrors += 1 }
-                outbound.reply(
-                    index: index,
-                    line: TLCPNotification.reqerr(
-                        requestId: c.requestId, code: 20,
-                        message: "Session not found"
-                    ).encoded(version: version))
+                replySessionNotFound(c.requestId, index: index, on: outbound, version: version)
             case .success(.message(let m)):
                 if let sid = m.session, manager.message(m, sessionId: sid, origin: origin, connection: outbound) { continue }
-                manager.metrics.update { $0.requestErrors += 1 }
-                outbound.reply(
-                    index: index,
-                    line: TLCPNotification.reqerr(
-                        requestId: m.requestId, code: 20,
-                        message: "Session not found"
-                    ).encoded(version: version))
+                replySessionNotFound(m.requestId, index: index, on: outbound, version: version)
             case .success(.heartbeat(let h)):
                 if let sid = h.session, manager.heartbeat(sessionId: sid, origin: origin, connection: outbound) { continue }
                 outbound.reply(index: index, line: TLCPNotification.reqok(requestId: nil).encoded(version: version))
