@@ -152,12 +152,14 @@ import Testing
 
     @Test func anUnfinishedTLSHandshakeIsClosed() async throws {
         try await Self.withTLSServer(configure: { o in
-            o.front.tlsHandshakeTimeoutMillis = 500
+            o.front.tlsHandshakeTimeoutMillis = 3_000
             o.front.requestHeadTimeoutMillis = 60_000
         }) { port, group in
             let c = try await RawTestConnection.connect(port: port, group: group)
-            // The first bytes of a ClientHello record, and nothing more.
-            try await c.send([0x16, 0x03, 0x01, 0x00, 0xF0, 0x01])
+            // The first bytes of a ClientHello record, and nothing more. On a loaded machine the
+            // handshake deadline can pass before these bytes go out; the channel is then already
+            // closed by the server, which is the behaviour under test, so a failed send is fine.
+            try? await c.send([0x16, 0x03, 0x01, 0x00, 0xF0, 0x01])
             #expect(await c.waitClosed(seconds: 10))
         }
     }
