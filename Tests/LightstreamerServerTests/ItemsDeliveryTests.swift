@@ -45,7 +45,8 @@ import Testing
         let sink = SlowSink()
         let handle = try await engine.subscribe(spec(.raw, ["a"], ["n"]), sink: sink)
         let producer = Thread {
-            for i in 0..<200 { adapter.push("a", ["n": "\(i)"]) }
+            // 2,000 × 2 ms: a loaded machine still unsubscribes long before the last one.
+            for i in 0..<2_000 { adapter.push("a", ["n": "\(i)"]) }
         }
         producer.start()
         while sink.count < 3 { try await Task.sleep(for: .milliseconds(1)) }
@@ -53,7 +54,25 @@ import Testing
         sink.markUnsubscribed()
         try await Task.sleep(for: .milliseconds(50))
         #expect(!sink.deliveredAfterUnsubscribe)
-        #expect(sink.count < 200)
+        #expect(sink.count < 2_000)
+    }
+
+    @Test func eventsPostedToAQueueReachTheSinkBeforeUnsubscribeReturns() async throws {
+        let adapter = ScriptedDataAdapter()
+        let engine = makeEngine(adapter)
+        let queue = HoldingQueue()
+        let sink = QueuedRecordingSink(queue: queue)
+        let handle = try await engine.subscribe(spec(.raw, ["a"], ["n"]), sink: sink)
+        for i in 0..<10 { adapter.push("a", ["n": "\(i)"]) }
+        // Posted in groups, held by the queue: nothing reached the sink yet.
+        #expect(sink.rows.isEmpty)
+        #expect(queue.held == 10)
+        await engine.unsubscribe(handle)
+        #expect(sink.rows == (0..<10).map { ["\($0)"] })
+        for i in 10..<20 { adapter.push("a", ["n": "\(i)"]) }
+        #expect(queue.held == 0)
+        queue.flush()
+        #expect(sink.rows.count == 10)
     }
 
     @Test func systemClockEnforcesTheLimitInRealTime() async throws {
@@ -94,4 +113,38 @@ final class SlowSink: TableSink, @unchecked Sendable {
     func markUnsubscribed() { lock.withLock { unsubscribed = true } }
     var count: Int { lock.withLock { _count } }
     var deliveredAfterUnsubscribe: Bool { lock.withLock { _late } }
+}
+
+/// A `TableEventQueue` that hands events over only when flushed.
+final class HoldingQueue: TableEventQueue, @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [QueuedTableEvent] = []
+
+    func post(_ events: [QueuedTableEvent]) -> Bool {
+        lock.withLock { self.events += events }
+        return false
+    }
+    func flush() {
+        let taken = lock.withLock {
+            defer { events = [] }
+            return events
+        }
+        for e in taken { e.deliver() }
+    }
+    var held: Int { lock.withLock { events.count } }
+}
+
+/// Records the rows a queued sink receives.
+final class QueuedRecordingSink: QueuedTableSink, @unchecked Sendable {
+    let queue: any TableEventQueue
+    private let lock = NSLock()
+    private var received: [[String?]] = []
+
+    init(queue: any TableEventQueue) { self.queue = queue }
+
+    func deliver(_ event: TableEvent) { deliver(event, shared: nil) }
+    func deliver(_ event: TableEvent, shared: SharedUpdateEncoding?) {
+        if case .update(_, let values, _) = event { lock.withLock { received.append(values) } }
+    }
+    var rows: [[String?]] { lock.withLock { received } }
 }

@@ -14,6 +14,14 @@ struct DispatchContext {
     let onTimer: @Sendable (UInt64, Int) -> Void
     /// Engine-wide counts kept under the engine's lock.
     let tally: EngineTally
+    /// Where events go that need no drain (see `TableRecord.send(_:shared:ctx:)`); nil: every
+    /// event goes through its table's outbox.
+    var direct: DirectPosts? = nil
+
+    /// Posts the direct events; call before unlocking. Returns the queues to flush afterwards.
+    func postDirect() -> [any TableEventQueue] {
+        direct?.posts.post() ?? []
+    }
 }
 
 /// Counts the engine keeps for the `MONITOR` adapter set; touched only under the engine's lock.
@@ -100,14 +108,14 @@ extension TableRecord {
         case .raw:
             let (values, shared) = cache.eventShared(eventFields, schemaId: schemaId, fields: fields)
             guard selector?.matches(values) ?? true else { return false }
-            return send(.update(item: pos + 1, values: values, isSnapshot: false), shared: shared)
+            return send(.update(item: pos + 1, values: values, isSnapshot: false), shared: shared, ctx: ctx)
         case .merge:
             let (values, shared) = cache.mergedShared(state, schemaId: schemaId, fields: fields)
             guard selector?.matches(values) ?? true else { return false }
             if items[pos].firstIsSnapshot {
                 items[pos].firstIsSnapshot = false
                 items[pos].gate.lastDelivery = ctx.now
-                return send(.update(item: pos + 1, values: values, isSnapshot: true), shared: shared)
+                return send(.update(item: pos + 1, values: values, isSnapshot: true), shared: shared, ctx: ctx)
             }
             return offer(pos: pos, Pending(values: values), shared: shared, ctx: ctx)
         case .distinct:
@@ -228,7 +236,7 @@ extension TableRecord {
         switch outcome {
         case .deliver(let p):
             // `shared` checks that it was made for `p.values` before a session uses it.
-            return send(.update(item: pos + 1, values: p.values, isSnapshot: false), shared: shared)
+            return send(.update(item: pos + 1, values: p.values, isSnapshot: false), shared: shared, ctx: ctx)
         case .queued(let deadline):
             armTimer(pos: pos, at: deadline, ctx: ctx)
             return false

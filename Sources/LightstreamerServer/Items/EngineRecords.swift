@@ -87,6 +87,8 @@ final class TableRecord: @unchecked Sendable {
     /// `sink` when it can take shared encodings (the server's sessions), found once here
     /// rather than by a cast per event.
     let sharingSink: (any SharedEncodingTableSink)?
+    /// `sink` when it takes its events through a shared queue (`ItemEngine.run` groups them).
+    let queuedSink: (any QueuedTableSink)?
     let mode: SubscriptionMode
     let fields: [String]
     let schemaId: Int
@@ -108,6 +110,7 @@ final class TableRecord: @unchecked Sendable {
         self.handle = handle
         self.sink = sink
         self.sharingSink = sink as? any SharedEncodingTableSink
+        self.queuedSink = sink as? any QueuedTableSink
         self.mode = plan.mode
         self.fields = plan.fields
         self.schemaId = schemaId
@@ -123,6 +126,16 @@ final class TableRecord: @unchecked Sendable {
         guard !closed else { return false }
         outbox.append(.event(event, shared))
         return claimDrain()
+    }
+
+    /// `send(_:shared:)`, straight to the sink's queue when nothing of this table waits or is
+    /// being delivered (so the event cannot overtake one) and the section posts directly.
+    func send(_ event: TableEvent, shared: SharedUpdateEncoding?, ctx: DispatchContext) -> Bool {
+        if let direct = ctx.direct, let queuedSink, !draining, outbox.isEmpty, !closed {
+            direct.posts.append(QueuedTableEvent(sink: queuedSink, event: event, shared: shared))
+            return false
+        }
+        return send(event, shared: shared)
     }
 
     func sendStarted() -> Bool {

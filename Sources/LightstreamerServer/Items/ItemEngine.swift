@@ -95,7 +95,7 @@ public final class ItemEngine: Sendable {
     /// Ends a subscription. After it returns no more events reach that table's sink; the
     /// upstream subscription of an item ends (and is awaited) when its last table goes.
     public func unsubscribe(_ handle: TableHandle) async {
-        let (table, effects) = store.withLockedValue { s -> (TableRecord?, Effects) in
+        let (removed, effects) = store.withLockedValue { s -> (TableRecord?, Effects) in
             guard let table = s.tables.removeValue(forKey: handle.id) else { return (nil, Effects()) }
             var effects = Effects()
             table.closed = true
@@ -106,10 +106,10 @@ public final class ItemEngine: Sendable {
                 s.items[key]?.subscribers.removeValue(forKey: handle.id)
                 if let op = releaseIfUnused(&s, key) { effects.upstream.append(op) }
             }
-            return (table.draining ? table : nil, effects)
+            return (table, effects)
         }
-        if let table {
-            // A drain is delivering right now: wait for it to notice the table is closed.
+        if let table = removed {
+            // A drain may be delivering right now: wait for it to notice the table is closed.
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
                 let resumeNow = store.withLockedValue { _ -> Bool in
                     guard table.draining else { return true }
@@ -118,6 +118,8 @@ public final class ItemEngine: Sendable {
                 }
                 if resumeNow { c.resume() }
             }
+            // Events drains posted to a shared queue reach the sink before this returns.
+            table.queuedSink?.queue.flush()
         }
         for op in effects.upstream { await op.wait() }
     }
@@ -191,13 +193,14 @@ public final class ItemEngine: Sendable {
     // MARK: - Adapter events (from EngineListener)
 
     func adapterUpdate(_ key: ItemKey, fields: [String: String?], isSnapshot: Bool) {
-        let ctx = dispatchContext()
-        let effects = store.withLockedValue { s -> Effects in
+        let ctx = dispatchContext(direct: DirectPosts())
+        let (effects, full) = store.withLockedValue { s -> (Effects, [any TableEventQueue]) in
             var e = Effects()
             s.updatesReceived &+= 1
             s.itemUpdate(key, fields: fields, isSnapshot: isSnapshot, ctx: ctx, effects: &e)
-            return e
+            return (e, ctx.postDirect())
         }
+        for queue in full { queue.flush() }
         run(effects)
     }
 
@@ -212,12 +215,13 @@ public final class ItemEngine: Sendable {
     }
 
     func adapterClear(_ key: ItemKey) {
-        let ctx = dispatchContext()
-        let effects = store.withLockedValue { s -> Effects in
+        let ctx = dispatchContext(direct: DirectPosts())
+        let (effects, full) = store.withLockedValue { s -> (Effects, [any TableEventQueue]) in
             var e = Effects()
             s.itemClear(key, ctx: ctx, effects: &e)
-            return e
+            return (e, ctx.postDirect())
         }
+        for queue in full { queue.flush() }
         run(effects)
     }
 
@@ -231,12 +235,15 @@ public final class ItemEngine: Sendable {
         run(effects)
     }
 
-    func dispatchContext() -> DispatchContext {
+    /// The context of one locked section. With `direct`, events of tables with nothing
+    /// waiting go straight to their sinks' queues (`TableRecord.send(_:shared:ctx:)`), and
+    /// the section must call `postDirect()` before it unlocks.
+    func dispatchContext(direct: DirectPosts? = nil) -> DispatchContext {
         DispatchContext(
             now: clock.now(), clock: clock, cap: queueCap,
             onTimer: { [weak self] table, pos in
                 self?.gateTimerFired(table: table, pos: pos)
-            }, tally: tally)
+            }, tally: tally, direct: direct)
     }
 
     // MARK: - Delivery
@@ -268,21 +275,32 @@ public final class ItemEngine: Sendable {
             for w in waiters { w.resume() }
             delivered = batches
             claimed.removeAll(keepingCapacity: true)
+            var posts = QueuedPosts()
             for i in delivered.indices {
                 let (table, _) = delivered[i]
                 let sink = table.sink
                 let sharingSink = table.sharingSink
+                let queuedSink = table.queuedSink
                 for item in delivered[i].1 {
                     switch item {
                     case .started(let handle):
+                        // First in its table's outbox: nothing of this table is posted yet.
                         sink.started(handle)
                     case .event(let event, let shared):
-                        if let sharingSink { sharingSink.deliver(event, shared: shared) } else { sink.deliver(event) }
+                        if let queuedSink {
+                            posts.append(QueuedTableEvent(sink: queuedSink, event: event, shared: shared))
+                        } else if let sharingSink {
+                            sharingSink.deliver(event, shared: shared)
+                        } else {
+                            sink.deliver(event)
+                        }
                     }
                 }
                 delivered[i].1.removeAll(keepingCapacity: true)
                 claimed.append(table)
             }
+            // Before the next round can release a drain (and so an `unsubscribe` waiting on it).
+            for queue in posts.post() { queue.flush() }
         }
     }
 }

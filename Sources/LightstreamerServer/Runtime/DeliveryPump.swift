@@ -1,31 +1,87 @@
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// Runs the engine-event batches of the sessions of one event loop (`ServerSession.drainInbox`)
-/// as one task, at most `sliceNanos` of work per loop iteration.
+/// The engine-event path of the sessions of one event loop.
 ///
-/// NIO runs queued tasks until none are left before it polls its sockets again. If every
-/// session scheduled its own task, an engine thread that produces faster than the loop writes
-/// would keep the queue from ever emptying, and the loop would stop accepting connections and
-/// reading requests. Here producers only append to a list while the pump is scheduled; after a
-/// slice the pump reschedules itself a millisecond ahead, so the loop polls in between.
-final class DeliveryPump: Sendable {
+/// **Mailbox.** The engine posts the events of a drain round for all the sessions of this
+/// loop in one call (`TableEventQueue.post`): fanning an update out to N sessions costs the
+/// producer one lock per loop, and an append per session into one contiguous array, instead
+/// of a lock and a write into each session's inbox (whose cache lines the loop's thread then
+/// pulls back). The loop hands the events to the sessions' inboxes (`SessionInbox`, where
+/// MERGE updates conflate when a session is behind) at the start of each run. When more than
+/// `mailboxLimit` events wait, the producer hands them over itself (`post` says so, and the
+/// engine calls `flush` once it unlocked): the loop is far behind,
+/// and the producer slows down instead of the mailbox growing (a session's inbox has its own
+/// bound, past which its batch runs on the caller's thread, see `ServerSession`).
+///
+/// **Batches.** Sessions with a batch waiting add themselves (`add`); the pump runs their
+/// batches (`ServerSession.drainInbox`) as one task, at most `sliceNanos` of work per loop
+/// iteration. NIO runs queued tasks until none are left before it polls its sockets again:
+/// if every session scheduled its own task, a producer faster than the loop would keep the
+/// queue from ever emptying and the loop would stop accepting connections and reading
+/// requests. After a slice the pump reschedules itself `gap` ahead: only a task that is not
+/// due yet lets the loop poll its sockets (NIO runs due tasks, scheduled or not, until none is
+/// left), and a short gap keeps the loop busy while there is work.
+final class DeliveryPump: TableEventQueue {
     let eventLoop: any EventLoop
     /// Delay of the first run after the pump went idle (`SessionSettings.maxUpdateDelayMillis`).
     let delayMillis: Int
     static let sliceNanos: UInt64 = 2_000_000
+    /// Between two slices: the loop polls its sockets (see above).
+    static let gap = TimeAmount.microseconds(50)
+    /// Events the mailbox holds before the producer hands them over itself.
+    static let mailboxLimit = 16_384
 
     private struct State {
+        var mailbox: [QueuedTableEvent] = []
+        /// An emptied former mailbox, kept to avoid an allocation per run.
+        var spare: [QueuedTableEvent] = []
         var ready: [ServerSession] = []
         var scheduled = false
     }
 
     private let state = NIOLockedValueBox(State())
+    /// Held while mailbox events are handed to their sessions, so that two threads handing
+    /// over (the loop, and a producer past the limit or an `unsubscribe`) keep their order.
+    private let handOver = NIOLock()
 
     init(eventLoop: any EventLoop, delayMillis: Int) {
         self.eventLoop = eventLoop
         self.delayMillis = delayMillis
     }
+
+    // MARK: - TableEventQueue
+
+    func post(_ events: [QueuedTableEvent]) -> Bool {
+        guard !events.isEmpty else { return false }
+        let (schedule, full) = state.withLockedValue { s -> (Bool, Bool) in
+            s.mailbox.append(contentsOf: events)
+            let full = s.mailbox.count > Self.mailboxLimit
+            if s.scheduled { return (false, full) }
+            s.scheduled = true
+            return (true, full)
+        }
+        if schedule { scheduleRun() }
+        return full
+    }
+
+    func flush() {
+        handOver.withLock {
+            let events = state.withLockedValue { s -> [QueuedTableEvent] in
+                let taken = s.mailbox
+                s.mailbox = s.spare
+                s.spare = []
+                return taken
+            }
+            guard !events.isEmpty else { return }
+            for event in events { event.deliver() }
+            var emptied = events
+            emptied.removeAll(keepingCapacity: true)
+            state.withLockedValue { s in if s.spare.capacity < emptied.capacity { s.spare = emptied } }
+        }
+    }
+
+    // MARK: - Batches
 
     /// `session` has a batch waiting (it adds itself once per batch).
     func add(_ session: ServerSession) {
@@ -35,7 +91,10 @@ final class DeliveryPump: Sendable {
             s.scheduled = true
             return true
         }
-        guard schedule else { return }
+        if schedule { scheduleRun() }
+    }
+
+    private func scheduleRun() {
         if delayMillis > 0 {
             eventLoop.scheduleTask(in: .milliseconds(Int64(delayMillis))) { self.run() }
         } else {
@@ -46,20 +105,25 @@ final class DeliveryPump: Sendable {
     private func run() {
         let start = NIODeadline.now().uptimeNanoseconds
         while true {
-            let batch = state.withLockedValue { s -> [ServerSession] in
+            flush()
+            let batch = state.withLockedValue { s -> [ServerSession]? in
                 let b = s.ready
                 s.ready = []
-                if b.isEmpty { s.scheduled = false }
+                if b.isEmpty && s.mailbox.isEmpty {
+                    s.scheduled = false
+                    return nil
+                }
                 return b
             }
-            if batch.isEmpty { return }
+            // Nothing ready and nothing posted: done until the next post or add.
+            guard let batch else { return }
             for i in batch.indices {
                 batch[i].drainInbox()
                 if NIODeadline.now().uptimeNanoseconds &- start > Self.sliceNanos {
                     let rest = batch[(i + 1)...]
                     state.withLockedValue { s in s.ready.insert(contentsOf: rest, at: 0) }
-                    // Still scheduled: producers keep appending; the loop polls first.
-                    eventLoop.scheduleTask(in: .milliseconds(1)) { self.run() }
+                    // Still scheduled: producers keep posting; the loop polls first.
+                    eventLoop.scheduleTask(in: Self.gap) { self.run() }
                     return
                 }
             }

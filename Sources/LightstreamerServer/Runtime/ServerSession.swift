@@ -73,7 +73,7 @@ final class ServerSession: Sendable {
     let inner: NIOLockedValueBox<Inner>
 
     private let inbox = NIOLockedValueBox(SessionInbox())
-    private let pump: DeliveryPump
+    let pump: DeliveryPump
     let keepaliveWheel: KeepaliveWheel
     /// When the session was created (monotonic ms), for its age on the dashboard.
     let createdAtMillis = monotonicMillis()
@@ -102,10 +102,11 @@ final class ServerSession: Sendable {
 
     // MARK: - Engine events
 
-    /// An engine event for subscription `id`, from whatever thread the engine delivers on.
-    /// Events queue here and reach the machine in batches on the session's event loop: one
-    /// lock round, one merged write and one hop per batch instead of per event, and the
-    /// engine's thread only pays for the append.
+    /// An engine event for subscription `id`, handed over from the loop's mailbox
+    /// (`DeliveryPump`): usually on the session's event loop, on the producer's thread when
+    /// the mailbox is full, or on an `unsubscribe`'s. Events queue here and reach the machine
+    /// in batches on the session's event loop: one lock round and one merged write per batch
+    /// instead of per event.
     ///
     /// Batches run on the loop through its `DeliveryPump`, a slice of time at a time, so that
     /// the loop keeps polling its sockets however fast events come. When `inboxLimit` events
@@ -177,8 +178,9 @@ final class ServerSession: Sendable {
     var boundConnection: ConnectionID? { inner.withLockedValue { $0.machine.boundConnection } }
 }
 
-/// Delivers one subscription's engine events to its session.
-final class SessionTableSink: SharedEncodingTableSink {
+/// Delivers one subscription's engine events to its session, through the mailbox of the
+/// session's event loop (`DeliveryPump`).
+final class SessionTableSink: QueuedTableSink {
     let session: ServerSession
     let subscriptionId: Int
     /// MERGE and not `unfiltered`: updates waiting in the inbox may be conflated.
@@ -197,4 +199,6 @@ final class SessionTableSink: SharedEncodingTableSink {
     func deliver(_ event: TableEvent, shared: SharedUpdateEncoding?) {
         session.enqueueTableEvent(subscriptionId, event, mergeable: mergeable, shared: shared)
     }
+
+    var queue: any TableEventQueue { session.pump }
 }

@@ -1,0 +1,66 @@
+/// A queue shared by many sinks (the server's sessions of one event loop) that takes events
+/// in groups: the engine hands it all the events of one drain round for its sinks in one call,
+/// so that fanning one update out to N sessions costs a lock per queue rather than per session.
+///
+/// The queue must hand every posted event to its sink (`SharedEncodingTableSink.deliver`) in
+/// the order posted, and `flush()` must return only once everything posted before the call has
+/// been handed over.
+protocol TableEventQueue: AnyObject, Sendable {
+    /// Queues `events`, in order. Returns true when the queue is full: the caller must call
+    /// `flush()` once it holds no lock (the engine may post under its own).
+    func post(_ events: [QueuedTableEvent]) -> Bool
+    /// Hands over everything queued so far before returning (see `ItemEngine.unsubscribe`).
+    func flush()
+}
+
+/// A sink that receives its events through a shared `TableEventQueue`.
+protocol QueuedTableSink: SharedEncodingTableSink {
+    var queue: any TableEventQueue { get }
+}
+
+/// One event for one sink, waiting in a `TableEventQueue`.
+struct QueuedTableEvent: Sendable {
+    let sink: any QueuedTableSink
+    let event: TableEvent
+    let shared: SharedUpdateEncoding?
+
+    /// Hands the event to its sink.
+    func deliver() { sink.deliver(event, shared: shared) }
+}
+
+/// Events grouped by the queue of their sinks (a few queues, one per event loop, so a linear
+/// search that starts at the last one used).
+struct QueuedPosts {
+    private var groups: [(queue: any TableEventQueue, events: [QueuedTableEvent])] = []
+    private var last = 0
+
+    mutating func append(_ event: QueuedTableEvent) {
+        let queue = event.sink.queue
+        if last < groups.count, groups[last].queue === queue {
+            groups[last].events.append(event)
+            return
+        }
+        if let i = groups.firstIndex(where: { $0.queue === queue }) {
+            last = i
+        } else {
+            last = groups.count
+            groups.append((queue, []))
+        }
+        groups[last].events.append(event)
+    }
+
+    /// Posts every group; returns the queues that must be flushed.
+    mutating func post() -> [any TableEventQueue] {
+        var full: [any TableEventQueue] = []
+        for group in groups where group.queue.post(group.events) { full.append(group.queue) }
+        groups.removeAll()
+        last = 0
+        return full
+    }
+}
+
+/// The events a locked section of the engine sends straight to their sinks' queues, posted
+/// before it unlocks (`DispatchContext.postDirect`). Touched only under the engine's lock.
+final class DirectPosts: @unchecked Sendable {
+    var posts = QueuedPosts()
+}
