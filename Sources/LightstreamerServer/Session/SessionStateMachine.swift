@@ -244,20 +244,28 @@ public struct SessionStateMachine: Sendable {
             }
             return
         }
-        flushData(now: now)
+        flushData(now: now, appended: (line, isUpdate))
     }
 
     /// Writes held data notifications on the bound stream, within the content length and
-    /// bandwidth limits.
-    mutating func flushData(now: Int64) {
+    /// bandwidth limits. `appended`: the line just logged as the last notification, written
+    /// from here rather than read back from the log when its turn comes.
+    mutating func flushData(now: Int64, appended: (line: String, isUpdate: Bool)? = nil) {
         defer {
             log.prune(
                 delivered: delivered, now: now, windowMillis: settings.recoveryWindowMillis,
                 maxCount: settings.recoveryMaxNotifications)
         }
         while let b = binding, delivered < log.lastProgressive {
-            guard let entry = log.entry(delivered + 1) else { break }
-            let bytes = entry.line.utf8.count + 2
+            let next: (line: Substring, isUpdate: Bool)
+            if let appended, delivered + 1 == log.lastProgressive {
+                // The common case: the line just logged, and nothing else waits.
+                next = (Substring(appended.line), appended.isUpdate)
+            } else {
+                guard let entry = log.entry(delivered + 1) else { break }
+                next = (entry.line, entry.isUpdate)
+            }
+            let bytes = next.line.utf8.count + 2
             if let limit = b.contentLength, b.bytesWritten + bytes + 16 > limit {
                 endPoll(now: now)
                 return
@@ -266,7 +274,7 @@ public struct SessionStateMachine: Sendable {
                 output.actions.append(.armTimer(.bandwidth, atMillis: retry))
                 return
             }
-            write(entry.line, to: b.connection, isUpdate: entry.isUpdate, now: now)
+            write(next.line, to: b.connection, isUpdate: next.isUpdate, now: now)
             delivered += 1
             wroteDataSinceBind = true
         }
