@@ -149,10 +149,10 @@ extension HTTPPhaseObserver: Sendable {}
 /// (`LOOP` or `END`). A text frame may carry several lines: before a session, every line is
 /// looked at (few, short frames); with one, only the last line of each frame, as nothing
 /// follows `LOOP` or `END` on a stream, so the frames of updates cost a look at their tail.
-final class WebSocketSessionObserver: ChannelOutboundHandler {
-    typealias OutboundIn = WebSocketFrame
-    typealias OutboundOut = WebSocketFrame
-
+///
+/// Called by `WebSocketTLCPHandler` for each text frame it writes, rather than sitting in the
+/// pipeline as an outbound handler: every pipeline hop costs each write a few retains.
+final class WebSocketSessionObserver {
     private let timeouts: ConnectionTimeoutHandler
     private var bound = false
     private static let conok = Array("CONOK,".utf8)
@@ -163,23 +163,19 @@ final class WebSocketSessionObserver: ChannelOutboundHandler {
         self.timeouts = timeouts
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let frame = unwrapOutboundIn(data)
-        if frame.opcode == .text {
-            let bytes = frame.data.readableBytesView
-            if !bound, Self.someLine(of: bytes, startsWith: Self.conok) {
-                bound = true
-                timeouts.sessionBound()
-            }
-            if bound {
-                let last = Self.lastLine(of: bytes)
-                if last.starts(with: Self.loop) || last.starts(with: Self.end) {
-                    bound = false
-                    timeouts.sessionUnbound()
-                }
+    /// A text frame with `bytes` is being written.
+    func textWritten(_ bytes: ByteBufferView) {
+        if !bound, Self.someLine(of: bytes, startsWith: Self.conok) {
+            bound = true
+            timeouts.sessionBound()
+        }
+        if bound {
+            let last = Self.lastLine(of: bytes)
+            if last.starts(with: Self.loop) || last.starts(with: Self.end) {
+                bound = false
+                timeouts.sessionUnbound()
             }
         }
-        context.write(data, promise: promise)
     }
 }
 

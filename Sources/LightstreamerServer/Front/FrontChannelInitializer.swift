@@ -9,8 +9,9 @@ import TLCP
 /// optional TLS, the per-phase timeouts (`ConnectionTimeoutHandler`), HTTP/1.1 with
 /// `HTTPPhaseObserver` and `RequestGate` (Origin, `/metrics`) in front of the TLCP HTTP handler,
 /// and the upgrade to WebSocket at `<prefix>/lightstreamer` with TLCP subprotocol negotiation,
-/// after which RFC 6455 frame checks (`WebSocketFrameValidator`, `WebSocketTextValidator`) and
-/// `WebSocketSessionObserver` sit in front of the TLCP WebSocket handler.
+/// after which RFC 6455 frame checks (`WebSocketFrameValidator`, `WebSocketTextValidator`) sit
+/// in front of the TLCP WebSocket handler, which reports bound sessions to the timeouts
+/// through a `WebSocketSessionObserver`.
 struct FrontChannelInitializer: Sendable {
     let manager: SessionManager
     /// The server's own pages and the admin API (`WebFront`).
@@ -126,7 +127,7 @@ struct FrontChannelInitializer: Sendable {
                             minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024,
                             maxAccumulatedFrameSize: maxFrameSize))
                     try sync.addHandler(WebSocketTextValidator())
-                    try sync.addHandler(WebSocketSessionObserver(timeouts: timeouts))
+                    handler.sessionObserver = WebSocketSessionObserver(timeouts: timeouts)
                     try sync.addHandler(handler)
                 }
             })

@@ -48,6 +48,8 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     /// Requests without `LS_session` that arrived while a create or bind was pending.
     private var waiting: [TLCPRequest] = []
     private var closing = false
+    /// Told of every text frame written (set by the channel initializer, on the loop).
+    var sessionObserver: WebSocketSessionObserver?
     private lazy var drainWatch = DrainWatch(limitMillis: manager.settings.maxUndrainedMillis)
 
     init(manager: SessionManager, version: TLCPVersion, clientIP: String?, headers: UpgradeHeaders, logger: Logger) {
@@ -129,6 +131,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     private func writeText(_ text: String, context: ChannelHandlerContext) {
         guard !closing else { return }
         let buffer = context.channel.allocator.buffer(string: text)
+        sessionObserver?.textWritten(buffer.readableBytesView)
         context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buffer)), promise: nil)
     }
 
