@@ -1,3 +1,6 @@
+import Dispatch
+import Foundation
+import NIOConcurrencyHelpers
 import NIOEmbedded
 import Testing
 
@@ -6,7 +9,7 @@ import Testing
 /// The per-loop mailbox of `DeliveryPump`: events posted by the engine reach their sinks on the
 /// loop, in order; past `mailboxLimit` the producer hands them over itself.
 @Suite struct DeliveryPumpTests {
-    static func events(_ range: Range<Int>, to sink: QueuedRecordingSink) -> [QueuedTableEvent] {
+    static func events(_ range: Range<Int>, to sink: any QueuedTableSink) -> [QueuedTableEvent] {
         range.map { QueuedTableEvent(sink: sink, event: .update(item: 1, values: ["\($0)"], isSnapshot: false), shared: nil) }
     }
 
@@ -37,5 +40,62 @@ import Testing
         #expect(sink.rows.first == ["0"] && sink.rows.last == ["\(DeliveryPump.mailboxLimit)"])
         loop.run()
         #expect(sink.rows.count == DeliveryPump.mailboxLimit + 1, "nothing delivered twice")
+    }
+}
+
+/// `flush()` while another thread hands the mailbox over waits for that thread.
+@Suite struct DeliveryPumpConcurrencyTests {
+    @Test func aFlushWaitsForTheThreadAlreadyHandingOver() async throws {
+        let loop = EmbeddedEventLoop()
+        let pump = DeliveryPump(eventLoop: loop, delayMillis: 0)
+        let sink = GatedSink(queue: pump)
+        #expect(!pump.post(DeliveryPumpTests.events(0..<3, to: sink)))
+        let first = Thread { pump.flush() }
+        first.start()
+        // The first thread is inside the hand-over, held by the sink.
+        #expect(await sink.waitEntered(seconds: 10))
+        let second = NIOLockedValueBox(false)
+        let waiter = Thread {
+            pump.flush()
+            second.withLockedValue { $0 = true }
+        }
+        waiter.start()
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!second.withLockedValue { $0 }, "returned before the events were handed over")
+        sink.open()
+        for _ in 0..<1_000 where !second.withLockedValue({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(second.withLockedValue { $0 })
+        #expect(sink.count == 3)
+    }
+}
+
+/// A queued sink whose first delivery waits until `open()`.
+final class GatedSink: QueuedTableSink, @unchecked Sendable {
+    let queue: any TableEventQueue
+    private let gate = DispatchSemaphore(value: 0)
+    private let state = NIOLockedValueBox((entered: false, count: 0))
+
+    init(queue: any TableEventQueue) { self.queue = queue }
+
+    func deliver(_ event: TableEvent) { deliver(event, shared: nil) }
+    func deliver(_ event: TableEvent, shared: SharedUpdateEncoding?) {
+        let first = state.withLockedValue { s -> Bool in
+            defer { s.entered = true }
+            return !s.entered
+        }
+        if first { gate.wait() }
+        state.withLockedValue { $0.count += 1 }
+    }
+
+    func open() { gate.signal() }
+    var count: Int { state.withLockedValue { $0.count } }
+
+    func waitEntered(seconds: Double) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            if state.withLockedValue({ $0.entered }) { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
     }
 }
