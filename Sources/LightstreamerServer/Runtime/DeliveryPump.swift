@@ -27,15 +27,16 @@ import Darwin
 /// queue from ever emptying and the loop would stop accepting connections and reading
 /// requests. After a slice the pump reschedules itself `gap` ahead: only a task that is not
 /// due yet lets the loop poll its sockets (NIO runs due tasks, scheduled or not, until none is
-/// left). A gap of 50 µs was tried: at 5,000 sessions under overload the pump was due again
-/// before the producer's tick ended, the loop stopped accepting, and new sessions timed out.
+/// left). 250 µs: with 50 µs, at 5,000 sessions under overload, the pump was due again before
+/// the producer's tick ended, the loop stopped accepting and new sessions timed out; 1 ms
+/// added latency (BENCHMARKS.md, "Fan-out per event loop").
 final class DeliveryPump: TableEventQueue {
     let eventLoop: any EventLoop
     /// Delay of the first run after the pump went idle (`SessionSettings.maxUpdateDelayMillis`).
     let delayMillis: Int
     static let sliceNanos: UInt64 = 2_000_000
     /// Between two slices, while the loop polls its sockets (see above).
-    static let gap = TimeAmount.milliseconds(1)
+    static let gap = TimeAmount.microseconds(250)
     /// Events the mailbox holds before the producer hands them over itself.
     static let mailboxLimit = 16_384
 
