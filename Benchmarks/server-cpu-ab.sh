@@ -8,15 +8,20 @@
 # 5-second windows after the first (connect and warm-up), keeping windows where at least 90 % of
 # the offered rate went out. Then prints the server's RSS at each window and the driver's line:
 # delivered rate, latency p50/p99/p99.9 (from the `ts` the producer wrote, same clock) and the
-# driver's own CPU.
+# driver's own CPU, and the server's write-type system calls per second.
 # Alternate the two binaries several times: single runs on a shared machine spread by ±15 %.
 set -euo pipefail
 bin=$1; n=${2:-1000}; secs=${3:-25}
 log=$(mktemp); drv=$(mktemp)
-trap 'rm -f "$log" "$drv"' EXIT
+trap 'rm -f "$log" "$drv" "$sysw"' EXIT
 "$bin" --serve --port 19090 > "$log" 2>&1 &
 server=$!
 sleep 2
+# Write-type system calls of the server per second over 5 s in the middle of the run
+# (/proc/PID/io `syscw`: writev to sockets, plus the eventfd writes that wake an event loop).
+sysw=$(mktemp)
+( sleep $((secs / 2)); a=$(awk '/syscw/ {print $2}' /proc/$server/io); sleep 5
+  b=$(awk '/syscw/ {print $2}' /proc/$server/io); echo $(( (b - a) / 5 )) > "$sysw" ) &
 "${DRIVER:-$bin}" --connect-port 19090 --sessions "$n" --seconds "$secs" > "$drv" 2>&1
 sleep 1
 kill "$server"; wait "$server" 2>/dev/null || true
@@ -25,4 +30,6 @@ awk -v n="$n" '/µs per update/ {
     c++; if (c > 1 && u > n * 90) { s += v; k++ } }
   END { if (k) printf "%.2f µs CPU per update over %d windows; ", s / k, k; else printf "no steady window; " }' "$log"
 printf "server RSS per 5 s window %s MiB; " "$(grep "µs per update" "$log" | sed 's/.*RSS \([0-9.]*\) MiB.*/\1/' | paste -sd/)"
+wait || true
+printf "write syscalls %s/s; " "$(cat "$sysw")"
 tail -1 "$drv" | sed 's/.*delivered/delivered/'
