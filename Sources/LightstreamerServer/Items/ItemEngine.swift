@@ -193,45 +193,35 @@ public final class ItemEngine: Sendable {
     // MARK: - Adapter events (from EngineListener)
 
     func adapterUpdate(_ key: ItemKey, fields: [String: String?], isSnapshot: Bool) {
-        let ctx = dispatchContext(direct: DirectPosts())
-        let (effects, full) = store.withLockedValue { s -> (Effects, [any TableEventQueue]) in
-            var e = Effects()
+        dispatch(direct: true) { s, ctx, e in
             s.updatesReceived &+= 1
             s.itemUpdate(key, fields: fields, isSnapshot: isSnapshot, ctx: ctx, effects: &e)
-            return (e, ctx.postDirect())
         }
-        for queue in full { queue.flush() }
-        run(effects)
     }
 
     func adapterEndOfSnapshot(_ key: ItemKey) {
-        let ctx = dispatchContext()
-        let effects = store.withLockedValue { s -> Effects in
-            var e = Effects()
-            s.itemEndOfSnapshot(key, ctx: ctx, effects: &e)
-            return e
-        }
-        run(effects)
+        dispatch(direct: false) { s, ctx, e in s.itemEndOfSnapshot(key, ctx: ctx, effects: &e) }
     }
 
     func adapterClear(_ key: ItemKey) {
-        let ctx = dispatchContext(direct: DirectPosts())
-        let (effects, full) = store.withLockedValue { s -> (Effects, [any TableEventQueue]) in
-            var e = Effects()
-            s.itemClear(key, ctx: ctx, effects: &e)
-            return (e, ctx.postDirect())
-        }
-        for queue in full { queue.flush() }
-        run(effects)
+        dispatch(direct: true) { s, ctx, e in s.itemClear(key, ctx: ctx, effects: &e) }
     }
 
     private func gateTimerFired(table: UInt64, pos: Int) {
-        let ctx = dispatchContext()
-        let effects = store.withLockedValue { s -> Effects in
+        dispatch(direct: false) { s, ctx, e in s.gateTimerFired(table: table, pos: pos, ctx: ctx, effects: &e) }
+    }
+
+    /// One locked section for an adapter event or a timer, then what it left to do: the
+    /// queues it filled past their limit are flushed and the tables it claimed are drained,
+    /// both after unlocking. `direct`: events may go straight to their sinks' queues.
+    private func dispatch(direct: Bool, _ body: (inout EngineState, DispatchContext, inout Effects) -> Void) {
+        let ctx = dispatchContext(direct: direct ? DirectPosts() : nil)
+        let (effects, full) = store.withLockedValue { s -> (Effects, [any TableEventQueue]) in
             var e = Effects()
-            s.gateTimerFired(table: table, pos: pos, ctx: ctx, effects: &e)
-            return e
+            body(&s, ctx, &e)
+            return (e, ctx.postDirect())
         }
+        for queue in full { queue.flush() }
         run(effects)
     }
 
