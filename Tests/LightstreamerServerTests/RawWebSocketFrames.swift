@@ -27,7 +27,7 @@ enum RawWebSocketFrames {
     static func text(_ s: String, fin: Bool = true) -> [UInt8] { frame(opcode: 0x1, payload: Array(s.utf8), fin: fin) }
 
     /// The status code of the first close frame (opcode 0x8, unmasked, from the server) found
-    /// after the end of the HTTP upgrade response in `received`.
+    /// after the end of the HTTP upgrade response in `received`; nil if anything follows it.
     static func closeCode(in received: [UInt8]) -> UInt16? {
         let separator: [UInt8] = Array("\r\n\r\n".utf8)
         guard var i = (0...(max(received.count - 4, 0))).first(where: { received[$0...].starts(with: separator) }) else {
@@ -50,6 +50,8 @@ enum RawWebSocketFrames {
             }
             if opcode == 0x8 {
                 guard length >= 2, start + 2 <= received.count else { return nil }
+                // Nothing may follow a close frame (RFC 6455 §5.5.1).
+                guard start + length == received.count else { return nil }
                 return UInt16(received[start]) << 8 | UInt16(received[start + 1])
             }
             i = start + length

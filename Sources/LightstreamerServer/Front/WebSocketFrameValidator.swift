@@ -122,8 +122,11 @@ final class WebSocketTextValidator: ChannelInboundHandler, RemovableChannelHandl
 extension WebSocketTextValidator: Sendable {}
 
 enum WebSocketFailure {
-    /// Sends a close frame with `code` from `context` toward the socket, then closes it.
+    /// Sends a close frame with `code` from `context` toward the socket, then closes it. The
+    /// handlers behind `context` are told first (`WebSocketConnectionFailed`), so that the TLCP
+    /// handler, which writes its text frames past these checks, stops writing.
     static func close(_ code: WebSocketErrorCode, context: ChannelHandlerContext) {
+        context.fireUserInboundEventTriggered(WebSocketConnectionFailed())
         var data = context.channel.allocator.buffer(capacity: 2)
         data.write(webSocketErrorCode: code)
         let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)

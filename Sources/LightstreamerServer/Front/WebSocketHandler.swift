@@ -50,6 +50,11 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     private var closing = false
     /// Told of every text frame written (set by the channel initializer, on the loop).
     var sessionObserver: WebSocketSessionObserver?
+    /// The context of NIO's `WebSocketFrameEncoder`: text frames are framed here, in one buffer,
+    /// and written from that context, so they skip the frame checks and the encoder, which only
+    /// pass a server's frames on (`WebSocketTextFrame`). Nil when the pipeline has no encoder:
+    /// frames then go through the whole pipeline.
+    private var framedWrites: ChannelHandlerContext?
     private lazy var drainWatch = DrainWatch(limitMillis: manager.settings.maxUndrainedMillis)
 
     init(manager: SessionManager, version: TLCPVersion, clientIP: String?, headers: UpgradeHeaders, logger: Logger) {
@@ -67,7 +72,22 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
             handler.drain(ops, context: context)
         }
         outbound = WebSocketOutbound(connectionID: connectionID, queue: queue)
+        framedWrites = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
         manager.metrics.update { $0.connectionsOpen += 1 }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        framedWrites = nil
+    }
+
+    /// A frame check failed the connection (`WebSocketConnectionFailed`): its close frame is the
+    /// last thing written.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is WebSocketConnectionFailed {
+            closing = true
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -125,11 +145,17 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
                 if closeSocket { close(context: context) }
             }
         }
-        context.flush()
+        (framedWrites ?? context).flush()
     }
 
     private func writeText(_ text: String, context: ChannelHandlerContext) {
         guard !closing else { return }
+        if let framedWrites {
+            let frame = WebSocketTextFrame(text, allocator: context.channel.allocator)
+            sessionObserver?.textWritten(frame.payload)
+            framedWrites.write(NIOAny(frame.bytes), promise: nil)
+            return
+        }
         let buffer = context.channel.allocator.buffer(string: text)
         sessionObserver?.textWritten(buffer.readableBytesView)
         context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buffer)), promise: nil)
