@@ -89,6 +89,9 @@ final class TableRecord: @unchecked Sendable {
     let sharingSink: (any SharedEncodingTableSink)?
     /// `sink` when it takes its events through a shared queue (`ItemEngine.run` groups them).
     let queuedSink: (any QueuedTableSink)?
+    /// `queuedSink`'s queue, read once here: asking the sink for it per event cost the
+    /// producer two cache misses per session (the sink, then its session).
+    let queue: (any TableEventQueue)?
     let mode: SubscriptionMode
     let fields: [String]
     let schemaId: Int
@@ -111,6 +114,7 @@ final class TableRecord: @unchecked Sendable {
         self.sink = sink
         self.sharingSink = sink as? any SharedEncodingTableSink
         self.queuedSink = sink as? any QueuedTableSink
+        self.queue = queuedSink?.queue
         self.mode = plan.mode
         self.fields = plan.fields
         self.schemaId = schemaId
@@ -131,8 +135,8 @@ final class TableRecord: @unchecked Sendable {
     /// `send(_:shared:)`, straight to the sink's queue when nothing of this table waits or is
     /// being delivered (so the event cannot overtake one) and the section posts directly.
     func send(_ event: TableEvent, shared: SharedUpdateEncoding?, ctx: DispatchContext) -> Bool {
-        if let direct = ctx.direct, let queuedSink, !draining, outbox.isEmpty, !closed {
-            direct.posts.append(QueuedTableEvent(sink: queuedSink, event: event, shared: shared))
+        if let direct = ctx.direct, let queuedSink, let queue, !draining, outbox.isEmpty, !closed {
+            direct.posts.append(QueuedTableEvent(sink: queuedSink, event: event, shared: shared), to: queue)
             return false
         }
         return send(event, shared: shared)

@@ -119,7 +119,7 @@ public final class ItemEngine: Sendable {
                 if resumeNow { c.resume() }
             }
             // Events drains posted to a shared queue reach the sink before this returns.
-            table.queuedSink?.queue.flush()
+            table.queue?.flush()
         }
         for op in effects.upstream { await op.wait() }
     }
@@ -271,14 +271,15 @@ public final class ItemEngine: Sendable {
                 let sink = table.sink
                 let sharingSink = table.sharingSink
                 let queuedSink = table.queuedSink
+                let queue = table.queue
                 for item in delivered[i].1 {
                     switch item {
                     case .started(let handle):
                         // First in its table's outbox: nothing of this table is posted yet.
                         sink.started(handle)
                     case .event(let event, let shared):
-                        if let queuedSink {
-                            posts.append(QueuedTableEvent(sink: queuedSink, event: event, shared: shared))
+                        if let queuedSink, let queue {
+                            posts.append(QueuedTableEvent(sink: queuedSink, event: event, shared: shared), to: queue)
                         } else if let sharingSink {
                             sharingSink.deliver(event, shared: shared)
                         } else {

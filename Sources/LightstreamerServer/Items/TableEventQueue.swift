@@ -34,8 +34,8 @@ struct QueuedPosts {
     private var groups: [(queue: any TableEventQueue, events: [QueuedTableEvent])] = []
     private var last = 0
 
-    mutating func append(_ event: QueuedTableEvent) {
-        let queue = event.sink.queue
+    /// `queue` is `event.sink.queue`, which the caller keeps at hand.
+    mutating func append(_ event: QueuedTableEvent, to queue: any TableEventQueue) {
         if last < groups.count, groups[last].queue === queue {
             groups[last].events.append(event)
             return
