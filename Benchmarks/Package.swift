@@ -34,6 +34,11 @@ let package = Package(
             path: "Sources/tlcp-ops"
         ),
         .executableTarget(
+            name: "server-ops",
+            dependencies: [.product(name: "LightstreamerServer", package: "lightstreamer-swift")],
+            path: "Sources/server-ops"
+        ),
+        .executableTarget(
             name: "client-ops",
             dependencies: [.product(name: "LightstreamerClient", package: "lightstreamer-swift")],
             path: "Sources/client-ops"

@@ -173,19 +173,57 @@ public struct UpdateNotification: Sendable, Hashable {
         return out
     }
 
-    /// `U,<subscriptionId>,<item>,` followed by `encodedValues`.
+    /// `U,<subscriptionId>,<item>,` followed by `encodedValues`, written straight into the
+    /// string's storage (no byte array in between: this runs once per update per session).
     public static func line(subscriptionId: Int, item: Int, encodedValues: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(16 + encodedValues.count)
-        out.append(UInt8(ascii: "U"))
-        out.append(UInt8(ascii: ","))
-        appendDecimal(subscriptionId, to: &out)
-        out.append(UInt8(ascii: ","))
-        appendDecimal(item, to: &out)
-        out.append(UInt8(ascii: ","))
-        out.append(contentsOf: encodedValues)
-        return String(decoding: out, as: UTF8.self)
+        // "U," + two numbers of at most 20 digits and a sign + two commas.
+        let capacity = 2 + 21 + 1 + 21 + 1 + encodedValues.count
+        return String(unsafeUninitializedCapacity: capacity) { out in
+            var i = 0
+            out[i] = UInt8(ascii: "U")
+            out[i + 1] = UInt8(ascii: ",")
+            i += 2
+            i = writeDecimal(subscriptionId, into: out, at: i)
+            out[i] = UInt8(ascii: ",")
+            i = writeDecimal(item, into: out, at: i + 1)
+            out[i] = UInt8(ascii: ",")
+            i += 1
+            for byte in encodedValues {
+                out[i] = byte
+                i += 1
+            }
+            return i
+        }
     }
+}
+
+/// Writes `value` in decimal into `out` from `start`; returns the index after the last digit.
+/// `out` must have room for 21 bytes from `start` (a sign and 20 digits).
+@inline(__always)
+func writeDecimal(_ value: Int, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+    var i = start
+    if value < 0 {
+        out[i] = UInt8(ascii: "-")
+        i += 1
+    }
+    var magnitude = value.magnitude
+    if magnitude < 10 {
+        out[i] = UInt8(truncatingIfNeeded: magnitude) &+ 0x30
+        return i + 1
+    }
+    var digits = 0
+    var m = magnitude
+    while m > 0 {
+        digits += 1
+        m /= 10
+    }
+    var j = i + digits - 1
+    while magnitude > 0 {
+        out[j] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 0x30
+        magnitude /= 10
+        j -= 1
+    }
+    return i + digits
 }
 
 /// Writes an integer in decimal.

@@ -241,6 +241,9 @@ struct ProjectionCache {
     /// The item whose event is being projected: it keeps the previous shared row per schema.
     let record: ItemRecord
     private var merged: [Int: ([String?], SharedUpdateEncoding)] = [:]
+    /// The last MERGE row asked for: an item's subscribers almost all share one schema, and
+    /// comparing an `Int` costs far less than hashing it.
+    private var lastMerged: (schemaId: Int, row: [String?], encoding: SharedUpdateEncoding)?
     private var event: [Int: ([String?], SharedUpdateEncoding)] = [:]
     private var command: [Int: [String?]] = [:]
 
@@ -254,9 +257,15 @@ struct ProjectionCache {
 
     /// The MERGE row with the encoding sessions may share (`SharedUpdateEncoding`).
     mutating func mergedShared(_ state: ItemState, schemaId: Int, fields: [String]) -> ([String?], SharedUpdateEncoding) {
-        if let r = merged[schemaId] { return r }
-        let r = shared(project(state.row, onto: fields), key: schemaId << 1)
-        merged[schemaId] = r
+        if let last = lastMerged, last.schemaId == schemaId { return (last.row, last.encoding) }
+        let r: ([String?], SharedUpdateEncoding)
+        if let cached = merged[schemaId] {
+            r = cached
+        } else {
+            r = shared(project(state.row, onto: fields), key: schemaId << 1)
+            merged[schemaId] = r
+        }
+        lastMerged = (schemaId, r.0, r.1)
         return r
     }
 

@@ -30,4 +30,9 @@ extension SessionStateMachine {
         guard let i = tables.index(forKey: id) else { return nil }
         return body(&tables.values[i])
     }
+
+    /// `withTable` for an index already looked up (valid while `tables` is not changed).
+    mutating func withTable<R>(at index: Dictionary<Int, SessionTable>.Index, _ body: (inout SessionTable) -> R) -> R {
+        body(&tables.values[index])
+    }
 }

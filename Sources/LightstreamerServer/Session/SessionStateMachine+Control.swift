@@ -250,32 +250,41 @@ extension SessionStateMachine {
 
     /// `tableEvent` without taking the output (a batch takes it once).
     mutating func handleTableEvent(_ id: Int, _ event: TableEvent, shared: SharedUpdateEncoding? = nil, now: Int64) {
-        guard !isClosed else { return }
-        let early = withTable(id) { t -> Bool in
-            guard case .subscribing = t.state else { return false }
-            t.early.append(event)
-            return true
+        // One lookup of the table per event (the early check and the delivery share it).
+        guard !isClosed, let index = tables.index(forKey: id) else { return }
+        if case .subscribing = tables.values[index].state {
+            tables.values[index].early.append(event)
+            return
         }
-        if early == false { deliver(id, event, shared: shared, now: now) }
+        deliver(at: index, id, event, shared: shared, now: now)
     }
 
     mutating func deliver(_ id: Int, _ event: TableEvent, shared: SharedUpdateEncoding? = nil, now: Int64) {
+        guard let index = tables.index(forKey: id) else { return }
+        deliver(at: index, id, event, shared: shared, now: now)
+    }
+
+    /// `deliver` for the table at `index` in `tables` (which holds until `tables` changes:
+    /// nothing below touches another table before the line is made).
+    private mutating func deliver(
+        at index: Dictionary<Int, SessionTable>.Index, _ id: Int, _ event: TableEvent, shared: SharedUpdateEncoding?, now: Int64
+    ) {
         let diffs = self.diffs
         if case .update(let item, let values, _) = event, let shared {
             // The common case: the bytes other sessions already encoded for this update.
-            let line = withTable(id) { t -> String? in
+            let line = withTable(at: index) { t -> String? in
                 guard let grant = t.grant, item >= 1, item <= grant.itemCount, values.count == grant.fieldCount,
                     let encoded = shared.encodedValues(previous: t.rows[item - 1], values: values, diffs: diffs)
                 else { return nil }
                 t.rows[item - 1] = values
                 return UpdateNotification.line(subscriptionId: id, item: item, encodedValues: encoded)
             }
-            if let line = line ?? nil {
+            if let line {
                 emitLine(line, isUpdate: true, now: now)
                 return
             }
         }
-        let notification: TLCPNotification?? = withTable(id) { t -> TLCPNotification? in
+        let notification = withTable(at: index) { t -> TLCPNotification? in
             guard let grant = t.grant else { return nil }
             switch event {
             case .update(let item, let values, _):
@@ -295,6 +304,6 @@ extension SessionStateMachine {
                 return .overflow(subscriptionId: id, item: item, lostCount: lost)
             }
         }
-        if let n = notification ?? nil { emitData(n, now: now) }
+        if let notification { emitData(notification, now: now) }
     }
 }

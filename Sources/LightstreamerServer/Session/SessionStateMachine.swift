@@ -257,27 +257,34 @@ public struct SessionStateMachine: Sendable {
                 maxCount: settings.recoveryMaxNotifications)
         }
         while let b = binding, delivered < log.lastProgressive {
-            let next: (line: Substring, isUpdate: Bool)
             if let appended, delivered + 1 == log.lastProgressive {
-                // The common case: the line just logged, and nothing else waits.
-                next = (Substring(appended.line), appended.isUpdate)
+                // The common case: the line just logged, and nothing else waits. Written from
+                // the caller's string (a `Substring` of it would cost a conversion and an
+                // O(n) byte count).
+                guard mayWrite(appended.line.utf8.count + 2, on: b, now: now) else { return }
+                write(appended.line, to: b.connection, isUpdate: appended.isUpdate, now: now)
             } else {
                 guard let entry = log.entry(delivered + 1) else { break }
-                next = (entry.line, entry.isUpdate)
+                guard mayWrite(entry.line.utf8.count + 2, on: b, now: now) else { return }
+                write(entry.line, to: b.connection, isUpdate: entry.isUpdate, now: now)
             }
-            let bytes = next.line.utf8.count + 2
-            if let limit = b.contentLength, b.bytesWritten + bytes + 16 > limit {
-                endPoll(now: now)
-                return
-            }
-            if let retry = limiter.consume(bytes, now: now) {
-                output.actions.append(.armTimer(.bandwidth, atMillis: retry))
-                return
-            }
-            write(next.line, to: b.connection, isUpdate: next.isUpdate, now: now)
             delivered += 1
             wroteDataSinceBind = true
         }
+    }
+
+    /// Whether `bytes` more may go on the stream now; if not, ends the poll (its content
+    /// length is reached) or arms the bandwidth timer.
+    private mutating func mayWrite(_ bytes: Int, on b: Binding, now: Int64) -> Bool {
+        if let limit = b.contentLength, b.bytesWritten + bytes + 16 > limit {
+            endPoll(now: now)
+            return false
+        }
+        if let retry = limiter.consume(bytes, now: now) {
+            output.actions.append(.armTimer(.bandwidth, atMillis: retry))
+            return false
+        }
+        return true
     }
 
     // MARK: - Timers and connections
