@@ -37,10 +37,17 @@ final class SharedUpdateEncoding: Sendable {
         previous sessionPrevious: [String?]?, values sessionValues: [String?],
         diffs: Set<DiffFormat>
     ) -> [UInt8]? {
+        encodedValues(previous: sessionPrevious, values: sessionValues, diffs: diffs, mask: Self.mask(diffs))
+    }
+
+    /// The same, with `mask(diffs)` computed once by the session rather than per update.
+    func encodedValues(
+        previous sessionPrevious: [String?]?, values sessionValues: [String?],
+        diffs: Set<DiffFormat>, mask: UInt8
+    ) -> [UInt8]? {
         // Array equality compares storage identity first: sessions that received the
         // engine's rows hold these very buffers, so the check is two pointer comparisons.
         guard sessionValues == values, sessionPrevious == previous else { return nil }
-        let mask = Self.mask(diffs)
         return cache.withLockedValue { cached -> [UInt8]? in
             if let cached {
                 return cached.diffs == mask ? cached.bytes : nil
@@ -52,7 +59,7 @@ final class SharedUpdateEncoding: Sendable {
     }
 
     /// The formats as bits: comparing two sets costs hashing, which this path cannot afford.
-    private static func mask(_ diffs: Set<DiffFormat>) -> UInt8 {
+    static func mask(_ diffs: Set<DiffFormat>) -> UInt8 {
         var mask: UInt8 = 0
         for format in diffs {
             switch format {

@@ -270,11 +270,12 @@ extension SessionStateMachine {
         at index: Dictionary<Int, SessionTable>.Index, _ id: Int, _ event: TableEvent, shared: SharedUpdateEncoding?, now: Int64
     ) {
         let diffs = self.diffs
+        let diffMask = self.diffMask
         if case .update(let item, let values, _) = event, let shared {
             // The common case: the bytes other sessions already encoded for this update.
             let line = withTable(at: index) { t -> String? in
                 guard let grant = t.grant, item >= 1, item <= grant.itemCount, values.count == grant.fieldCount,
-                    let encoded = shared.encodedValues(previous: t.rows[item - 1], values: values, diffs: diffs)
+                    let encoded = shared.encodedValues(previous: t.rows[item - 1], values: values, diffs: diffs, mask: diffMask)
                 else { return nil }
                 t.rows[item - 1] = values
                 return UpdateNotification.line(subscriptionId: id, item: item, encodedValues: encoded)

@@ -27,6 +27,8 @@ public struct SessionStateMachine: Sendable {
     /// Shared by the sessions of one manager: one copy of the ~300 bytes for all of them.
     let sharedSettings: SharedSessionSettings
     let diffs: Set<DiffFormat>
+    /// `diffs` as `SharedUpdateEncoding` compares them, computed once.
+    let diffMask: UInt8
     /// `LS_reduce_head` on create: no CONS for the whole session.
     let reduceHeadSession: Bool
     /// The Metadata Adapter's bandwidth limit for the user (kbps).
@@ -92,6 +94,7 @@ public struct SessionStateMachine: Sendable {
         } else {
             self.diffs = []
         }
+        self.diffMask = SharedUpdateEncoding.mask(diffs)
         self.reduceHeadSession = version.supports(.reduceHead) && create.stream.reduceHead == true
         self.allowedMaxBandwidth = allowedMaxBandwidth
         self.requestedBandwidth = create.requestedMaxBandwidth
