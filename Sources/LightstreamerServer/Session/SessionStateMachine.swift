@@ -193,12 +193,6 @@ public struct SessionStateMachine: Sendable {
         output.writeLine(line, to: conn, updates: isUpdate ? 1 : 0)
     }
 
-    /// `write` for a line held by the `NotificationLog`.
-    mutating func write(_ line: Substring, to conn: ConnectionID, isUpdate: Bool, now: Int64) {
-        noteWrite(bytes: line.utf8.count + 2, to: conn, now: now)
-        output.writeLine(line, to: conn, updates: isUpdate ? 1 : 0)
-    }
-
     private mutating func noteWrite(bytes: Int, to conn: ConnectionID, now: Int64) {
         if binding?.connection == conn {
             modifyBinding { b in
@@ -262,8 +256,7 @@ public struct SessionStateMachine: Sendable {
         while let b = binding, delivered < log.lastProgressive {
             if let appended, delivered + 1 == log.lastProgressive {
                 // The common case: the line just logged, and nothing else waits. Written from
-                // the caller's string (a `Substring` of it would cost a conversion and an
-                // O(n) byte count).
+                // the caller's string rather than read back from the log.
                 guard mayWrite(appended.line.utf8.count + 2, on: b, now: now) else { return }
                 write(appended.line, to: b.connection, isUpdate: appended.isUpdate, now: now)
             } else {
