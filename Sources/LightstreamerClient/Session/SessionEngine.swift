@@ -54,6 +54,8 @@ struct SessionEngine {
     var subscriptionKeyByID: [Int: Int] = [:]
     /// The session's line counts (see `LineCount` for why they are not in `Session`).
     var lines = LineCount()
+    /// The tokens of the last `U` line (reused from line to line).
+    var updateTokens = UpdateLineTokens()
     var messages: [Int: EngineMessage] = [:]
 
     init(settings: Settings = Settings(), seed: UInt64 = 0x5EED) {
