@@ -73,22 +73,26 @@ public struct UpdateLineTokens: Sendable {
         self.item = item
         if tokens.capacity < 16 { tokens.reserveCapacity(16) }
         var start = i
+        var escaped = false
         while true {
-            if i == n || line[i] == UInt8(ascii: "|") {
-                if let error = token(line, start, i) { return error }
+            let b = i == n ? UInt8(ascii: "|") : line[i]
+            if b == UInt8(ascii: "|") {
+                if let error = token(line, start, i, escaped: escaped) { return error }
                 if i == n { break }
                 i += 1
                 start = i
+                escaped = false
             } else {
+                if b == UInt8(ascii: "%") { escaped = true }
                 i += 1
             }
         }
         return nil
     }
 
-    /// One token, `line[start..<end]`, as `FieldDelta.parseToken` reads it.
+    /// One token, `line[start..<end]` (`escaped`: it holds a `%`), as `FieldDelta.parseToken` reads it.
     @inline(__always)
-    private mutating func token(_ line: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> TLCPLineError? {
+    private mutating func token(_ line: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, escaped: Bool) -> TLCPLineError? {
         guard start < end else {
             tokens.append(UpdateToken(.unchanged))
             return nil
@@ -104,18 +108,7 @@ public struct UpdateLineTokens: Sendable {
                 return nil
             }
         }
-        var plain = first != UInt8(ascii: "^")
-        if plain {
-            var k = start
-            while k < end {
-                if line[k] == UInt8(ascii: "%") {
-                    plain = false
-                    break
-                }
-                k += 1
-            }
-        }
-        if plain {
+        if first != UInt8(ascii: "^") && !escaped {
             tokens.append(UpdateToken(.literal, start: start, end: end))
             return nil
         }
