@@ -122,19 +122,19 @@ struct JSONWriter: ~Copyable {
         reserve(n + 2)
         base[count] = UInt8(ascii: "\"")
         count += 1
-        var clean = true
-        for b in p where b < 0x20 || b == 0x22 || b == 0x5C {
-            clean = false
-            break
+        // Copied while checked, up to the first byte that needs escaping (if any).
+        var clean = 0
+        let out = base + count
+        while clean < n {
+            let b = p[clean]
+            if b < 0x20 || b == 0x22 || b == 0x5C { break }
+            out[clean] = b
+            clean += 1
         }
-        if clean {
-            if let from = p.baseAddress, n > 0 {
-                (base + count).update(from: from, count: n)
-                count += n
-            }
-        } else {
-            var runStart = 0
-            for i in 0..<n {
+        count += clean
+        if clean < n {
+            var runStart = clean
+            for i in clean..<n {
                 let b = p[i]
                 guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
                 if runStart < i { append(UnsafeBufferPointer(rebasing: p[runStart..<i])) }

@@ -141,23 +141,26 @@ struct UpdateJSON {
     private var positionKeyEnds: [Int] = []
 
     mutating func write(_ w: inout JSONWriter, sub: String, _ u: ItemUpdate, names byName: Bool) {
-        let (values, changed, fieldNames) = u.fieldArrays
+        u.withFieldBytes { fields in write(&w, sub: sub, u, fields, names: byName) }
+    }
+
+    private mutating func write(_ w: inout JSONWriter, sub: String, _ u: ItemUpdate, _ fields: FieldBytes, names byName: Bool) {
         w.raw("{\"changed\":")
-        if byName, let fieldNames {
+        if byName, let fieldNames = fields.names {
             prepare(fieldNames)
-            writeByName(&w, values, changed, onlyChanged: true)
+            writeByName(&w, fields, onlyChanged: true)
             w.raw(",\"event\":\"update\",\"fields\":")
-            writeByName(&w, values, changed, onlyChanged: false)
+            writeByName(&w, fields, onlyChanged: false)
         } else if byName {
             // Not the library's own ItemUpdate: through its dictionaries.
             Self.writeDictionary(&w, u.changedFields)
             w.raw(",\"event\":\"update\",\"fields\":")
             Self.writeDictionary(&w, u.fields)
         } else {
-            preparePositions(values.count)
-            writeByPosition(&w, values, changed, onlyChanged: true)
+            preparePositions(fields.count)
+            writeByPosition(&w, fields, onlyChanged: true)
             w.raw(",\"event\":\"update\",\"fields\":")
-            writeByPosition(&w, values, changed, onlyChanged: false)
+            writeByPosition(&w, fields, onlyChanged: false)
         }
         w.raw(",\"item\":")
         if let name = u.itemName { w.string(name) } else { w.null() }
@@ -199,7 +202,14 @@ struct UpdateJSON {
         }
     }
 
-    private func writeByName(_ w: inout JSONWriter, _ values: [String?], _ changed: [Bool], onlyChanged: Bool) {
+    /// The value at index `i` as a JSON string, or null.
+    @inline(__always)
+    private static func value(_ w: inout JSONWriter, _ fields: FieldBytes, _ i: Int) {
+        if let bytes = fields.value(i) { w.string(utf8: bytes) } else { w.null() }
+    }
+
+    private func writeByName(_ w: inout JSONWriter, _ fields: FieldBytes, onlyChanged: Bool) {
+        let count = fields.count
         w.byte(UInt8(ascii: "{"))
         var first = true
         keyBytes.withUnsafeBufferPointer { keys in
@@ -211,29 +221,29 @@ struct UpdateJSON {
                 if let repeated {
                     // The last position with this name that is present (and changed, for `changed`).
                     pick = -1
-                    for i in repeated[e] where i < values.count && (!onlyChanged || changed[i]) { pick = i }
+                    for i in repeated[e] where i < count && (!onlyChanged || fields.isChanged(i)) { pick = i }
                     guard pick >= 0 else { continue }
                 } else {
-                    guard pick < values.count, !onlyChanged || changed[pick] else { continue }
+                    guard pick < count, !onlyChanged || fields.isChanged(pick) else { continue }
                 }
                 if !first { w.byte(UInt8(ascii: ",")) }
                 first = false
                 w.append(UnsafeBufferPointer(rebasing: keys[start..<end]))
-                if let v = values[pick] { w.string(v) } else { w.null() }
+                Self.value(&w, fields, pick)
             }
         }
         w.byte(UInt8(ascii: "}"))
     }
 
-    private func writeByPosition(_ w: inout JSONWriter, _ values: [String?], _ changed: [Bool], onlyChanged: Bool) {
+    private func writeByPosition(_ w: inout JSONWriter, _ fields: FieldBytes, onlyChanged: Bool) {
         w.byte(UInt8(ascii: "{"))
         var first = true
         positionKeyBytes.withUnsafeBufferPointer { keys in
-            for i in values.indices where !onlyChanged || changed[i] {
+            for i in 0..<fields.count where !onlyChanged || fields.isChanged(i) {
                 if !first { w.byte(UInt8(ascii: ",")) }
                 first = false
                 w.append(UnsafeBufferPointer(rebasing: keys[(i == 0 ? 0 : positionKeyEnds[i - 1])..<positionKeyEnds[i]]))
-                if let v = values[i] { w.string(v) } else { w.null() }
+                Self.value(&w, fields, i)
             }
         }
         w.byte(UInt8(ascii: "}"))

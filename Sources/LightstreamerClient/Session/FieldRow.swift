@@ -64,6 +64,11 @@ struct FieldRow: @unchecked Sendable {
         }
     }
 
+    /// Calls `body` with the row's tail bytes (the layout above; `FieldBytes` reads it too).
+    func withBytes<R>(_ body: (UnsafePointer<UInt8>) -> R) -> R {
+        withUnsafeMutablePointerToElements { body(UnsafePointer($0)) }
+    }
+
     /// The value of field `i` (0-based); nil when null or out of range.
     func string(_ i: Int) -> String? {
         withValue(i) { bytes in bytes.map { String(decoding: $0, as: UTF8.self) } }
