@@ -190,7 +190,7 @@ final class UpdateTable: @unchecked Sendable {
     init(fields: [String]?) { self.fields = fields }
 
     func print(_ u: ItemUpdate) {
-        u.withFieldBytes { values in printRow(u, values) }
+        printRow(u, u.fieldBytes)
     }
 
     private func printRow(_ u: ItemUpdate, _ values: FieldBytes) {
@@ -207,7 +207,9 @@ final class UpdateTable: @unchecked Sendable {
             }
             if let name = u.itemName { Self.pad(&w, name) } else { Self.pad(&w, String(u.itemPos)) }
             for i in 0..<values.count {
-                if let bytes = values.value(i) { Self.pad(&w, utf8: bytes) } else { Self.pad(&w, "∅") }
+                values.withValue(i) { bytes in
+                    if let bytes { Self.pad(&w, utf8: bytes) } else { Self.pad(&w, "∅") }
+                }
             }
             w.byte(0x0A)
         }

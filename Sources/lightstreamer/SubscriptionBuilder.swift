@@ -141,7 +141,7 @@ struct UpdateJSON {
     private var positionKeyEnds: [Int] = []
 
     mutating func write(_ w: inout JSONWriter, sub: String, _ u: ItemUpdate, names byName: Bool) {
-        u.withFieldBytes { fields in write(&w, sub: sub, u, fields, names: byName) }
+        write(&w, sub: sub, u, u.fieldBytes, names: byName)
     }
 
     private mutating func write(_ w: inout JSONWriter, sub: String, _ u: ItemUpdate, _ fields: FieldBytes, names byName: Bool) {
@@ -205,34 +205,56 @@ struct UpdateJSON {
     /// The value at index `i` as a JSON string, or null.
     @inline(__always)
     private static func value(_ w: inout JSONWriter, _ fields: FieldBytes, _ i: Int) {
-        if let bytes = fields.value(i) { w.string(utf8: bytes) } else { w.null() }
+        fields.withValue(i) { bytes in
+            if let bytes { w.string(utf8: bytes) } else { w.null() }
+        }
     }
 
     private func writeByName(_ w: inout JSONWriter, _ fields: FieldBytes, onlyChanged: Bool) {
         let count = fields.count
-        w.byte(UInt8(ascii: "{"))
-        var first = true
-        keyBytes.withUnsafeBufferPointer { keys in
-            var start = 0
-            for e in 0..<positions.count {
-                let end = keyEnds[e]
-                defer { start = end }
-                var pick = positions[e]
-                if let repeated {
-                    // The last position with this name that is present (and changed, for `changed`).
-                    pick = -1
-                    for i in repeated[e] where i < count && (!onlyChanged || fields.isChanged(i)) { pick = i }
-                    guard pick >= 0 else { continue }
-                } else {
-                    guard pick < count, !onlyChanged || fields.isChanged(pick) else { continue }
+        // Written straight into the buffer, after one reservation for the most it may take:
+        // the keys, each value's bytes escaped (at most 6 per byte), quotes or null and a comma
+        // per entry, the braces.
+        let bound = keyBytes.count + JSONWriter.stringBound(fields.dataByteCount) + 8 * positions.count + 2
+        w.writing(upTo: bound) { o in
+            o[0] = UInt8(ascii: "{")
+            var k = 1
+            var first = true
+            keyBytes.withUnsafeBufferPointer { keys in
+                guard let keyBase = keys.baseAddress else { return }
+                var start = 0
+                for e in 0..<positions.count {
+                    let end = keyEnds[e]
+                    defer { start = end }
+                    var pick = positions[e]
+                    if let repeated {
+                        // The last position with this name that is present (and changed, for `changed`).
+                        pick = -1
+                        for i in repeated[e] where i < count && (!onlyChanged || fields.isChanged(i)) { pick = i }
+                        guard pick >= 0 else { continue }
+                    } else {
+                        guard pick < count, !onlyChanged || fields.isChanged(pick) else { continue }
+                    }
+                    if !first {
+                        o[k] = UInt8(ascii: ",")
+                        k += 1
+                    }
+                    first = false
+                    (o + k).update(from: keyBase + start, count: end - start)
+                    k += end - start
+                    k += fields.withValue(pick) { bytes -> Int in
+                        if let bytes { return JSONWriter.writeString(bytes, at: o + k) }
+                        o[k] = UInt8(ascii: "n")
+                        o[k + 1] = UInt8(ascii: "u")
+                        o[k + 2] = UInt8(ascii: "l")
+                        o[k + 3] = UInt8(ascii: "l")
+                        return 4
+                    }
                 }
-                if !first { w.byte(UInt8(ascii: ",")) }
-                first = false
-                w.append(UnsafeBufferPointer(rebasing: keys[start..<end]))
-                Self.value(&w, fields, pick)
             }
+            o[k] = UInt8(ascii: "}")
+            return k + 1
         }
-        w.byte(UInt8(ascii: "}"))
     }
 
     private func writeByPosition(_ w: inout JSONWriter, _ fields: FieldBytes, onlyChanged: Bool) {

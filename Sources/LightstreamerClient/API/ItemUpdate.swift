@@ -155,47 +155,59 @@ extension ItemUpdate {
 }
 
 /// The values and changed flags of an update read in place, as the library holds them: no
-/// `String` per value. For the `lightstreamer` CLI's printers (SPI, not public API). Valid only
-/// inside the `withFieldBytes` call that provides it. (It reads `FieldRow`'s layout.)
+/// `String` per value. For the `lightstreamer` CLI's printers (SPI, not public API). (Its
+/// inlinable readers read `FieldRow`'s layout.)
 @_spi(Printing) public struct FieldBytes {
-    @usableFromInline let base: UnsafePointer<UInt8>
-    /// Fields in the update.
-    public let count: Int
+    @usableFromInline let row: FieldRow
     /// The field names, when the subscription has field lists.
     public let names: [String]?
 
-    @usableFromInline init(base: UnsafePointer<UInt8>, count: Int, names: [String]?) {
-        self.base = base
-        self.count = count
+    init(row: FieldRow, names: [String]?) {
+        self.row = row
         self.names = names
+    }
+
+    /// Fields in the update.
+    @inlinable public var count: Int { row.count }
+
+    /// The bytes of all the values together.
+    @inlinable public var dataByteCount: Int {
+        let n = row.count
+        guard n > 0 else { return 0 }
+        return row.buffer.withUnsafeMutablePointerToElements { base in
+            // Null fields keep the running end too: the last end is the end of the data.
+            Int(UnsafeRawPointer(base).loadUnaligned(fromByteOffset: 4 * (n - 1), as: UInt32.self) & 0x7FFF_FFFF) - 5 * n
+        }
     }
 
     /// Whether the field at index `i` (position `i + 1`) changed.
     @inlinable public func isChanged(_ i: Int) -> Bool {
-        guard i >= 0, i < count else { return false }
-        return base[4 * count + i] != 0
+        let n = row.count
+        guard i >= 0, i < n else { return false }
+        return row.buffer.withUnsafeMutablePointerToElements { $0[4 * n + i] != 0 }
     }
 
-    /// The UTF-8 bytes of the field at index `i` (position `i + 1`), nil when null or out of range.
-    @inlinable public func value(_ i: Int) -> UnsafeBufferPointer<UInt8>? {
-        guard i >= 0, i < count else { return nil }
-        let raw = UnsafeRawPointer(base)
-        let end = raw.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)
-        if end & 0x8000_0000 != 0 { return nil }
-        let start = i == 0 ? 5 * count : Int(raw.loadUnaligned(fromByteOffset: 4 * (i - 1), as: UInt32.self) & 0x7FFF_FFFF)
-        return UnsafeBufferPointer(start: base + start, count: Int(end) - start)
+    /// Calls `body` with the UTF-8 bytes of the field at index `i` (position `i + 1`), nil when
+    /// null or out of range.
+    @inlinable public func withValue<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+        let n = row.count
+        guard i >= 0, i < n else { return body(nil) }
+        return row.buffer.withUnsafeMutablePointerToElements { base in
+            let raw = UnsafeRawPointer(base)
+            let end = raw.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)
+            if end & 0x8000_0000 != 0 { return body(nil) }
+            let start = i == 0 ? 5 * n : Int(raw.loadUnaligned(fromByteOffset: 4 * (i - 1), as: UInt32.self) & 0x7FFF_FFFF)
+            return body(UnsafeBufferPointer(start: base + start, count: Int(end) - start))
+        }
     }
 }
 
 extension ItemUpdate {
-    /// Calls `body` with the update's values in place (`FieldBytes`). Other `ItemUpdate`
-    /// implementations go through `fieldArrays`.
-    @_spi(Printing) public func withFieldBytes<R>(_ body: (FieldBytes) -> R) -> R {
-        if let u = self as? ItemUpdateValue {
-            return u.row.withBytes { body(FieldBytes(base: $0, count: u.row.count, names: u.fieldNames)) }
-        }
+    /// The update's values in place (`FieldBytes`). Other `ItemUpdate` implementations go
+    /// through `fieldArrays`.
+    @_spi(Printing) public var fieldBytes: FieldBytes {
+        if let u = self as? ItemUpdateValue { return FieldBytes(row: u.row, names: u.fieldNames) }
         let (values, changed, names) = fieldArrays
-        let row = FieldRow.make(values: values, changed: changed)
-        return row.withBytes { body(FieldBytes(base: $0, count: row.count, names: names)) }
+        return FieldBytes(row: FieldRow.make(values: values, changed: changed), names: names)
     }
 }

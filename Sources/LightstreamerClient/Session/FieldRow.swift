@@ -1,8 +1,8 @@
 import TLCP
 
-struct FieldRowHeader {
+@usableFromInline struct FieldRowHeader {
     /// Fields in the row.
-    var count: Int
+    @usableFromInline var count: Int
 }
 
 /// The values of one item after one update and their changed flags, in one allocation of
@@ -13,17 +13,18 @@ struct FieldRowHeader {
 /// marks null), `n` changed flags (0 or 1), then the values' UTF-8 bytes back to back; field
 /// `i` spans from the end of field `i - 1` (or from `5n`) to its own end. Immutable once made,
 /// so shared freely between the engine's item state, the `ItemUpdate` and the subscription.
+/// (`FieldBytes`, the CLI's SPI, reads the same layout.)
 ///
 /// `@unchecked Sendable`: the bytes are written once, before the row is shared, and only read after.
-struct FieldRow: @unchecked Sendable {
+@usableFromInline struct FieldRow: @unchecked Sendable {
     private static let nullBit: UInt32 = 0x8000_0000
 
-    final class Buffer: ManagedBuffer<FieldRowHeader, UInt8> {}
+    @usableFromInline final class Buffer: ManagedBuffer<FieldRowHeader, UInt8> {}
 
-    private let buffer: Buffer
+    @usableFromInline let buffer: Buffer
     /// Fields in the row (also in the buffer's header; kept here so that reading it costs no
     /// exclusivity check on the buffer).
-    let count: Int
+    @usableFromInline let count: Int
 
     @inline(__always)
     private func withUnsafeMutablePointerToElements<R>(_ body: (UnsafeMutablePointer<UInt8>) -> R) -> R {
@@ -62,11 +63,6 @@ struct FieldRow: @unchecked Sendable {
             guard let r = Self.bounds(p, n, i) else { return body(nil) }
             return body(UnsafeBufferPointer(start: p + r.lowerBound, count: r.count))
         }
-    }
-
-    /// Calls `body` with the row's tail bytes (the layout above; `FieldBytes` reads it too).
-    func withBytes<R>(_ body: (UnsafePointer<UInt8>) -> R) -> R {
-        withUnsafeMutablePointerToElements { body(UnsafePointer($0)) }
     }
 
     /// The value of field `i` (0-based); nil when null or out of range.
