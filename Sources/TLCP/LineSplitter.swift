@@ -40,4 +40,28 @@ public struct LineSplitter: Sendable {
     public static func lines(ofMessage text: String) -> [Substring] {
         TLCPRequestParser.splitLines(Substring(text))
     }
+
+    /// The lines of a complete WS message given as its bytes: the same lines as
+    /// `lines(ofMessage: String(decoding: bytes, as: UTF8.self))` (invalid UTF-8 repaired with
+    /// U+FFFD), each line made once, straight from its bytes, without making the whole message
+    /// a `String` first.
+    public static func lines(ofMessageBytes bytes: UnsafeBufferPointer<UInt8>) -> [String] {
+        var lines: [String] = []
+        var start = 0
+        let n = bytes.count
+        while true {
+            let end = bytes.firstIndex(of: UInt8(ascii: "\n"), from: start, to: n) ?? n
+            let contentEnd = end > start && bytes[end - 1] == UInt8(ascii: "\r") ? end - 1 : end
+            if end == n {
+                // An empty last piece (the message ends with its last line's LF) is no line,
+                // unless it is the only one.
+                if lines.isEmpty || start < contentEnd {
+                    lines.append(String(decoding: bytes.slice(start, contentEnd), as: UTF8.self))
+                }
+                return lines
+            }
+            lines.append(String(decoding: bytes.slice(start, contentEnd), as: UTF8.self))
+            start = end + 1
+        }
+    }
 }

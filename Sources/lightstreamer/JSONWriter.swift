@@ -118,52 +118,56 @@ struct JSONWriter: ~Copyable {
 
     /// A string from its UTF-8 bytes (already valid UTF-8: Swift strings are).
     mutating func string(utf8 p: UnsafeBufferPointer<UInt8>) {
-        let n = p.count
-        reserve(n + 2)
-        base[count] = UInt8(ascii: "\"")
-        count += 1
-        var clean = true
-        for b in p where b < 0x20 || b == 0x22 || b == 0x5C {
-            clean = false
-            break
-        }
-        if clean {
-            if let from = p.baseAddress, n > 0 {
-                (base + count).update(from: from, count: n)
-                count += n
-            }
-        } else {
-            var runStart = 0
-            for i in 0..<n {
-                let b = p[i]
-                guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
-                if runStart < i { append(UnsafeBufferPointer(rebasing: p[runStart..<i])) }
-                escape(b)
-                runStart = i + 1
-            }
-            if runStart < n { append(UnsafeBufferPointer(rebasing: p[runStart..<n])) }
-        }
-        byte(UInt8(ascii: "\""))
+        writing(upTo: Self.stringBound(p.count)) { Self.writeString(p, at: $0) }
     }
 
-    private mutating func escape(_ b: UInt8) {
-        byte(UInt8(ascii: "\\"))
-        switch b {
-        case 0x22: byte(0x22)
-        case 0x5C: byte(0x5C)
-        case 0x08: byte(UInt8(ascii: "b"))
-        case 0x09: byte(UInt8(ascii: "t"))
-        case 0x0A: byte(UInt8(ascii: "n"))
-        case 0x0C: byte(UInt8(ascii: "f"))
-        case 0x0D: byte(UInt8(ascii: "r"))
-        default:
-            let hex: StaticString = "0123456789abcdef"
-            raw("u00")
-            hex.withUTF8Buffer { h in
-                byte(h[Int(b >> 4)])
-                byte(h[Int(b & 0xF)])
+    /// Reserves room for `n` bytes and lets `body` write up to that many after the bytes
+    /// written so far; `body` returns how many it wrote.
+    @inline(__always)
+    mutating func writing(upTo n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        reserve(n)
+        count += body(base + count)
+    }
+
+    /// The most bytes `writeString` writes for `n` bytes of text (`\u00XX` is 6 per byte).
+    @inline(__always)
+    static func stringBound(_ n: Int) -> Int { 2 + 6 * n }
+
+    /// Writes the UTF-8 text `p` as a quoted JSON string at `o`, which must have room for
+    /// `stringBound(p.count)` bytes, and returns the bytes written.
+    @inline(__always)
+    static func writeString(_ p: UnsafeBufferPointer<UInt8>, at o: UnsafeMutablePointer<UInt8>) -> Int {
+        o[0] = UInt8(ascii: "\"")
+        var k = 1
+        for b in p {
+            guard b < 0x20 || b == 0x22 || b == 0x5C else {
+                o[k] = b
+                k += 1
+                continue
             }
+            o[k] = UInt8(ascii: "\\")
+            switch b {
+            case 0x22, 0x5C: o[k + 1] = b
+            case 0x08: o[k + 1] = UInt8(ascii: "b")
+            case 0x09: o[k + 1] = UInt8(ascii: "t")
+            case 0x0A: o[k + 1] = UInt8(ascii: "n")
+            case 0x0C: o[k + 1] = UInt8(ascii: "f")
+            case 0x0D: o[k + 1] = UInt8(ascii: "r")
+            default:
+                // Other control characters: \u00XX, lower-case hex.
+                let hi = b >> 4, lo = b & 0xF
+                o[k + 1] = UInt8(ascii: "u")
+                o[k + 2] = UInt8(ascii: "0")
+                o[k + 3] = UInt8(ascii: "0")
+                o[k + 4] = hi < 10 ? 0x30 + hi : 0x61 + hi - 10
+                o[k + 5] = lo < 10 ? 0x30 + lo : 0x61 + lo - 10
+                k += 6
+                continue
+            }
+            k += 2
         }
+        o[k] = UInt8(ascii: "\"")
+        return k + 1
     }
 
     mutating func string(_ s: String?) {

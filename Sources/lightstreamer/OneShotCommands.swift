@@ -142,6 +142,8 @@ struct SubscribeCommand: ParsableCommand {
         let keyField = fields?.firstIndex(of: "key").map { $0 + 1 }
         let commandField = fields?.firstIndex(of: "command").map { $0 + 1 }
         let isCommand = sub.mode == .COMMAND
+        // Read once: the option's property wrapper costs hundreds of instructions per read.
+        let count = self.count
         var received = 0
         printer.onUpdate = { u in
             if let live {
@@ -188,7 +190,10 @@ final class UpdateTable: @unchecked Sendable {
     init(fields: [String]?) { self.fields = fields }
 
     func print(_ u: ItemUpdate) {
-        let values = u.fieldArrays.values
+        printRow(u, u.fieldBytes)
+    }
+
+    private func printRow(_ u: ItemUpdate, _ values: FieldBytes) {
         Output.write { w in
             if !headerPrinted {
                 headerPrinted = true
@@ -196,12 +201,16 @@ final class UpdateTable: @unchecked Sendable {
                 if let fields {
                     for f in fields { Self.pad(&w, f) }
                 } else {
-                    for p in values.indices { Self.pad(&w, String(p + 1)) }
+                    for p in 0..<values.count { Self.pad(&w, String(p + 1)) }
                 }
                 w.byte(0x0A)
             }
             if let name = u.itemName { Self.pad(&w, name) } else { Self.pad(&w, String(u.itemPos)) }
-            for v in values { Self.pad(&w, v ?? "∅") }
+            for i in 0..<values.count {
+                values.withValue(i) { bytes in
+                    if let bytes { Self.pad(&w, utf8: bytes) } else { Self.pad(&w, "∅") }
+                }
+            }
             w.byte(0x0A)
         }
     }
@@ -210,19 +219,33 @@ final class UpdateTable: @unchecked Sendable {
     /// then at least one space, up to `width` characters.
     static func pad(_ w: inout JSONWriter, _ s: String) {
         var s = s
-        let done: Bool = s.withUTF8 { p in
-            // One byte per character: ASCII without CR (CR LF is one character).
-            for b in p where b >= 0x80 || b == 0x0D { return false }
-            if p.count > width - 1 {
-                w.append(UnsafeBufferPointer(rebasing: p[0..<(width - 2)]))
-                w.raw("… ")
-            } else {
-                w.append(p)
-                for _ in 0..<(width - p.count) { w.byte(0x20) }
-            }
-            return true
-        }
+        let done: Bool = s.withUTF8 { padASCII(&w, $0) }
         if done { return }
+        padCharacters(&w, s)
+    }
+
+    /// `pad` for a value given as its UTF-8 bytes (valid UTF-8).
+    static func pad(_ w: inout JSONWriter, utf8 p: UnsafeBufferPointer<UInt8>) {
+        if padASCII(&w, p) { return }
+        padCharacters(&w, String(decoding: p, as: UTF8.self))
+    }
+
+    /// `pad` when every character is one byte (ASCII without CR: CR LF is one character);
+    /// false, with nothing written, otherwise.
+    @inline(__always)
+    private static func padASCII(_ w: inout JSONWriter, _ p: UnsafeBufferPointer<UInt8>) -> Bool {
+        for b in p where b >= 0x80 || b == 0x0D { return false }
+        if p.count > width - 1 {
+            w.append(UnsafeBufferPointer(rebasing: p[0..<(width - 2)]))
+            w.raw("… ")
+        } else {
+            w.append(p)
+            for _ in 0..<(width - p.count) { w.byte(0x20) }
+        }
+        return true
+    }
+
+    private static func padCharacters(_ w: inout JSONWriter, _ s: String) {
         let t = s.count > width - 1 ? String(s.prefix(width - 2)) + "…" : s
         w.append(t)
         for _ in 0..<max(1, width - t.count) { w.byte(0x20) }

@@ -141,23 +141,26 @@ struct UpdateJSON {
     private var positionKeyEnds: [Int] = []
 
     mutating func write(_ w: inout JSONWriter, sub: String, _ u: ItemUpdate, names byName: Bool) {
-        let (values, changed, fieldNames) = u.fieldArrays
+        write(&w, sub: sub, u, u.fieldBytes, names: byName)
+    }
+
+    private mutating func write(_ w: inout JSONWriter, sub: String, _ u: ItemUpdate, _ fields: FieldBytes, names byName: Bool) {
         w.raw("{\"changed\":")
-        if byName, let fieldNames {
+        if byName, let fieldNames = fields.names {
             prepare(fieldNames)
-            writeByName(&w, values, changed, onlyChanged: true)
+            writeByName(&w, fields, onlyChanged: true)
             w.raw(",\"event\":\"update\",\"fields\":")
-            writeByName(&w, values, changed, onlyChanged: false)
+            writeByName(&w, fields, onlyChanged: false)
         } else if byName {
             // Not the library's own ItemUpdate: through its dictionaries.
             Self.writeDictionary(&w, u.changedFields)
             w.raw(",\"event\":\"update\",\"fields\":")
             Self.writeDictionary(&w, u.fields)
         } else {
-            preparePositions(values.count)
-            writeByPosition(&w, values, changed, onlyChanged: true)
+            preparePositions(fields.count)
+            writeByPosition(&w, fields, onlyChanged: true)
             w.raw(",\"event\":\"update\",\"fields\":")
-            writeByPosition(&w, values, changed, onlyChanged: false)
+            writeByPosition(&w, fields, onlyChanged: false)
         }
         w.raw(",\"item\":")
         if let name = u.itemName { w.string(name) } else { w.null() }
@@ -199,41 +202,70 @@ struct UpdateJSON {
         }
     }
 
-    private func writeByName(_ w: inout JSONWriter, _ values: [String?], _ changed: [Bool], onlyChanged: Bool) {
-        w.byte(UInt8(ascii: "{"))
-        var first = true
-        keyBytes.withUnsafeBufferPointer { keys in
-            var start = 0
-            for e in 0..<positions.count {
-                let end = keyEnds[e]
-                defer { start = end }
-                var pick = positions[e]
-                if let repeated {
-                    // The last position with this name that is present (and changed, for `changed`).
-                    pick = -1
-                    for i in repeated[e] where i < values.count && (!onlyChanged || changed[i]) { pick = i }
-                    guard pick >= 0 else { continue }
-                } else {
-                    guard pick < values.count, !onlyChanged || changed[pick] else { continue }
-                }
-                if !first { w.byte(UInt8(ascii: ",")) }
-                first = false
-                w.append(UnsafeBufferPointer(rebasing: keys[start..<end]))
-                if let v = values[pick] { w.string(v) } else { w.null() }
-            }
+    /// The value at index `i` as a JSON string, or null.
+    @inline(__always)
+    private static func value(_ w: inout JSONWriter, _ fields: FieldBytes, _ i: Int) {
+        fields.withValue(i) { bytes in
+            if let bytes { w.string(utf8: bytes) } else { w.null() }
         }
-        w.byte(UInt8(ascii: "}"))
     }
 
-    private func writeByPosition(_ w: inout JSONWriter, _ values: [String?], _ changed: [Bool], onlyChanged: Bool) {
+    private func writeByName(_ w: inout JSONWriter, _ fields: FieldBytes, onlyChanged: Bool) {
+        let count = fields.count
+        // Written straight into the buffer, after one reservation for the most it may take:
+        // the keys, each value's bytes escaped (at most 6 per byte), quotes or null and a comma
+        // per entry, the braces.
+        let bound = keyBytes.count + JSONWriter.stringBound(fields.dataByteCount) + 8 * positions.count + 2
+        w.writing(upTo: bound) { o in
+            o[0] = UInt8(ascii: "{")
+            var k = 1
+            var first = true
+            keyBytes.withUnsafeBufferPointer { keys in
+                guard let keyBase = keys.baseAddress else { return }
+                var start = 0
+                for e in 0..<positions.count {
+                    let end = keyEnds[e]
+                    defer { start = end }
+                    var pick = positions[e]
+                    if let repeated {
+                        // The last position with this name that is present (and changed, for `changed`).
+                        pick = -1
+                        for i in repeated[e] where i < count && (!onlyChanged || fields.isChanged(i)) { pick = i }
+                        guard pick >= 0 else { continue }
+                    } else {
+                        guard pick < count, !onlyChanged || fields.isChanged(pick) else { continue }
+                    }
+                    if !first {
+                        o[k] = UInt8(ascii: ",")
+                        k += 1
+                    }
+                    first = false
+                    (o + k).update(from: keyBase + start, count: end - start)
+                    k += end - start
+                    k += fields.withValue(pick) { bytes -> Int in
+                        if let bytes { return JSONWriter.writeString(bytes, at: o + k) }
+                        o[k] = UInt8(ascii: "n")
+                        o[k + 1] = UInt8(ascii: "u")
+                        o[k + 2] = UInt8(ascii: "l")
+                        o[k + 3] = UInt8(ascii: "l")
+                        return 4
+                    }
+                }
+            }
+            o[k] = UInt8(ascii: "}")
+            return k + 1
+        }
+    }
+
+    private func writeByPosition(_ w: inout JSONWriter, _ fields: FieldBytes, onlyChanged: Bool) {
         w.byte(UInt8(ascii: "{"))
         var first = true
         positionKeyBytes.withUnsafeBufferPointer { keys in
-            for i in values.indices where !onlyChanged || changed[i] {
+            for i in 0..<fields.count where !onlyChanged || fields.isChanged(i) {
                 if !first { w.byte(UInt8(ascii: ",")) }
                 first = false
                 w.append(UnsafeBufferPointer(rebasing: keys[(i == 0 ? 0 : positionKeyEnds[i - 1])..<positionKeyEnds[i]]))
-                if let v = values[i] { w.string(v) } else { w.null() }
+                Self.value(&w, fields, i)
             }
         }
         w.byte(UInt8(ascii: "}"))

@@ -27,7 +27,7 @@ public final class Subscription: CustomStringConvertible, Sendable {
         weak var owner: ClientCore?
         var engineKey: Int?
         /// The latest values per item (index itemPos - 1).
-        var itemValues: [[String?]?] = []
+        var itemValues: [FieldRow?] = []
         /// COMMAND rows per item position and key.
         var commandRows: [Int: [String: [String?]]] = [:]
     }
@@ -274,7 +274,7 @@ public final class Subscription: CustomStringConvertible, Sendable {
         precondition(itemPos >= 1 && fieldPos >= 1, "Positions start from 1")
         return state.withLockedValue { s in
             guard itemPos <= s.itemValues.count, let v = s.itemValues[itemPos - 1], fieldPos <= v.count else { return nil }
-            return v[fieldPos - 1]
+            return v.string(fieldPos - 1)
         }
     }
 
@@ -425,14 +425,17 @@ public final class Subscription: CustomStringConvertible, Sendable {
             if i >= 0 {
                 // Positions come from the engine, within the subscription's item count.
                 while s.itemValues.count <= i { s.itemValues.append(nil) }
-                s.itemValues[i] = u.values
+                s.itemValues[i] = u.row
             }
-            if mode == .COMMAND, let kp = s.keyPosition, kp >= 1, kp <= u.values.count, let key = u.values[kp - 1] {
-                let cp = s.commandPosition ?? 0
-                if cp >= 1, cp <= u.values.count, u.values[cp - 1] == "DELETE" {
-                    s.commandRows[u.itemPos]?.removeValue(forKey: key)
-                } else {
-                    s.commandRows[u.itemPos, default: [:]][key] = u.values
+            if mode == .COMMAND {
+                let values = u.values
+                if let kp = s.keyPosition, kp >= 1, kp <= values.count, let key = values[kp - 1] {
+                    let cp = s.commandPosition ?? 0
+                    if cp >= 1, cp <= values.count, values[cp - 1] == "DELETE" {
+                        s.commandRows[u.itemPos]?.removeValue(forKey: key)
+                    } else {
+                        s.commandRows[u.itemPos, default: [:]][key] = values
+                    }
                 }
             }
         }

@@ -320,8 +320,10 @@ final class ClientCore: @unchecked Sendable {
         case .opened:
             process(.webSocketOpened(id))
         case .lines(let lines):
+            // The stream logger is looked up once per socket read (under a lock), not per line.
+            let log = LogManager.stream.flatMap { $0.isDebugEnabled ? $0 : nil }
             for line in lines {
-                if let l = LogManager.stream, l.isDebugEnabled { l.debug("received: \(line.prefix(500))") }
+                if let log { log.debug("received: \(line.prefix(500))") }
                 process(.lineReceived(id, line))
                 if connections[id] == nil { break }
             }

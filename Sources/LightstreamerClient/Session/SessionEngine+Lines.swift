@@ -32,16 +32,17 @@ extension SessionEngine {
     }
 
     mutating func streamLine(_ line: String) {
+        // Updates, the bulk of the lines, skip the notification enum (copying and destroying
+        // its value cost more than applying the update) and are read in place: their values
+        // become bytes of the item's `FieldRow`, not one `String` each.
+        let utf8 = line.utf8
+        if utf8.count >= 2, utf8.first == UInt8(ascii: "U"), utf8[utf8.index(after: utf8.startIndex)] == UInt8(ascii: ",") {
+            var text = line
+            text.withUTF8 { updateLine($0) }
+            return
+        }
         let n: TLCPNotification
         do {
-            // Updates, the bulk of the lines, skip the notification enum (copying and
-            // destroying its value cost more than applying the update).
-            if let u = try TLCPNotification.parseIfUpdate(line) {
-                // `countDataNotification` notes the line's time (`lastDataAt`).
-                if status == .stalled { streamActivity() }
-                if countDataNotification() { updateReceived(u) }
-                return
-            }
             n = try TLCPNotification.parse(line)
         } catch {
             protocolError(error.message)
@@ -86,6 +87,17 @@ extension SessionEngine {
         }
     }
 
+    /// A `U` line (its UTF-8 bytes), as `TLCPNotification.parseIfUpdate` would read it.
+    mutating func updateLine(_ line: UnsafeBufferPointer<UInt8>) {
+        if let error = updateTokens.scan(line) {
+            protocolError(error.message)
+            return
+        }
+        // `countDataNotification` notes the line's time (`lastDataAt`).
+        if status == .stalled { streamActivity() }
+        if countDataNotification() { updateReceived(line: line) }
+    }
+
     /// Counts a data notification of the session (docs/RECOVERY.md) and notes its time: false
     /// when there is no session or when the line repeats one already handled (after a
     /// recovery) and must be skipped.
@@ -102,7 +114,12 @@ extension SessionEngine {
 
     mutating func dataNotification(_ n: TLCPNotification) {
         switch n {
-        case .update(let u): updateReceived(u)
+        case .update(let u):
+            // (`streamLine` reads U lines itself; this is the same line through that path.)
+            var text = u.encoded()
+            text.withUTF8 { line in
+                if updateTokens.scan(line) == nil { updateReceived(line: line) }
+            }
         case .subok(let id, let items, let fields): subscriptionConfirmed(id, items: items, fields: fields, keyPos: nil, commandPos: nil)
         case .subcmd(let id, let items, let fields, let key, let command):
             subscriptionConfirmed(id, items: items, fields: fields, keyPos: key, commandPos: command)

@@ -153,11 +153,21 @@ extension SessionEngine {
         if !sub.isInternal && sub.wasSubscribed && !sub.silentDelete { notify(.subscription(key: key, .unsubscribed)) }
     }
 
-    mutating func updateReceived(_ u: UpdateNotification) {
-        guard let key = subscriptionKeyByID[u.subscriptionId], let index = subscriptions.index(forKey: key) else { return }
+    /// The U line `line` that `updateTokens` holds the tokens of.
+    mutating func updateReceived(line: UnsafeBufferPointer<UInt8>) {
+        let tokens = updateTokens
+        let key: Int
+        if let last = lastUpdateKey, last.subscriptionId == tokens.subscriptionId {
+            key = last.key
+        } else {
+            guard let k = subscriptionKeyByID[tokens.subscriptionId] else { return }
+            key = k
+            lastUpdateKey = (tokens.subscriptionId, k)
+        }
+        guard let index = subscriptions.index(forKey: key) else { return }
         // In place through the dictionary's `values` (one hash lookup, no move of the
         // subscription in and out of an optional), the parent link read in the same access.
-        let (result, parent) = subscriptions.values[index].applyNotingParent(u)
+        let (result, parent) = subscriptions.values[index].applyNotingParent(tokens: tokens, line: line)
         switch result {
         case .ignore:
             return

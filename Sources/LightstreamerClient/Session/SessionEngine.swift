@@ -51,9 +51,16 @@ struct SessionEngine {
     var messageQueue: [Int] = []
     var subscriptions: [Int: EngineSubscription] = [:]
     /// The keys of `subscriptions` by the id each got in the current session.
-    var subscriptionKeyByID: [Int: Int] = [:]
+    var subscriptionKeyByID: [Int: Int] = [:] {
+        didSet { lastUpdateKey = nil }
+    }
+    /// The subscription id of the last `U` line and its key in `subscriptionKeyByID` (most lines
+    /// are for the same subscription): forgotten whenever `subscriptionKeyByID` changes.
+    var lastUpdateKey: (subscriptionId: Int, key: Int)?
     /// The session's line counts (see `LineCount` for why they are not in `Session`).
     var lines = LineCount()
+    /// The tokens of the last `U` line (reused from line to line).
+    var updateTokens = UpdateLineTokens()
     var messages: [Int: EngineMessage] = [:]
 
     init(settings: Settings = Settings(), seed: UInt64 = 0x5EED) {

@@ -12,7 +12,10 @@ struct EngineSubscription {
     }
 
     struct Item {
+        /// COMMAND: the item's values (the other modes keep them in `row`).
         var values: [String?]
+        /// The values after the last update (not COMMAND), nil before the first.
+        var row: FieldRow? = nil
         var received = false
         var inSnapshot: Bool
         /// COMMAND: current row per key (first-level fields, then second-level ones).
@@ -102,9 +105,37 @@ struct EngineSubscription {
         case ignore
     }
 
-    /// `apply`, with the parent link (two-level COMMAND) of this subscription.
-    mutating func applyNotingParent(_ u: UpdateNotification) -> (UpdateResult, ParentLink?) {
-        (apply(u), parent)
+    /// `apply(tokens:line:)`, with the parent link (two-level COMMAND) of this subscription.
+    mutating func applyNotingParent(tokens: UpdateLineTokens, line: UnsafeBufferPointer<UInt8>) -> (UpdateResult, ParentLink?) {
+        (apply(tokens: tokens, line: line), parent)
+    }
+
+    /// Applies one U line given as its scanned tokens (the hot path): the same outcome as
+    /// `apply(_:)` on the line's `UpdateNotification`, without a `String` per value. COMMAND
+    /// subscriptions, which key rows by value, go through `apply(_:)`.
+    mutating func apply(tokens t: UpdateLineTokens, line: UnsafeBufferPointer<UInt8>) -> UpdateResult {
+        guard phase == .subscribed else { return .ignore }
+        if spec.mode == .command { return apply(t.notification(line: line)) }
+        let pos = t.item
+        guard pos >= 1, pos <= items.count else { return .failure("Update for item \(pos) of \(items.count)") }
+        let first = !items[pos - 1].received
+        let applied: (FieldRow, [Int: String])
+        switch FieldRow.applying(t, line: line, to: first ? nil : items[pos - 1].row, width: fieldCount) {
+        case .success(let a): applied = a
+        case .failure(let refusal): return .failure(refusal.message)
+        }
+        items[pos - 1].row = applied.0
+        items[pos - 1].received = true
+        let snapshot: Bool
+        switch spec.mode {
+        case .raw, .command: snapshot = false
+        case .merge: snapshot = first && spec.snapshot == .yes
+        case .distinct: snapshot = items[pos - 1].inSnapshot
+        }
+        return .deliver(
+            ItemUpdateValue(
+                itemName: itemName(pos), itemPos: pos, isSnapshot: snapshot, row: applied.0,
+                fieldNames: updateFieldNames, patches: applied.1))
     }
 
     /// Applies one U line (the hot path).

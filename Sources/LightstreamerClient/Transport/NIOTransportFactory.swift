@@ -304,9 +304,11 @@ final class WebSocketLineHandler: ChannelInboundHandler {
 
     private func deliver() {
         inText = false
-        let text = message.readString(length: message.readableBytes) ?? ""
+        // One `String` per line, straight from the message's bytes.
+        let lines = message.withUnsafeReadableBytes { raw in
+            raw.withMemoryRebound(to: UInt8.self) { LineSplitter.lines(ofMessageBytes: $0) }
+        }
         message.clear()
-        let lines = LineSplitter.lines(ofMessage: text).map(String.init)
         if !lines.isEmpty { connection.emit(.lines(lines)) }
     }
 
