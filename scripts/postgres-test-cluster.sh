@@ -21,12 +21,23 @@ start)
   [ -n "$bindir" ] || { echo "PostgreSQL server binaries not found" >&2; exit 1; }
   mkdir -p "$dir"
   if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; fi
-  port=${PGPORT_TEST:-$(( 20000 + RANDOM % 20000 ))}
-  as_owner "$bindir/initdb" -D "$dir/data" -U mpn --auth=trust -E UTF8 >"$dir/initdb.log" 2>&1
-  as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=on -c synchronous_commit=on" start >/dev/null
-  as_owner "$bindir/createdb" -h 127.0.0.1 -p "$port" -U mpn mpn_test
-  echo "postgres://mpn@127.0.0.1:$port/mpn_test"
+  # A random port may be taken: up to three tries, each on a fresh cluster, with the server's
+  # log on stderr when one fails (the directory is gone once the caller gives up).
+  for attempt in 1 2 3; do
+    port=${PGPORT_TEST:-$(( 20000 + RANDOM % 20000 ))}
+    rm -rf "$dir/data"
+    if as_owner "$bindir/initdb" -D "$dir/data" -U mpn --auth=trust -E UTF8 >"$dir/initdb.log" 2>&1 \
+      && as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=on -c synchronous_commit=on" start >/dev/null \
+      && as_owner "$bindir/createdb" -h 127.0.0.1 -p "$port" -U mpn mpn_test; then
+      echo "postgres://mpn@127.0.0.1:$port/mpn_test"
+      exit 0
+    fi
+    echo "PostgreSQL test cluster, try $attempt on port $port failed:" >&2
+    tail -n 5 "$dir/initdb.log" "$dir/server.log" >&2 2>/dev/null || true
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+  done
+  exit 1
   ;;
 stop)
   if [ -d "$dir/data" ] && [ -n "$bindir" ]; then
