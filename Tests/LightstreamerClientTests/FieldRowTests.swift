@@ -7,17 +7,7 @@ import Testing
 /// `UpdateCodec.apply` on `[String?]`: the same values, changed flags and JSON Patches, and the
 /// same refusals with the same messages, over sequences of random updates to one item.
 @Suite struct FieldRowTests {
-    private struct Rand {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
+    private typealias Rand = SplitMix64
 
     /// Tokens for a random update of `width` fields (sometimes of the wrong width).
     private static func tokens(_ r: inout Rand, width: Int, previous: [String?]?) -> String {
@@ -49,7 +39,7 @@ import Testing
     }
 
     @Test func applyingMatchesUpdateCodec() throws {
-        var r = Rand(state: 42)
+        var r = Rand(seed: 42)
         for _ in 0..<400 {
             let width = 1 + r.int(6)
             var reference: [String?]? = nil
@@ -109,4 +99,9 @@ import Testing
         let empty = FieldRow.make(values: [], changed: [])
         #expect(empty.values == [])
     }
+}
+
+extension SplitMix64 {
+    /// A number in `0..<n`.
+    fileprivate mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }

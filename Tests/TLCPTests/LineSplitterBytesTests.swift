@@ -19,18 +19,11 @@ import Testing
     }
 
     @Test func randomBytesIncludingInvalidUTF8() {
-        var seed: UInt64 = 7
-        func next() -> UInt64 {
-            seed &+= 0x9E37_79B9_7F4A_7C15
-            var z = seed
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var rand = Rand(state: 7)
         let palette: [UInt8] = [0x0A, 0x0D, 0x61, 0x20, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x80, 0xFF, 0x80, 0xC0]
         for _ in 0..<5000 {
             var bytes: [UInt8] = []
-            for _ in 0..<Int(next() % 16) { bytes.append(palette[Int(next() % UInt64(palette.count))]) }
+            for _ in 0..<Int(rand.next() % 16) { bytes.append(palette[Int(rand.next() % UInt64(palette.count))]) }
             check(bytes)
         }
     }

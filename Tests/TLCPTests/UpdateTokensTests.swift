@@ -44,18 +44,11 @@ import Testing
     }
 
     @Test func randomLinesReadAsParseIfUpdate() {
-        var seed: UInt64 = 0x1234_5678
-        func next() -> UInt64 {
-            seed &+= 0x9E37_79B9_7F4A_7C15
-            var z = seed
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var rand = Rand(state: 0x1234_5678)
         let pieces = ["a", "7", "|", "#", "$", "^", "P", "T", "%", "2", "C", "F", "%7C", "%C3%A9", "é", "^3", "\r", " ", "[]", "^P", "^T"]
         for _ in 0..<3000 {
             var line = "U,1,1,"
-            for _ in 0..<Int(next() % 12) { line += pieces[Int(next() % UInt64(pieces.count))] }
+            for _ in 0..<Int(rand.next() % 12) { line += pieces[Int(rand.next() % UInt64(pieces.count))] }
             switch (scanned(line), parsed(line)) {
             case (.success(let a), .success(let b)): #expect(a == b, "\(line)")
             case (.failure(let a), .failure(let b)): #expect(a == b, "\(line)")
