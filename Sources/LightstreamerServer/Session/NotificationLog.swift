@@ -48,14 +48,18 @@ struct NotificationLog: Sendable {
     private(set) var heldBytes = 0
 
     mutating func append(_ line: String, isUpdate: Bool, now: Int64) -> Int {
-        let length = line.utf8.count
+        append(.text(line), isUpdate: isUpdate, now: now)
+    }
+
+    mutating func append(_ line: DataLine, isUpdate: Bool, now: Int64) -> Int {
+        let length = line.byteCount
         if !current.isEmpty && current.count + length > Self.pageBytes {
             pages.append(current)
             current = []
         }
         if current.isEmpty { current.reserveCapacity(min(Self.pageBytes, max(256, length))) }
         let start = current.count
-        current.appendUTF8(line)
+        line.append(to: &current)
         slots.append(Slot(page: firstPage + pages.count, start: start, length: length, isUpdate: isUpdate, atMillis: now))
         heldBytes += length
         lastProgressive += 1

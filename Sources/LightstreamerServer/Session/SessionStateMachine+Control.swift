@@ -273,12 +273,12 @@ extension SessionStateMachine {
         let diffMask = self.diffMask
         if case .update(let item, let values, _) = event, let shared {
             // The common case: the bytes other sessions already encoded for this update.
-            let line = withTable(at: index) { t -> String? in
+            let line = withTable(at: index) { t -> DataLine? in
                 guard let grant = t.grant, item >= 1, item <= grant.itemCount, values.count == grant.fieldCount,
                     let encoded = shared.encodedValues(previous: t.rows[item - 1], values: values, diffs: diffs, mask: diffMask)
                 else { return nil }
                 t.rows[item - 1] = values
-                return UpdateNotification.line(subscriptionId: id, item: item, encodedValues: encoded)
+                return .update(subscriptionId: id, item: item, encoded: encoded)
             }
             if let line {
                 emitLine(line, isUpdate: true, now: now)

@@ -189,7 +189,12 @@ public struct SessionStateMachine: Sendable {
     /// Writes a line on a connection; on the bound stream it counts toward content length and
     /// keepalive.
     mutating func write(_ line: String, to conn: ConnectionID, isUpdate: Bool = false, now: Int64) {
-        noteWrite(bytes: line.utf8.count + 2, to: conn, now: now)
+        write(.text(line), to: conn, isUpdate: isUpdate, now: now)
+    }
+
+    /// `write` for a data line, which may be made of parts.
+    mutating func write(_ line: DataLine, to conn: ConnectionID, isUpdate: Bool, now: Int64) {
+        noteWrite(bytes: line.byteCount + 2, to: conn, now: now)
         output.writeLine(line, to: conn, updates: isUpdate ? 1 : 0)
     }
 
@@ -217,6 +222,11 @@ public struct SessionStateMachine: Sendable {
 
     /// `emitData` for a line already encoded.
     mutating func emitLine(_ line: String, isUpdate: Bool, now: Int64) {
+        emitLine(.text(line), isUpdate: isUpdate, now: now)
+    }
+
+    /// `emitLine` for a line that may be made of parts (a shared encoding's `U` line).
+    mutating func emitLine(_ line: DataLine, isUpdate: Bool, now: Int64) {
         _ = log.append(line, isUpdate: isUpdate, now: now)
         if log.heldBytes > settings.maxBacklogBytes {
             // Recovery gives way first; past that the client cannot keep up.
@@ -247,7 +257,7 @@ public struct SessionStateMachine: Sendable {
     /// Writes held data notifications on the bound stream, within the content length and
     /// bandwidth limits. `appended`: the line just logged as the last notification, written
     /// from here rather than read back from the log when its turn comes.
-    mutating func flushData(now: Int64, appended: (line: String, isUpdate: Bool)? = nil) {
+    mutating func flushData(now: Int64, appended: (line: DataLine, isUpdate: Bool)? = nil) {
         defer {
             log.prune(
                 delivered: delivered, now: now, windowMillis: settings.recoveryWindowMillis,
@@ -257,7 +267,7 @@ public struct SessionStateMachine: Sendable {
             if let appended, delivered + 1 == log.lastProgressive {
                 // The common case: the line just logged, and nothing else waits. Written from
                 // the caller's string rather than read back from the log.
-                guard mayWrite(appended.line.utf8.count + 2, on: b, now: now) else { return }
+                guard mayWrite(appended.line.byteCount + 2, on: b, now: now) else { return }
                 write(appended.line, to: b.connection, isUpdate: appended.isUpdate, now: now)
             } else {
                 guard let entry = log.entry(delivered + 1) else { break }
