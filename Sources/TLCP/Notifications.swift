@@ -199,8 +199,8 @@ public struct UpdateNotification: Sendable, Hashable {
 
 /// Writes `value` in decimal into `out` from `start`; returns the index after the last digit.
 /// `out` must have room for 21 bytes from `start` (a sign and 20 digits).
-@inline(__always)
-func writeDecimal(_ value: Int, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+@inlinable
+public func writeDecimal(_ value: Int, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
     var i = start
     if value < 0 {
         out[i] = UInt8(ascii: "-")

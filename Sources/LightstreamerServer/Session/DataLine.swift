@@ -1,3 +1,5 @@
+import TLCP
+
 /// A data notification's line (without its line end) on its way into the `NotificationLog` and
 /// the session's output: either text, or the parts of a `U` line whose values another session
 /// already encoded (`SharedUpdateEncoding`). The parts are copied into the log page and the
@@ -24,15 +26,23 @@ enum DataLine {
         case .text(let text):
             bytes.appendUTF8(text)
         case .update(let id, let item, let encoded):
-            bytes.append(UInt8(ascii: "U"))
-            bytes.append(UInt8(ascii: ","))
-            bytes.appendDecimal(id)
-            bytes.append(UInt8(ascii: ","))
-            bytes.appendDecimal(item)
-            bytes.append(UInt8(ascii: ","))
+            // The head is made on the stack and appended in one copy (byte by byte, each
+            // append checks capacity and uniqueness).
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maxHeadBytes) { head in
+                head[0] = UInt8(ascii: "U")
+                head[1] = UInt8(ascii: ",")
+                var n = writeDecimal(id, into: head, at: 2)
+                head[n] = UInt8(ascii: ",")
+                n = writeDecimal(item, into: head, at: n + 1)
+                head[n] = UInt8(ascii: ",")
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: head[0..<(n + 1)]))
+            }
             bytes.append(contentsOf: encoded)
         }
     }
+
+    /// `U,` + two numbers of at most 20 digits and a sign + two commas.
+    static let maxHeadBytes = 2 + 21 + 1 + 21 + 1
 
     /// Characters of `value` in decimal, its sign included.
     static func decimalLength(_ value: Int) -> Int {
@@ -43,23 +53,5 @@ enum DataLine {
             n += 1
         }
         return n
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Appends `value` in decimal.
-    mutating func appendDecimal(_ value: Int) {
-        if value < 0 { append(UInt8(ascii: "-")) }
-        var m = value.magnitude
-        if m < 10 {
-            append(UInt8(truncatingIfNeeded: m) &+ 0x30)
-            return
-        }
-        let start = count
-        while m > 0 {
-            append(UInt8(truncatingIfNeeded: m % 10) &+ 0x30)
-            m /= 10
-        }
-        self[start...].reverse()
     }
 }

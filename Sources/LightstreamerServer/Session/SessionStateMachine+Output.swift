@@ -8,6 +8,7 @@ extension SessionStateMachine {
         /// instructions (twice per line, with its line end), appending its UTF-8 to an array
         /// about 50; the string is made once per write (Benchmarks/server-callgrind.sh).
         private var pending: (conn: ConnectionID, bytes: [UInt8], updates: Int)?
+        static let initialWriteCapacity = 512
 
         /// Every action so far, in order. Appending to it (`output.actions.append(...)`) first
         /// closes the pending write, so the order is kept.
@@ -58,7 +59,11 @@ extension SessionStateMachine {
                     stored.removeLast()
                     p = (c, Array(t.utf8), u)
                 } else {
-                    p = (conn, [], 0)
+                    // Room for a batch of updates at once: growing from empty cost a
+                    // reallocation every few lines.
+                    var bytes: [UInt8] = []
+                    bytes.reserveCapacity(Self.initialWriteCapacity)
+                    p = (conn, bytes, 0)
                 }
             }
             // The only copy of the bytes from here on, so they grow in place.
