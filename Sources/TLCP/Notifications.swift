@@ -176,18 +176,8 @@ public struct UpdateNotification: Sendable, Hashable {
     /// `U,<subscriptionId>,<item>,` followed by `encodedValues`, written straight into the
     /// string's storage (no byte array in between: this runs once per update per session).
     public static func line(subscriptionId: Int, item: Int, encodedValues: [UInt8]) -> String {
-        // "U," + two numbers of at most 20 digits and a sign + two commas.
-        let capacity = 2 + 21 + 1 + 21 + 1 + encodedValues.count
-        return String(unsafeUninitializedCapacity: capacity) { out in
-            var i = 0
-            out[i] = UInt8(ascii: "U")
-            out[i + 1] = UInt8(ascii: ",")
-            i += 2
-            i = writeDecimal(subscriptionId, into: out, at: i)
-            out[i] = UInt8(ascii: ",")
-            i = writeDecimal(item, into: out, at: i + 1)
-            out[i] = UInt8(ascii: ",")
-            i += 1
+        String(unsafeUninitializedCapacity: maxHeadBytes + encodedValues.count) { out in
+            var i = writeHead(subscriptionId: subscriptionId, item: item, into: out)
             for byte in encodedValues {
                 out[i] = byte
                 i += 1
@@ -195,12 +185,28 @@ public struct UpdateNotification: Sendable, Hashable {
             return i
         }
     }
+
+    /// The most bytes `writeHead` writes: `U,`, two numbers of a sign and 20 digits, two commas.
+    public static let maxHeadBytes = 2 + 21 + 1 + 21 + 1
+
+    /// Writes `U,<subscriptionId>,<item>,` at the start of `out` (room for `maxHeadBytes`);
+    /// returns its length.
+    @inlinable
+    public static func writeHead(subscriptionId: Int, item: Int, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        out[0] = UInt8(ascii: "U")
+        out[1] = UInt8(ascii: ",")
+        var i = writeDecimal(subscriptionId, into: out, at: 2)
+        out[i] = UInt8(ascii: ",")
+        i = writeDecimal(item, into: out, at: i + 1)
+        out[i] = UInt8(ascii: ",")
+        return i + 1
+    }
 }
 
 /// Writes `value` in decimal into `out` from `start`; returns the index after the last digit.
 /// `out` must have room for 21 bytes from `start` (a sign and 20 digits).
-@inlinable
-public func writeDecimal(_ value: Int, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+@usableFromInline
+func writeDecimal(_ value: Int, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
     var i = start
     if value < 0 {
         out[i] = UInt8(ascii: "-")

@@ -16,7 +16,7 @@ enum DataLine {
         case .text(let text):
             return text.utf8.count
         case .update(let id, let item, let encoded):
-            return 4 + Self.decimalLength(id) + Self.decimalLength(item) + encoded.count
+            return Self.withHead(id, item) { $0.count } + encoded.count
         }
     }
 
@@ -28,30 +28,25 @@ enum DataLine {
         case .update(let id, let item, let encoded):
             // The head is made on the stack and appended in one copy (byte by byte, each
             // append checks capacity and uniqueness).
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maxHeadBytes) { head in
-                head[0] = UInt8(ascii: "U")
-                head[1] = UInt8(ascii: ",")
-                var n = writeDecimal(id, into: head, at: 2)
-                head[n] = UInt8(ascii: ",")
-                n = writeDecimal(item, into: head, at: n + 1)
-                head[n] = UInt8(ascii: ",")
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: head[0..<(n + 1)]))
-            }
+            Self.withHead(id, item) { bytes.append(contentsOf: $0) }
             bytes.append(contentsOf: encoded)
         }
     }
 
-    /// `U,` + two numbers of at most 20 digits and a sign + two commas.
-    static let maxHeadBytes = 2 + 21 + 1 + 21 + 1
-
-    /// Characters of `value` in decimal, its sign included.
-    static func decimalLength(_ value: Int) -> Int {
-        var m = value.magnitude
-        var n = value < 0 ? 2 : 1
-        while m >= 10 {
-            m /= 10
-            n += 1
+    /// Calls `body` with `U,<id>,<item>,` in a buffer on the stack.
+    private static func withHead<R>(_ id: Int, _ item: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: UpdateNotification.maxHeadBytes) { head in
+            let n = UpdateNotification.writeHead(subscriptionId: id, item: item, into: head)
+            return body(UnsafeBufferPointer(rebasing: head[0..<n]))
         }
-        return n
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends the UTF-8 of `text` in one copy (`append(contentsOf: text.utf8)` goes through
+    /// the generic sequence path, byte by byte).
+    mutating func appendUTF8(_ text: String) {
+        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { append(contentsOf: $0) }
+        if copied == nil { append(contentsOf: text.utf8) }
     }
 }

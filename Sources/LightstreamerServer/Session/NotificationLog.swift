@@ -117,12 +117,3 @@ struct NotificationLog: Sendable {
         prune(delivered: delivered, now: 0, windowMillis: 0, maxCount: 0)
     }
 }
-
-extension Array where Element == UInt8 {
-    /// Appends the UTF-8 of `text` in one copy (`append(contentsOf: text.utf8)` goes through
-    /// the generic sequence path, byte by byte).
-    mutating func appendUTF8(_ text: String) {
-        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { append(contentsOf: $0) }
-        if copied == nil { append(contentsOf: text.utf8) }
-    }
-}
