@@ -189,6 +189,20 @@ public struct UpdateNotification: Sendable, Hashable {
     /// The most bytes `writeHead` writes: `U,`, two numbers of a sign and 20 digits, two commas.
     public static let maxHeadBytes = 2 + 21 + 1 + 21 + 1
 
+    /// The length of `writeHead`'s output, without writing it.
+    public static func headLength(subscriptionId: Int, item: Int) -> Int {
+        func digits(_ value: Int) -> Int {
+            var m = value.magnitude
+            var n = value < 0 ? 2 : 1
+            while m >= 10 {
+                m /= 10
+                n += 1
+            }
+            return n
+        }
+        return 4 + digits(subscriptionId) + digits(item)
+    }
+
     /// Writes `U,<subscriptionId>,<item>,` at the start of `out` (room for `maxHeadBytes`);
     /// returns its length.
     @inlinable

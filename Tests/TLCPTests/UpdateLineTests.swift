@@ -35,3 +35,16 @@ import Testing
         #expect(UpdateNotification.line(subscriptionId: 1, item: 2, encodedValues: values) == Self.reference(1, 2, values))
     }
 }
+
+extension UpdateLineTests {
+    @Test(arguments: numbers)
+    func headLengthIsWhatWriteHeadWrites(id: Int) {
+        for item in Self.numbers {
+            let written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: UpdateNotification.maxHeadBytes) {
+                UpdateNotification.writeHead(subscriptionId: id, item: item, into: $0)
+            }
+            #expect(UpdateNotification.headLength(subscriptionId: id, item: item) == written)
+            #expect(written == "U,\(id),\(item),".utf8.count)
+        }
+    }
+}

@@ -16,7 +16,7 @@ enum DataLine {
         case .text(let text):
             return text.utf8.count
         case .update(let id, let item, let encoded):
-            return Self.withHead(id, item) { $0.count } + encoded.count
+            return UpdateNotification.headLength(subscriptionId: id, item: item) + encoded.count
         }
     }
 
