@@ -23,18 +23,24 @@ struct UpstreamOp: Sendable {
 /// values in and out of dictionaries. They are `@unchecked Sendable` because their mutable
 /// state is only ever read or written while holding the engine's lock (`ItemEngine.store`):
 /// the lock makes them safe, which the compiler cannot see.
+///
+/// The properties the fan-out touches per event are `@exclusivity(unchecked)`: the lock already
+/// serialises every access, and Swift's dynamic check of each one (a thread-local access set,
+/// entered and left) cost about 80 instructions per access, some 500 per delivered update
+/// (BENCHMARKS.md, "Fewer checks and copies per update"). No access to them overlaps another:
+/// each is a single read or a single in-place change.
 final class ItemRecord: @unchecked Sendable {
     /// Distinguishes this record from a later one for the same key (after an unsubscribe).
     let generation: UInt64
     let adapter: any DataAdapter
-    var state: ItemState
+    @exclusivity(unchecked) var state: ItemState
     /// The Data Adapter's `subscribe` call.
     let subscribeTask: Task<Result<Void, ItemEngineError>, Never>?
     var subscribeSucceeded = false
     /// Subscriptions waiting for the upstream subscribe before they start.
     var reservations = 0
     /// Running subscriptions by table id, with the 0-based positions of this item in each.
-    var subscribers: [UInt64: Subscriber] = [:]
+    @exclusivity(unchecked) var subscribers: [UInt64: Subscriber] = [:]
     /// The last row projected per field schema and kind (MERGE or event rows), which the next
     /// update's `SharedUpdateEncoding` is relative to.
     var sharedRows: [Int: [String?]] = [:]
@@ -80,7 +86,8 @@ struct SubscribedItem: Sendable {
     var visibleKeys: Set<String> = []
 }
 
-/// One subscription ("table"). A lock-protected reference type, like `ItemRecord`.
+/// One subscription ("table"). A lock-protected reference type, like `ItemRecord`, with the
+/// per-event properties unchecked for the same reason.
 final class TableRecord: @unchecked Sendable {
     let handle: TableHandle
     let sink: any TableSink
@@ -101,12 +108,12 @@ final class TableRecord: @unchecked Sendable {
     /// The lowest Metadata Adapter frequency limit among the items (nil: none).
     let metadataLimit: Double?
     var frequency: RequestedFrequency
-    var items: [SubscribedItem] = []
-    var outbox: [Outgoing] = []
+    @exclusivity(unchecked) var items: [SubscribedItem] = []
+    @exclusivity(unchecked) var outbox: [Outgoing] = []
     /// An emptied former outbox, reused to avoid an allocation per batch.
     var spare: [Outgoing] = []
-    var draining = false
-    var closed = false
+    @exclusivity(unchecked) var draining = false
+    @exclusivity(unchecked) var closed = false
     var waiters: [CheckedContinuation<Void, Never>] = []
 
     init(handle: TableHandle, sink: any TableSink, plan: TablePlan, schemaId: Int) {
