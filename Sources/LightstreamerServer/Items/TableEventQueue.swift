@@ -28,6 +28,15 @@ struct QueuedTableEvent: Sendable {
     func deliver() { sink.deliver(event, shared: shared) }
 }
 
+extension Array where Element == QueuedTableEvent {
+    /// Hands every event to its sink, in order, and empties the array (keeping its capacity).
+    /// One place for the loop (`DeliveryPump`) and the benchmark (`FanOutBench`) to hand over.
+    mutating func handOver() {
+        for i in indices { self[i].deliver() }
+        removeAll(keepingCapacity: true)
+    }
+}
+
 /// Events grouped by the queue of their sinks (a few queues, one per event loop, so a linear
 /// search that starts at the last one used).
 struct QueuedPosts {

@@ -98,12 +98,13 @@ final class DeliveryPump: TableEventQueue {
             return take(&s)
         }
         guard events != nil else { return false }
-        while let batch = events, !batch.isEmpty {
-            for event in batch { event.deliver() }
-            var emptied = batch
-            emptied.removeAll(keepingCapacity: true)
+        while var batch = events, !batch.isEmpty {
+            events = nil
+            let count = batch.count
+            batch.handOver()
+            let emptied = batch
             events = state.withLockedValue { s -> [QueuedTableEvent]? in
-                s.handedOver &+= batch.count
+                s.handedOver &+= count
                 if s.spare.capacity < emptied.capacity { s.spare = emptied }
                 if s.mailbox.isEmpty {
                     s.handingOver = false

@@ -51,7 +51,8 @@ public final class FanOutBench: @unchecked Sendable {
         now += 100
         let ts = String(1_000_000_000 + tickCount)
         for item in itemNames { feed.update(item: item, ts: ts) }
-        for event in queue.take() { event.deliver() }
+        var posted = queue.take()
+        posted.handOver()
         var lines = 0
         for session in sessions { lines += session.runBatch(now: now) }
         return lines

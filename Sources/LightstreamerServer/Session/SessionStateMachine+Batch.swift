@@ -17,7 +17,9 @@ extension SessionStateMachine {
         _ events: [(subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)],
         now: Int64
     ) -> [SessionAction] {
-        for (id, event, shared) in events { handleTableEvent(id, event, shared: shared, now: now) }
+        // Read in place: a `for (id, event, shared) in` loop copied each entry first (a retain
+        // and release of its row and encoding).
+        for i in events.indices { handleTableEvent(events[i].subscriptionId, events[i].event, shared: events[i].shared, now: now) }
         return output.take()
     }
 }
