@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import Atomics
 import TLCP
 
 /// The encoding of one update of one item for one field schema, shared by every session
@@ -23,8 +23,20 @@ final class SharedUpdateEncoding: Sendable {
     let values: [String?]
 
     /// The first encoding made, with the diff formats it was made for (sessions almost
-    /// always accept the same formats; others encode by themselves).
-    private let cache = NIOLockedValueBox<(diffs: UInt8, bytes: [UInt8])?>(nil)
+    /// always accept the same formats; others encode by themselves). Set once, then only read:
+    /// every session of the update reads it, from every event loop, so it is an atomic
+    /// reference rather than a lock, whose every use wrote to a line all the loops share.
+    private let cache = ManagedAtomicLazyReference<Encoded>()
+
+    /// Encoded values and the diff formats (`mask`) they were made for.
+    private final class Encoded: Sendable {
+        let mask: UInt8
+        let bytes: [UInt8]
+        init(mask: UInt8, bytes: [UInt8]) {
+            self.mask = mask
+            self.bytes = bytes
+        }
+    }
 
     init(previous: [String?]?, values: [String?]) {
         self.previous = previous
@@ -48,14 +60,15 @@ final class SharedUpdateEncoding: Sendable {
         // Array equality compares storage identity first: sessions that received the
         // engine's rows hold these very buffers, so the check is two pointer comparisons.
         guard sessionValues == values, sessionPrevious == previous else { return nil }
-        return cache.withLockedValue { cached -> [UInt8]? in
-            if let cached {
-                return cached.diffs == mask ? cached.bytes : nil
-            }
-            let bytes = UpdateNotification.encodedValues(UpdateCodec.encode(previous: previous, current: values, diffs: diffs))
-            cached = (mask, bytes)
-            return bytes
-        }
+        // Two sessions may encode at once: the first stored wins, and a session with other
+        // formats than the winner's encodes by itself.
+        let encoded =
+            cache.load()
+            ?? cache.storeIfNilThenLoad(
+                Encoded(
+                    mask: mask,
+                    bytes: UpdateNotification.encodedValues(UpdateCodec.encode(previous: previous, current: values, diffs: diffs))))
+        return encoded.mask == mask ? encoded.bytes : nil
     }
 
     /// The formats as bits: comparing two sets costs hashing, which this path cannot afford.
