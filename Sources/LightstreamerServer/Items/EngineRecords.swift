@@ -141,7 +141,7 @@ final class TableRecord: @unchecked Sendable {
 
     /// `send(_:shared:)`, straight to the sink's queue when nothing of this table waits or is
     /// being delivered (so the event cannot overtake one) and the section posts directly.
-    func send(_ event: TableEvent, shared: SharedUpdateEncoding?, ctx: DispatchContext) -> Bool {
+    func send(_ event: consuming TableEvent, shared: consuming SharedUpdateEncoding?, ctx: DispatchContext) -> Bool {
         if let direct = ctx.direct, let queuedSink, let queue, !draining, outbox.isEmpty, !closed {
             direct.posts.append(QueuedTableEvent(sink: queuedSink, event: event, shared: shared), to: queue)
             return false

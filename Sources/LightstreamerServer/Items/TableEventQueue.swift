@@ -25,15 +25,33 @@ struct QueuedTableEvent: Sendable {
     let shared: SharedUpdateEncoding?
 
     /// Hands the event to its sink.
-    func deliver() { sink.deliver(event, shared: shared) }
+    consuming func deliver() { sink.deliver(event, shared: shared) }
 }
 
-extension Array where Element == QueuedTableEvent {
-    /// Hands every event to its sink, in order, and empties the array (keeping its capacity).
-    /// One place for the loop (`DeliveryPump`) and the benchmark (`FanOutBench`) to hand over.
+/// The events posted to a queue and not handed over yet, kept as the arrays they were posted
+/// in: appending a posted array moves it in, where copying its events into one array cost a
+/// retain and a release of each event's sink, row and encoding (objects that every session of
+/// the update shares, so their counts bounce between cores).
+struct PostedEvents: Sendable {
+    private var batches: [[QueuedTableEvent]] = []
+    /// Events held, over all batches.
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    mutating func append(_ events: [QueuedTableEvent]) {
+        guard !events.isEmpty else { return }
+        batches.append(events)
+        count += events.count
+    }
+
+    /// Hands every event to its sink, in order, and empties this (keeping its capacity).
     mutating func handOver() {
-        for i in indices { self[i].deliver() }
-        removeAll(keepingCapacity: true)
+        // Moved out: each event's sink, row and encoding go on to the session's inbox
+        // without a retain.
+        for b in batches.indices { batches[b].moveOutInOrder { $0.deliver() } }
+        batches.removeAll(keepingCapacity: true)
+        count = 0
     }
 }
 
@@ -44,7 +62,7 @@ struct QueuedPosts {
     private var last = 0
 
     /// `queue` is `event.sink.queue`, which the caller keeps at hand.
-    mutating func append(_ event: QueuedTableEvent, to queue: any TableEventQueue) {
+    mutating func append(_ event: consuming QueuedTableEvent, to queue: any TableEventQueue) {
         if last < groups.count, groups[last].queue === queue {
             groups[last].events.append(event)
             return

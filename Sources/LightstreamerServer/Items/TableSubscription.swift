@@ -83,5 +83,5 @@ extension TableSink {
 /// A sink that can take the encoding an update shares with other subscriptions of the same
 /// item and fields (`SharedUpdateEncoding`); the engine hands it over with each update.
 protocol SharedEncodingTableSink: TableSink {
-    func deliver(_ event: TableEvent, shared: SharedUpdateEncoding?)
+    func deliver(_ event: consuming TableEvent, shared: consuming SharedUpdateEncoding?)
 }

@@ -41,9 +41,9 @@ final class DeliveryPump: TableEventQueue {
     static let mailboxLimit = 16_384
 
     private struct State {
-        var mailbox: [QueuedTableEvent] = []
+        var mailbox = PostedEvents()
         /// An emptied former mailbox, kept to avoid an allocation per run.
-        var spare: [QueuedTableEvent] = []
+        var spare = PostedEvents()
         var ready: [ServerSession] = []
         var scheduled = false
         /// A thread is handing mailbox events to their sessions; it goes on until it finds
@@ -66,7 +66,7 @@ final class DeliveryPump: TableEventQueue {
     func post(_ events: [QueuedTableEvent]) -> Bool {
         guard !events.isEmpty else { return false }
         let (schedule, full) = state.withLockedValue { s -> (Bool, Bool) in
-            s.mailbox.append(contentsOf: events)
+            s.mailbox.append(events)
             s.posted &+= events.count
             let full = s.mailbox.count > Self.mailboxLimit
             if s.scheduled { return (false, full) }
@@ -92,7 +92,7 @@ final class DeliveryPump: TableEventQueue {
     /// the loop never blocks on a producer that is handing over a full mailbox).
     @discardableResult
     private func handOverIfFree() -> Bool {
-        var events = state.withLockedValue { s -> [QueuedTableEvent]? in
+        var events = state.withLockedValue { s -> PostedEvents? in
             guard !s.handingOver else { return nil }
             s.handingOver = true
             return take(&s)
@@ -103,9 +103,9 @@ final class DeliveryPump: TableEventQueue {
             let count = batch.count
             batch.handOver()
             let emptied = batch
-            events = state.withLockedValue { s -> [QueuedTableEvent]? in
+            events = state.withLockedValue { s -> PostedEvents? in
                 s.handedOver &+= count
-                if s.spare.capacity < emptied.capacity { s.spare = emptied }
+                s.spare = emptied
                 if s.mailbox.isEmpty {
                     s.handingOver = false
                     return nil
@@ -117,10 +117,10 @@ final class DeliveryPump: TableEventQueue {
         return true
     }
 
-    private func take(_ s: inout State) -> [QueuedTableEvent] {
+    private func take(_ s: inout State) -> PostedEvents {
         let taken = s.mailbox
         s.mailbox = s.spare
-        s.spare = []
+        s.spare = PostedEvents()
         return taken
     }
 

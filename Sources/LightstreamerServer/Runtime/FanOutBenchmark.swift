@@ -71,14 +71,14 @@ private final class BenchFeed: DataAdapter, @unchecked Sendable {
 
 /// The benchmark's loop mailbox: keeps the posts until the tick hands them over.
 private final class BenchQueue: TableEventQueue, @unchecked Sendable {
-    private var mailbox: [QueuedTableEvent] = []
+    private var mailbox = PostedEvents()
     func post(_ events: [QueuedTableEvent]) -> Bool {
-        mailbox.append(contentsOf: events)
+        mailbox.append(events)
         return false
     }
     func flush() {}
-    func take() -> [QueuedTableEvent] {
-        defer { mailbox.removeAll(keepingCapacity: true) }
+    func take() -> PostedEvents {
+        defer { mailbox = PostedEvents() }
         return mailbox
     }
 }
@@ -122,7 +122,7 @@ private final class BenchSink: QueuedTableSink, @unchecked Sendable {
     }
 
     func deliver(_ event: TableEvent) { deliver(event, shared: nil) }
-    func deliver(_ event: TableEvent, shared: SharedUpdateEncoding?) {
+    func deliver(_ event: consuming TableEvent, shared: consuming SharedUpdateEncoding?) {
         session.inbox.append(1, event, mergeable: true, shared: shared)
     }
 }

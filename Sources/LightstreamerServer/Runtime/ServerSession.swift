@@ -114,11 +114,16 @@ final class ServerSession: Sendable {
     /// stays bounded and the producer slows down instead of queues growing. Before that, MERGE
     /// updates of one item fold into one (`SessionInbox`), so a loop that is behind sends the
     /// latest values and the limit is met only by events that must all be delivered.
-    func enqueueTableEvent(_ id: Int, _ event: TableEvent, mergeable: Bool, shared: SharedUpdateEncoding? = nil) {
+    func enqueueTableEvent(
+        _ id: Int, _ event: consuming TableEvent, mergeable: Bool, shared: consuming SharedUpdateEncoding? = nil
+    ) {
         if case .overflow(_, let lost) = event { manager.metrics.update { $0.updatesLost += lost } }
         enum Next { case none, schedule, handleHere }
+        // Moved into the inbox (a closure cannot consume what it captures; an optional it
+        // empties can): no retain of the row and encoding that all the update's sessions share.
+        var pending: (TableEvent, SharedUpdateEncoding?)? = (event, shared)
         let next = inbox.withLockedValue { box -> Next in
-            box.append(id, event, mergeable: mergeable, shared: shared)
+            if let (event, shared) = pending.take() { box.append(id, event, mergeable: mergeable, shared: shared) }
             if box.count >= Self.inboxLimit { return .handleHere }
             if box.drainScheduled { return .none }
             box.drainScheduled = true
@@ -196,7 +201,7 @@ final class SessionTableSink: QueuedTableSink {
         session.enqueueTableEvent(subscriptionId, event, mergeable: mergeable)
     }
 
-    func deliver(_ event: TableEvent, shared: SharedUpdateEncoding?) {
+    func deliver(_ event: consuming TableEvent, shared: consuming SharedUpdateEncoding?) {
         session.enqueueTableEvent(subscriptionId, event, mergeable: mergeable, shared: shared)
     }
 

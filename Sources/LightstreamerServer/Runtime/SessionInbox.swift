@@ -32,7 +32,9 @@ struct SessionInbox {
     static let conflateAfter = 16
 
     /// Appends `event`, or folds it into the waiting update of the same item when `mergeable`.
-    mutating func append(_ subscriptionId: Int, _ event: TableEvent, mergeable: Bool, shared: SharedUpdateEncoding? = nil) {
+    mutating func append(
+        _ subscriptionId: Int, _ event: consuming TableEvent, mergeable: Bool, shared: consuming SharedUpdateEncoding? = nil
+    ) {
         switch event {
         case .update(let item, let values, let isSnapshot):
             // A loop that keeps up never lets this many wait: no hashing on the fast path.

@@ -14,12 +14,13 @@ extension SessionStateMachine {
     /// `tableEvents(_:now:)` for events that carry the encoding their update may share with
     /// other sessions (`SharedUpdateEncoding`, used only where it applies to this session).
     mutating func tableEvents(
-        _ events: [(subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)],
+        _ events: consuming [(subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)],
         now: Int64
     ) -> [SessionAction] {
-        // Read in place: a `for (id, event, shared) in` loop copied each entry first (a retain
-        // and release of its row and encoding).
-        for i in events.indices { handleTableEvent(events[i].subscriptionId, events[i].event, shared: events[i].shared, now: now) }
+        // Moved out (`Array.moveOutInOrder`): no retain and release of each event's row and
+        // encoding, which every session of the update shares.
+        var events = events
+        events.moveOutInOrder { entry in handleTableEvent(entry.subscriptionId, entry.event, shared: entry.shared, now: now) }
         return output.take()
     }
 }

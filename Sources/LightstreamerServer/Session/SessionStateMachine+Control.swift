@@ -249,7 +249,9 @@ extension SessionStateMachine {
     }
 
     /// `tableEvent` without taking the output (a batch takes it once).
-    mutating func handleTableEvent(_ id: Int, _ event: TableEvent, shared: SharedUpdateEncoding? = nil, now: Int64) {
+    mutating func handleTableEvent(
+        _ id: Int, _ event: consuming TableEvent, shared: consuming SharedUpdateEncoding? = nil, now: Int64
+    ) {
         // One lookup of the table per event (the early check and the delivery share it).
         guard !isClosed, let index = tables.index(forKey: id) else { return }
         if case .subscribing = tables.values[index].state {
@@ -267,7 +269,8 @@ extension SessionStateMachine {
     /// `deliver` for the table at `index` in `tables` (which holds until `tables` changes:
     /// nothing below touches another table before the line is made).
     private mutating func deliver(
-        at index: Dictionary<Int, SessionTable>.Index, _ id: Int, _ event: TableEvent, shared: SharedUpdateEncoding?, now: Int64
+        at index: Dictionary<Int, SessionTable>.Index, _ id: Int, _ event: consuming TableEvent,
+        shared: consuming SharedUpdateEncoding?, now: Int64
     ) {
         let diffs = self.diffs
         let diffMask = self.diffMask

@@ -1,0 +1,21 @@
+extension Array {
+    /// Hands every element to `body`, in order, moved out of the array, which is empty
+    /// afterwards (its capacity kept).
+    ///
+    /// For the per-update path, where elements hold references that many sessions share (a
+    /// row, an encoding): `for element in array` copies each one, a retain, and emptying the
+    /// array afterwards releases them, while a moved element goes on to where it is kept
+    /// without either. The elements are reversed in place first, by the buffer's `swapAt`,
+    /// which moves (the collection's `reverse()` swaps by copies), so that `popLast` takes
+    /// them in order.
+    mutating func moveOutInOrder(_ body: (consuming Element) -> Void) {
+        withUnsafeMutableBufferPointer { elements in
+            var (i, j) = (0, elements.count - 1)
+            while i < j {
+                elements.swapAt(i, j)
+                (i, j) = (i + 1, j - 1)
+            }
+        }
+        while let element = popLast() { body(element) }
+    }
+}
