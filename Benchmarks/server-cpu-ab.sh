@@ -3,6 +3,7 @@
 # Usage: Benchmarks/server-cpu-ab.sh BINARY [SESSIONS] [SECONDS]   (defaults 1000 and 25)
 #   DRIVER=path: the lightstreamer-loadtest build that drives the load (default BINARY), so that
 #   two servers are measured by the same load tool.
+#   SERVER_THREADS=n: the server's event-loop threads (the --serve default is 1).
 # Starts BINARY --serve on port 19090, runs BINARY as the driver (SESSIONS WebSocket sessions x
 # 10 items x 10 updates/s), and averages the "µs per update" the --serve process printed for its
 # 5-second windows after the first (connect and warm-up), keeping windows where at least 90 % of
@@ -14,7 +15,7 @@ set -euo pipefail
 bin=$1; n=${2:-1000}; secs=${3:-25}
 log=$(mktemp); drv=$(mktemp)
 trap 'rm -f "$log" "$drv" "$sysw"' EXIT
-"$bin" --serve --port 19090 > "$log" 2>&1 &
+"$bin" --serve --port 19090 ${SERVER_THREADS:+--server-threads "$SERVER_THREADS"} > "$log" 2>&1 &
 server=$!
 sleep 2
 # Write-type system calls of the server per second over 5 s in the middle of the run

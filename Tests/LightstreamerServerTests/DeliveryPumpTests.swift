@@ -43,6 +43,43 @@ import Testing
     }
 }
 
+/// A producer that posts faster than the loop hands over must not hold the loop: a run hands
+/// over until its deadline, then lets the loop poll and comes back.
+@Suite struct DeliveryPumpDeadlineTests {
+    /// Posts one more event to its queue for each it receives, `limit` in all: a producer that
+    /// never falls behind the loop.
+    final class ChainSink: QueuedTableSink, @unchecked Sendable {
+        let pump: DeliveryPump
+        var queue: any TableEventQueue { pump }
+        let limit: Int
+        private(set) var received = 0
+        init(pump: DeliveryPump, limit: Int) {
+            self.pump = pump
+            self.limit = limit
+        }
+        func deliver(_ event: TableEvent) { deliver(event, shared: nil) }
+        func deliver(_ event: TableEvent, shared: SharedUpdateEncoding?) {
+            received += 1
+            if received < limit { _ = pump.post(DeliveryPumpTests.events(received..<(received + 1), to: self)) }
+        }
+    }
+
+    @Test func aProducerThatNeverStopsPostingDoesNotHoldTheLoop() {
+        let loop = EmbeddedEventLoop()
+        let pump = DeliveryPump(eventLoop: loop, delayMillis: 0)
+        let limit = 5_000_000
+        let sink = ChainSink(pump: pump, limit: limit)
+        _ = pump.post(DeliveryPumpTests.events(0..<1, to: sink))
+        loop.run()
+        let afterFirstRun = sink.received
+        #expect(afterFirstRun > 0)
+        #expect(afterFirstRun < limit, "the run handed over for as long as events came (\(afterFirstRun))")
+        // The rest comes on later runs, each after the loop had its turn.
+        loop.advanceTime(by: DeliveryPump.gap)
+        #expect(sink.received > afterFirstRun)
+    }
+}
+
 /// `flush()` while another thread hands the mailbox over waits for that thread.
 @Suite struct DeliveryPumpConcurrencyTests {
     @Test func aFlushWaitsForTheThreadAlreadyHandingOver() async throws {

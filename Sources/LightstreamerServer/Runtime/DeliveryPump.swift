@@ -21,8 +21,9 @@ import Darwin
 /// bound, past which its batch runs on the caller's thread, see `ServerSession`).
 ///
 /// **Batches.** Sessions with a batch waiting add themselves (`add`); the pump runs their
-/// batches (`ServerSession.drainInbox`) as one task, at most `sliceNanos` of work per loop
-/// iteration. NIO runs queued tasks until none are left before it polls its sockets again:
+/// batches (`ServerSession.drainInbox`) as one task. A run hands the mailbox over for up to
+/// `sliceNanos`, runs batches for up to `sliceNanos` after each hand-over, and stops after two
+/// slices in all (see `handOverIfFree` for why the hand-over has a deadline). NIO runs queued tasks until none are left before it polls its sockets again:
 /// if every session scheduled its own task, a producer faster than the loop would keep the
 /// queue from ever emptying and the loop would stop accepting connections and reading
 /// requests. After a slice the pump reschedules itself `gap` ahead: only a task that is not
@@ -37,8 +38,11 @@ final class DeliveryPump: TableEventQueue {
     static let sliceNanos: UInt64 = 2_000_000
     /// Between two slices, while the loop polls its sockets (see above).
     static let gap = TimeAmount.microseconds(250)
-    /// Events the mailbox holds before the producer hands them over itself.
-    static let mailboxLimit = 16_384
+    /// Events the mailbox holds before the producer hands them over itself. Under overload the
+    /// producer then does part of the hand-over on its own thread while the loop runs batches:
+    /// with 16,384, 5,000 sessions at 500 K updates/s got 83 % of them at p99 0.5 s; with
+    /// 4,096, 99 % at p99 0.23 s (BENCHMARKS.md, "Overload at twice the capacity").
+    static let mailboxLimit = 4_096
 
     private struct State {
         var mailbox = PostedEvents()
@@ -82,7 +86,7 @@ final class DeliveryPump: TableEventQueue {
     /// thread, and the callers, a full producer or an `unsubscribe`, hold no lock).
     func flush() {
         let target = state.withLockedValue { $0.posted }
-        while !handOverIfFree() {
+        while !handOverIfFree(until: nil) {
             if state.withLockedValue({ $0.handedOver &- target >= 0 }) { return }
             usleep(50)
         }
@@ -90,8 +94,18 @@ final class DeliveryPump: TableEventQueue {
 
     /// Hands the mailbox over unless another thread is doing it (then returns false at once:
     /// the loop never blocks on a producer that is handing over a full mailbox).
+    ///
+    /// It goes on with what was posted meanwhile until the mailbox is empty, or until
+    /// `deadline` (uptime nanoseconds) has passed. The loop gives a deadline: a producer that
+    /// posts faster than the loop hands over would otherwise keep the loop handing over for
+    /// ever, no session would run its batch or write, and the mailbox would never fill up to
+    /// slow the producer down. Under twice the load the machine carries, that starved the
+    /// sessions: 8,000 sessions got 9–19 % of the offered updates, at p99 3.5–6.9 s
+    /// (BENCHMARKS.md, "Overload at twice the capacity"). While the loop keeps up it still
+    /// hands over everything before running batches, so that a session's updates of one
+    /// producer burst go out in one write.
     @discardableResult
-    private func handOverIfFree() -> Bool {
+    private func handOverIfFree(until deadline: UInt64?) -> Bool {
         var events = state.withLockedValue { s -> PostedEvents? in
             guard !s.handingOver else { return nil }
             s.handingOver = true
@@ -106,7 +120,7 @@ final class DeliveryPump: TableEventQueue {
             events = state.withLockedValue { s -> PostedEvents? in
                 s.handedOver &+= count
                 s.spare = emptied
-                if s.mailbox.isEmpty {
+                if s.mailbox.isEmpty || deadline.map({ NIODeadline.now().uptimeNanoseconds >= $0 }) == true {
                     s.handingOver = false
                     return nil
                 }
@@ -148,7 +162,9 @@ final class DeliveryPump: TableEventQueue {
     private func run() {
         let start = NIODeadline.now().uptimeNanoseconds
         while true {
-            handOverIfFree()
+            handOverIfFree(until: start &+ Self.sliceNanos)
+            // Batches get a slice of their own after the hand-over.
+            let batchesStart = NIODeadline.now().uptimeNanoseconds
             let batch = state.withLockedValue { s -> [ServerSession]? in
                 let b = s.ready
                 s.ready = []
@@ -167,7 +183,9 @@ final class DeliveryPump: TableEventQueue {
             }
             for i in batch.indices {
                 batch[i].drainInbox()
-                if NIODeadline.now().uptimeNanoseconds &- start > Self.sliceNanos {
+                let now = NIODeadline.now().uptimeNanoseconds
+                // A slice of batches after each hand-over, and two slices in all per run.
+                if now &- batchesStart > Self.sliceNanos || now &- start > 2 * Self.sliceNanos {
                     let rest = batch[(i + 1)...]
                     state.withLockedValue { s in s.ready.insert(contentsOf: rest, at: 0) }
                     // Still scheduled: producers keep posting; the loop polls first.
