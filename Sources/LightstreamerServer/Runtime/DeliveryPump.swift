@@ -39,9 +39,10 @@ final class DeliveryPump: TableEventQueue {
     /// Between two slices, while the loop polls its sockets (see above).
     static let gap = TimeAmount.microseconds(250)
     /// Events the mailbox holds before the producer hands them over itself. Under overload the
-    /// producer then does part of the hand-over on its own thread while the loop runs batches:
-    /// with 16,384, 5,000 sessions at 500 K updates/s got 83 % of them at p99 0.5 s; with
-    /// 4,096, 99 % at p99 0.23 s (BENCHMARKS.md, "Overload at twice the capacity").
+    /// producer then does part of the hand-over on its own thread while the loop runs batches.
+    /// With the hand-over's deadline, 8,000 sessions at 800 K updates/s got 34 % of them at p99
+    /// 1.26 s with 16,384, 36 % at 0.94 s with 8,192, and 52–60 % at 0.69–0.75 s with 4,096
+    /// (BENCHMARKS.md, "Fewer checks and copies per update; overload at twice the capacity").
     static let mailboxLimit = 4_096
 
     private struct State {
