@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import TLCP
 import Testing
 
@@ -142,6 +143,35 @@ import Testing
         // history or diff formats differ encoded by themselves.
         #expect(hits > offered / 2, "\(hits) of \(offered)")
         #expect(hits < offered, "\(hits) of \(offered)")
+    }
+
+    /// The first encoding is kept without a lock: sessions on several loops read it at once.
+    /// Racing first readers with other diff formats may each encode, one wins, and a session
+    /// only ever gets bytes made for its own formats.
+    @Test func racingSessionsGetTheirOwnFormatsBytesOrNone() {
+        // A large JSON value with a small change: the patch is shorter than the value.
+        let long = String(repeating: "lorem ipsum ", count: 30)
+        let previous: [String?] = ["{\"a\":1,\"b\":\"\(long)\"}", "x"]
+        let values: [String?] = ["{\"a\":2,\"b\":\"\(long)\"}", "x"]
+        let plain = UpdateNotification.encodedValues(UpdateCodec.encode(previous: previous, current: values, diffs: []))
+        let patched = UpdateNotification.encodedValues(UpdateCodec.encode(previous: previous, current: values, diffs: [.jsonPatch]))
+        #expect(plain != patched, "the two formats must encode differently for this test to mean anything")
+        for _ in 0..<200 {
+            let encoding = SharedUpdateEncoding(previous: previous, values: values)
+            let results = NIOLockedValueBox<[(Bool, [UInt8]?)]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { i in
+                let withPatch = i % 2 == 1
+                let bytes = encoding.encodedValues(previous: previous, values: values, diffs: withPatch ? [.jsonPatch] : [])
+                results.withLockedValue { $0.append((withPatch, bytes)) }
+            }
+            let all = results.withLockedValue { $0 }
+            for (withPatch, bytes) in all where bytes != nil {
+                #expect(bytes == (withPatch ? patched : plain))
+            }
+            // Whoever won, every session with the winner's formats got the bytes.
+            let served = Set(all.filter { $0.1 != nil }.map(\.0))
+            #expect(served.count == 1)
+        }
     }
 
     @Test func anEncodingAppliesOnlyToTheRowsItWasMadeFor() {
