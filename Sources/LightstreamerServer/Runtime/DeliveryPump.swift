@@ -23,7 +23,8 @@ import Darwin
 /// **Batches.** Sessions with a batch waiting add themselves (`add`); the pump runs their
 /// batches (`ServerSession.drainInbox`) as one task. A run hands the mailbox over for up to
 /// `sliceNanos`, runs batches for up to `sliceNanos` after each hand-over, and stops after two
-/// slices in all (see `handOverIfFree` for why the hand-over has a deadline). NIO runs queued tasks until none are left before it polls its sockets again:
+/// slices in all (see `handOverIfFree` for why the hand-over has a deadline). NIO runs queued
+/// tasks until none are left before it polls its sockets again:
 /// if every session scheduled its own task, a producer faster than the loop would keep the
 /// queue from ever emptying and the loop would stop accepting connections and reading
 /// requests. After a slice the pump reschedules itself `gap` ahead: only a task that is not
@@ -102,7 +103,7 @@ final class DeliveryPump: TableEventQueue {
     /// ever, no session would run its batch or write, and the mailbox would never fill up to
     /// slow the producer down. Under twice the load the machine carries, that starved the
     /// sessions: 8,000 sessions got 9–19 % of the offered updates, at p99 3.5–6.9 s
-    /// (BENCHMARKS.md, "Overload at twice the capacity"). While the loop keeps up it still
+    /// (BENCHMARKS.md, "Overload at twice the capacity"). While the loop keeps up, it still
     /// hands over everything before running batches, so that a session's updates of one
     /// producer burst go out in one write.
     @discardableResult
