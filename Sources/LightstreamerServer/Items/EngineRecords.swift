@@ -26,7 +26,7 @@ struct UpstreamOp: Sendable {
 ///
 /// The properties the fan-out touches per event are `@exclusivity(unchecked)`: the lock already
 /// serialises every access, and Swift's dynamic check of each one (a thread-local access set,
-/// entered and left) cost about 80 instructions per access, some 500 per delivered update
+/// entered and left) cost about 80 instructions per access, about 380 per delivered update
 /// (BENCHMARKS.md, "Fewer checks and copies per update"). No access to them overlaps another:
 /// each is a single read or a single in-place change.
 final class ItemRecord: @unchecked Sendable {

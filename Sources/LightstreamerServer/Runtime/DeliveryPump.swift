@@ -122,7 +122,7 @@ final class DeliveryPump: TableEventQueue {
             events = state.withLockedValue { s -> PostedEvents? in
                 s.handedOver &+= count
                 s.spare = emptied
-                if s.mailbox.isEmpty || deadline.map({ NIODeadline.now().uptimeNanoseconds >= $0 }) == true {
+                if s.mailbox.isEmpty || Self.hasPassed(deadline) {
                     s.handingOver = false
                     return nil
                 }
@@ -131,6 +131,12 @@ final class DeliveryPump: TableEventQueue {
         }
         if events != nil { state.withLockedValue { $0.handingOver = false } }
         return true
+    }
+
+    /// Whether `deadline` (uptime nanoseconds; nil: none) has passed.
+    private static func hasPassed(_ deadline: UInt64?) -> Bool {
+        guard let deadline else { return false }
+        return NIODeadline.now().uptimeNanoseconds >= deadline
     }
 
     private func take(_ s: inout State) -> PostedEvents {
