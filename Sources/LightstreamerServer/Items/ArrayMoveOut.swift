@@ -7,7 +7,10 @@ extension Array {
     /// array afterwards releases them, while a moved element goes on to where it is kept
     /// without either. The elements are reversed in place first, by the buffer's `swapAt`,
     /// which moves (the collection's `reverse()` swaps by copies), so that `popLast` takes
-    /// them in order.
+    /// them in order. Each is passed on with `consume`: without it the optimizer copied the
+    /// element for `body` and destroyed the original after the call (a retain and a release of
+    /// each reference it holds), which cost the engine-to-session hand-over about 300
+    /// instructions per update (Benchmarks/server-callgrind.sh).
     mutating func moveOutInOrder(_ body: (consuming Element) -> Void) {
         withUnsafeMutableBufferPointer { elements in
             var (i, j) = (0, elements.count - 1)
@@ -16,6 +19,6 @@ extension Array {
                 (i, j) = (i + 1, j - 1)
             }
         }
-        while let element = popLast() { body(element) }
+        while let element = popLast() { body(consume element) }
     }
 }
