@@ -45,14 +45,20 @@ extension EngineState {
         let change = rec.state.apply(fields)
         let state = rec.state
         var cache = ProjectionCache(record: rec)
-        for subscriber in rec.subscribers.values {
-            let table = subscriber.table
-            for pos in subscriber.positions {
+        // Read in place, by index, from a local copy of the dictionary (one retain of its
+        // storage): `for subscriber in values` copied each subscriber, a retain and a release
+        // of its table and of its positions array per session and update (about 55
+        // instructions per update, Benchmarks/server-callgrind.sh).
+        let subscribers = rec.subscribers
+        for i in subscribers.indices {
+            for k in subscribers.values[i].positions.indices {
+                let pos = subscribers.values[i].positions[k]
                 let claim =
                     inSnapshot
-                    ? table.snapshotEvent(pos: pos, state: state, cache: &cache, ctx: ctx)
-                    : table.dispatchLive(pos: pos, state: state, fields: fields, change: change, cache: &cache, ctx: ctx)
-                if claim { effects.drain.append(table) }
+                    ? subscribers.values[i].table.snapshotEvent(pos: pos, state: state, cache: &cache, ctx: ctx)
+                    : subscribers.values[i].table.dispatchLive(
+                        pos: pos, state: state, fields: fields, change: change, cache: &cache, ctx: ctx)
+                if claim { effects.drain.append(subscribers.values[i].table) }
             }
         }
     }
