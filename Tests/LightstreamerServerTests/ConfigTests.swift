@@ -15,7 +15,8 @@ import Testing
             "sessionTimeoutMillis": 20000,
             "recoveryWindowMillis": 15000,
             "keepaliveMillis": { "min": 500, "max": 20000, "default": 4000 },
-            "contentLengthDefault": 1000000
+            "contentLengthDefault": 1000000,
+            "maxUpdateDelayMillis": 8
           },
           "demo": true,
           "adapterSets": [
@@ -74,6 +75,8 @@ import Testing
         #expect(c.timeouts.recoveryWindowMillis == 15000)
         #expect(c.timeouts.keepaliveMillis == .init(min: 500, max: 20000, default: 4000))
         #expect(c.timeouts.contentLengthDefault == 1_000_000)
+        #expect(c.timeouts.maxUpdateDelayMillis == 8)
+        #expect(ServerOptions(configuration: c).sessions.maxUpdateDelayMillis == 8)
         #expect(c.demo)
         #expect(c.mpn?["enabled"] == .bool(true))
         #expect(c.mpn?["database"]?["path"] == .string("mpn.sqlite"))
@@ -165,6 +168,12 @@ import Testing
 
         let keepalive = Self.error(#"{"demo": true, "timeouts": {"keepaliveMillis": {"min": 5000, "max": 1000}}}"#)
         #expect(keepalive?.path == "timeouts.keepaliveMillis")
+
+        let longDelay = Self.error(#"{"demo": true, "timeouts": {"maxUpdateDelayMillis": 1001}}"#)
+        #expect(longDelay?.path == "timeouts.maxUpdateDelayMillis")
+        #expect(longDelay?.message.contains("at most 1000") == true)
+        let negativeDelay = Self.error(#"{"demo": true, "timeouts": {"maxUpdateDelayMillis": -1}}"#)
+        #expect(negativeDelay?.path == "timeouts.maxUpdateDelayMillis")
 
         let syntax = Self.error(#"{"demo": true,"#)
         #expect(syntax != nil)

@@ -26,6 +26,33 @@ import Testing
         #expect(b.rows == [["0"], ["1"]])
     }
 
+    /// `maxUpdateDelayMillis`: the first run after a quiet spell waits that long, so that what
+    /// comes meanwhile reaches the sessions together (one batch, one write per session).
+    @Test func aDelayGathersWhatIsPostedWithinIt() {
+        let loop = EmbeddedEventLoop()
+        let pump = DeliveryPump(eventLoop: loop, delayMillis: 5)
+        let sink = QueuedRecordingSink(queue: pump)
+        _ = pump.post(Self.events(0..<1, to: sink))
+        loop.run()
+        loop.advanceTime(by: .milliseconds(4))
+        #expect(sink.rows.isEmpty, "held until the delay is over")
+        _ = pump.post(Self.events(1..<2, to: sink))
+        loop.advanceTime(by: .milliseconds(1))
+        #expect(sink.rows == [["0"], ["1"]])
+        // The pump went idle: the next post waits the delay again.
+        _ = pump.post(Self.events(2..<3, to: sink))
+        loop.advanceTime(by: .milliseconds(4))
+        #expect(sink.rows.count == 2)
+        loop.advanceTime(by: .milliseconds(1))
+        #expect(sink.rows.count == 3)
+    }
+
+    @Test func theDelayIsBounded() {
+        let loop = EmbeddedEventLoop()
+        #expect(DeliveryPump(eventLoop: loop, delayMillis: .max).delayMillis == ServerConfiguration.Timeouts.maxUpdateDelayLimit)
+        #expect(DeliveryPump(eventLoop: loop, delayMillis: -5).delayMillis == 0)
+    }
+
     @Test func aFullMailboxIsHandedOverByTheProducer() {
         let loop = EmbeddedEventLoop()
         let pump = DeliveryPump(eventLoop: loop, delayMillis: 0)

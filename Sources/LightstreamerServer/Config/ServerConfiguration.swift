@@ -77,20 +77,31 @@ public struct ServerConfiguration: Sendable, Decodable {
         /// After SIGTERM: how long sessions may stay while no new one is accepted (see
         /// `ServerOptions.drainMillis`).
         public var drainMillis: Int
+        /// Longest delay the server may add to data notifications to send more of them per
+        /// socket write (`SessionSettings.maxUpdateDelayMillis`): 0 to `maxUpdateDelayLimit`.
+        public var maxUpdateDelayMillis: Int
 
-        static let keys = ["sessionTimeoutMillis", "recoveryWindowMillis", "keepaliveMillis", "contentLengthDefault", "drainMillis"]
+        /// The largest `maxUpdateDelayMillis` accepted: a second. Past that, a delay would
+        /// hold a session's updates longer than any keepalive the server grants by default.
+        public static let maxUpdateDelayLimit = 1_000
+
+        static let keys = [
+            "sessionTimeoutMillis", "recoveryWindowMillis", "keepaliveMillis", "contentLengthDefault", "drainMillis",
+            "maxUpdateDelayMillis",
+        ]
 
         /// Timings given in code (the defaults of docs/CONFIG.md).
         public init(
             sessionTimeoutMillis: Int = 10_000, recoveryWindowMillis: Int = 30_000,
             keepaliveMillis: Keepalive = Keepalive(), contentLengthDefault: Int = 50_000_000,
-            drainMillis: Int = ServerOptions.defaultDrainMillis
+            drainMillis: Int = ServerOptions.defaultDrainMillis, maxUpdateDelayMillis: Int = 0
         ) {
             self.sessionTimeoutMillis = sessionTimeoutMillis
             self.recoveryWindowMillis = recoveryWindowMillis
             self.keepaliveMillis = keepaliveMillis
             self.contentLengthDefault = contentLengthDefault
             self.drainMillis = drainMillis
+            self.maxUpdateDelayMillis = maxUpdateDelayMillis
         }
 
         /// Decodes the `timeouts` object.
@@ -107,6 +118,12 @@ public struct ServerConfiguration: Sendable, Decodable {
                 throw decoder.invalid(
                     "expected at most \(ServerOptions.maxDrainMillis) ms, got \(drainMillis)",
                     at: AnyCodingKey(stringValue: "drainMillis"))
+            }
+            maxUpdateDelayMillis = try c.nonNegative("maxUpdateDelayMillis", decoder) ?? d.maxUpdateDelayMillis
+            if maxUpdateDelayMillis > Self.maxUpdateDelayLimit {
+                throw decoder.invalid(
+                    "expected at most \(Self.maxUpdateDelayLimit) ms, got \(maxUpdateDelayMillis)",
+                    at: AnyCodingKey(stringValue: "maxUpdateDelayMillis"))
             }
         }
     }

@@ -17,6 +17,7 @@ extension ServerOptions {
         sessions.maxKeepaliveMillis = c.timeouts.keepaliveMillis.max
         sessions.defaultKeepaliveMillis = c.timeouts.keepaliveMillis.default
         sessions.defaultContentLength = c.timeouts.contentLengthDefault
+        sessions.maxUpdateDelayMillis = c.timeouts.maxUpdateDelayMillis
         c.limits.apply(to: &sessions)
         c.front.apply(to: &front)
         admin = c.admin

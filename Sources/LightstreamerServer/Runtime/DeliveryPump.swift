@@ -62,9 +62,10 @@ final class DeliveryPump: TableEventQueue {
 
     private let state = NIOLockedValueBox(State())
 
+    /// `delayMillis` is taken within 0…`ServerConfiguration.Timeouts.maxUpdateDelayLimit`.
     init(eventLoop: any EventLoop, delayMillis: Int) {
         self.eventLoop = eventLoop
-        self.delayMillis = delayMillis
+        self.delayMillis = min(max(delayMillis, 0), ServerConfiguration.Timeouts.maxUpdateDelayLimit)
     }
 
     // MARK: - TableEventQueue

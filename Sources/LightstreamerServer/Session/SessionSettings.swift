@@ -64,7 +64,9 @@ public struct SessionSettings: Sendable, Hashable {
     public var maxQueuedMPNOperations: Int = 100
     /// Longest delay the server may add to data notifications to send more of them in one
     /// socket write (0: write as soon as the session's event loop gets to them). Updates of
-    /// the same session that arrive within this window go out together.
+    /// the same session that arrive within this window go out together. Taken within 0…1000
+    /// (`ServerConfiguration.Timeouts.maxUpdateDelayLimit`); the configuration file's
+    /// `timeouts.maxUpdateDelayMillis` (docs/CONFIG.md).
     public var maxUpdateDelayMillis: Int = 0
     /// How long a sequence waits for missing message progressives without `LS_max_wait`.
     public var defaultMessageMaxWaitMillis: Int = 10_000
