@@ -11,8 +11,10 @@ public struct SessionStateMachine: Sendable {
     /// Where the session is in its life, with what only that stage has: a create still running
     /// its combo controls, an open session with or without a stream, or an ended one.
     private enum State: Sendable {
-        /// Waiting for the control parts of a create+control combo.
-        case creating(PendingCreate)
+        /// Waiting for the control parts of a create+control combo. `indirect`: the pending
+        /// create (about 170 bytes) lives in a box for that short while, instead of every
+        /// session's state keeping room for it for the session's whole life.
+        indirect case creating(PendingCreate)
         /// Open; `streamBinding` is the stream (or poll) the session writes on, if there is one.
         case active
         case closed
