@@ -187,4 +187,15 @@ import Testing
         #expect(encoding.encodedValues(previous: previous, values: values, diffs: [.tlcpDiff]) == nil)
         #expect(encoding.encodedValues(previous: previous, values: values, diffs: []) == expected)
     }
+
+    /// Sessions share one copy of each set of diff formats; the shared copy must equal what
+    /// the session asked for, whichever it is, and the mask follows it.
+    @Test func internedDiffSetsEqualWhatWasAsked() {
+        let all: [Set<DiffFormat>] = [[], [.jsonPatch], [.tlcpDiff], [.jsonPatch, .tlcpDiff]]
+        for formats in all {
+            let shared = SessionStateMachine.interned(formats)
+            #expect(shared == formats)
+            #expect(SharedUpdateEncoding.mask(shared) == SharedUpdateEncoding.mask(formats))
+        }
+    }
 }

@@ -75,6 +75,15 @@ public struct SessionStateMachine: Sendable {
 
     var output = Output()
 
+    /// Every set of diff formats a session can have, made once: sessions share one of them
+    /// instead of each holding its own (a set's storage is some 70 bytes per idle session).
+    private static let diffSets: [Set<DiffFormat>] = [[], [.jsonPatch], [.tlcpDiff], [.jsonPatch, .tlcpDiff]]
+
+    /// `formats`, as the shared copy of an equal set when there is one.
+    static func interned(_ formats: Set<DiffFormat>) -> Set<DiffFormat> {
+        diffSets.first { $0 == formats } ?? formats
+    }
+
     /// A session just accepted by the Metadata Adapter. Call `start(now:)` next.
     public init(
         sessionId: String, version: TLCPVersion, create: CreateSessionRequest, connection: ConnectionID,
@@ -97,7 +106,7 @@ public struct SessionStateMachine: Sendable {
         self.version = version
         self.sharedSettings = sharedSettings
         if version.supports(.diffs) {
-            self.diffs = Set(create.supportedDiffs ?? DiffFormat.allCases)
+            self.diffs = Self.interned(Set(create.supportedDiffs ?? DiffFormat.allCases))
         } else {
             self.diffs = []
         }
