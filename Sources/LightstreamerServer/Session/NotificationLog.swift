@@ -29,9 +29,16 @@ struct NotificationLog: Sendable {
     /// A page is closed and a new one started when a line would take it past this size.
     static let pageBytes = 4096
 
-    private var slots = CircularBuffer<Slot>(initialCapacity: 1)
+    private var slots = Self.noSlots
     /// Closed pages still holding some slot's line; `pages.first` is page `firstPage`.
-    private var pages = CircularBuffer<[UInt8]>(initialCapacity: 1)
+    private var pages = Self.noPages
+
+    /// Empty buffers that every new log starts from: a `CircularBuffer` allocates its storage
+    /// when made, and a session that never logs a notification (an idle one) would keep two
+    /// such allocations, about 110 bytes. Copies share the storage until the first append
+    /// gives the log its own.
+    private static let noSlots = CircularBuffer<Slot>(initialCapacity: 1)
+    private static let noPages = CircularBuffer<[UInt8]>(initialCapacity: 1)
     private var firstPage = 0
     /// The page being filled: page number `firstPage + pages.count`. Bytes rather than a
     /// `String`: appending a line costs a copy instead of a string append (about 350
