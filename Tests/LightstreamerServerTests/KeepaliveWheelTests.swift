@@ -45,3 +45,29 @@ import Testing
         }
     }
 }
+
+/// `SYNC` timers go on the same wheel: a stream that asked for them gets its `SYNC`s, and its
+/// timer is a wheel entry rather than an event-loop task.
+@Suite(.timeLimit(.minutes(1))) struct SyncWheelTests {
+    @Test func syncsComeFromTheWheel() async throws {
+        try await FrontIntegrationTests.withServer(configure: { $0.sessions.syncIntervalMillis = 1_000 }) { server, group in
+            let port = try #require(server.port)
+            var streams: [RawTestConnection] = []
+            for _ in 0..<5 {
+                let ws = try await RawTestConnection.webSocket(port: port, group: group)
+                try await ws.wsText(
+                    "create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=true&LS_keepalive_millis=20000"
+                )
+                #expect(await ws.waitFor("CONOK,", seconds: 20))
+                streams.append(ws)
+            }
+            // A keepalive and a SYNC timer per stream, both on the wheel.
+            #expect(
+                server.manager.keepaliveTimersPending >= 2 * streams.count, "\(server.manager.keepaliveTimersPending) timers on the wheels")
+            for ws in streams {
+                #expect(await ws.waitFor("SYNC,", seconds: 10), "no SYNC: \(ws.text.debugDescription)")
+            }
+            for ws in streams { await ws.close() }
+        }
+    }
+}

@@ -1,7 +1,8 @@
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// The keepalive timers of the sessions of one event loop, fired from one repeating task.
+/// The keepalive timers of the sessions of one event loop, fired from one repeating task
+/// (and their `SYNC` timers, which are as many and as tolerant).
 ///
 /// Every bound stream has a keepalive timer (docs/protocol/TLCP.md, `PROBE`), so an idle
 /// server holds one per session. As NIO timers, each would be a scheduled task of its own and,

@@ -81,7 +81,10 @@ extension ServerSession {
                 s.timers[timer]?.task?.cancel()
                 s.timerGeneration += 1
                 let generation = s.timerGeneration
-                if timer == .keepalive,
+                // The timers every bound stream keeps armed (a PROBE's, and SYNC's unless the
+                // client turned it off) go on the loop's wheel: no scheduled task of their own
+                // per session, about 150 bytes each.
+                if timer == .keepalive || timer == .sync,
                     keepaliveWheel.arm(self, timer, generation: generation, atMillis: at, now: monotonicMillis())
                 {
                     s.timers[timer] = (generation, nil)
