@@ -81,8 +81,8 @@ public struct ServerConfiguration: Sendable, Decodable {
         /// socket write (`SessionSettings.maxUpdateDelayMillis`): 0 to `maxUpdateDelayLimit`.
         public var maxUpdateDelayMillis: Int
 
-        /// The largest `maxUpdateDelayMillis` accepted: a second. Past that, a delay would
-        /// hold a session's updates longer than any keepalive the server grants by default.
+        /// The largest `maxUpdateDelayMillis` accepted: a second, the shortest keepalive the
+        /// server grants by default. A longer delay trades latency no live view can afford.
         public static let maxUpdateDelayLimit = 1_000
 
         static let keys = [
@@ -113,18 +113,9 @@ public struct ServerConfiguration: Sendable, Decodable {
             recoveryWindowMillis = try c.nonNegative("recoveryWindowMillis", decoder) ?? d.recoveryWindowMillis
             keepaliveMillis = try c.decodeIfPresent(Keepalive.self, forKey: .init(stringValue: "keepaliveMillis")) ?? d.keepaliveMillis
             contentLengthDefault = try c.positive("contentLengthDefault", decoder) ?? d.contentLengthDefault
-            drainMillis = try c.nonNegative("drainMillis", decoder) ?? d.drainMillis
-            if drainMillis > ServerOptions.maxDrainMillis {
-                throw decoder.invalid(
-                    "expected at most \(ServerOptions.maxDrainMillis) ms, got \(drainMillis)",
-                    at: AnyCodingKey(stringValue: "drainMillis"))
-            }
-            maxUpdateDelayMillis = try c.nonNegative("maxUpdateDelayMillis", decoder) ?? d.maxUpdateDelayMillis
-            if maxUpdateDelayMillis > Self.maxUpdateDelayLimit {
-                throw decoder.invalid(
-                    "expected at most \(Self.maxUpdateDelayLimit) ms, got \(maxUpdateDelayMillis)",
-                    at: AnyCodingKey(stringValue: "maxUpdateDelayMillis"))
-            }
+            drainMillis = try c.nonNegative("drainMillis", decoder, atMost: ServerOptions.maxDrainMillis) ?? d.drainMillis
+            maxUpdateDelayMillis =
+                try c.nonNegative("maxUpdateDelayMillis", decoder, atMost: Self.maxUpdateDelayLimit) ?? d.maxUpdateDelayMillis
         }
     }
 
@@ -291,9 +282,13 @@ extension KeyedDecodingContainer where Key == AnyCodingKey {
         return v
     }
 
-    func nonNegative(_ name: String, _ decoder: any Decoder) throws -> Int? {
+    /// A number of at least 0 and, with `atMost`, at most that many milliseconds.
+    func nonNegative(_ name: String, _ decoder: any Decoder, atMost limit: Int? = nil) throws -> Int? {
         guard let v = try decodeIfPresent(Int.self, forKey: AnyCodingKey(stringValue: name)) else { return nil }
         guard v >= 0 else { throw decoder.invalid("expected a number of at least 0, got \(v)", at: AnyCodingKey(stringValue: name)) }
+        if let limit, v > limit {
+            throw decoder.invalid("expected at most \(limit) ms, got \(v)", at: AnyCodingKey(stringValue: name))
+        }
         return v
     }
 
