@@ -6,18 +6,21 @@ import NIOPosix
 
 /// A Data Adapter for load tests: items `load0`…`loadN-1`, each with the one field `ts`
 /// (the monotonic time in nanoseconds at which the update was produced), all updated `rate`
-/// times per second by one timer.
+/// times per second by one timer. A tick goes to the server as one batch
+/// (`ItemEventListener.update(_:)`), or item by item with `batched` false.
 final class LoadDataAdapter: DataAdapter {
     let itemCount: Int
     let rate: Double
+    let batched: Bool
     private let listener = NIOLockedValueBox<(any ItemEventListener)?>(nil)
     private let subscribed = NIOLockedValueBox<Set<String>>([])
     private let task = NIOLockedValueBox<Scheduled<Void>?>(nil)
     private let stopped = NIOLockedValueBox(false)
 
-    init(itemCount: Int, rate: Double) {
+    init(itemCount: Int, rate: Double, batched: Bool = true) {
         self.itemCount = itemCount
         self.rate = rate
+        self.batched = batched
     }
 
     /// Ticks at a fixed rate: tick k is due at start + k × interval, however long the previous
@@ -43,10 +46,20 @@ final class LoadDataAdapter: DataAdapter {
     private func tick() {
         guard let l = listener.withLockedValue({ $0 }) else { return }
         let items = subscribed.withLockedValue { $0 }
-        for item in items {
-            let ts = String(NIODeadline.now().uptimeNanoseconds)
-            l.update(item: item, fields: ["ts": ts], isSnapshot: false)
+        guard batched else {
+            for item in items {
+                let ts = String(NIODeadline.now().uptimeNanoseconds)
+                l.update(item: item, fields: ["ts": ts], isSnapshot: false)
+            }
+            return
         }
+        // Each update's time is taken when it is made, as item by item.
+        var batch: [ItemUpdateEvent] = []
+        batch.reserveCapacity(items.count)
+        for item in items {
+            batch.append(ItemUpdateEvent(item: item, fields: ["ts": String(NIODeadline.now().uptimeNanoseconds)]))
+        }
+        l.update(batch)
     }
 
     func setListener(_ listener: any ItemEventListener) { self.listener.withLockedValue { $0 = listener } }

@@ -29,6 +29,8 @@ struct LoadTestCommand: AsyncParsableCommand {
     @Option(help: "Port of a server started with --serve (default: start one in this process).") var connectPort: Int?
     @Option(help: "Port for --serve (0: any).") var port = 0
     @Option(help: "Server: longest delay added to updates to batch them per write (ms).") var maxUpdateDelayMillis = 0
+    @Flag(help: "Server: the LOAD adapter hands its updates over one by one, not each tick as one batch.")
+    var perItemUpdates = false
 
     @Option(
         help:
@@ -90,7 +92,7 @@ struct LoadTestCommand: AsyncParsableCommand {
             try await clientGroup.shutdownGracefully()
             return
         }
-        let adapter = LoadDataAdapter(itemCount: items, rate: rate)
+        let adapter = LoadDataAdapter(itemCount: items, rate: rate, batched: !perItemUpdates)
         let set = AdapterSet(name: "LOAD", dataAdapters: ["DEFAULT": adapter])
         var options = ServerOptions(host: "127.0.0.1", port: serve ? port : 0)
         options.threads = serverThreads

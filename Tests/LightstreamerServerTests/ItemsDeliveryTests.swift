@@ -119,11 +119,17 @@ final class SlowSink: TableSink, @unchecked Sendable {
 final class HoldingQueue: TableEventQueue, @unchecked Sendable {
     private let lock = NSLock()
     private var events: [QueuedTableEvent] = []
+    private var _postSizes: [Int] = []
 
     func post(_ events: [QueuedTableEvent]) -> Bool {
-        lock.withLock { self.events += events }
+        lock.withLock {
+            self.events += events
+            _postSizes.append(events.count)
+        }
         return false
     }
+    /// The number of events of each `post` so far.
+    var postSizes: [Int] { lock.withLock { _postSizes } }
     func flush() {
         let taken = lock.withLock {
             defer { events = [] }

@@ -86,6 +86,12 @@ final class ScriptedDataAdapter: DataAdapter, @unchecked Sendable {
         l?.update(item: item, fields: fields, isSnapshot: snapshot)
     }
 
+    /// Several updates as one batch (`ItemEventListener.update(_:)`).
+    func pushBatch(_ batch: [ItemUpdateEvent]) {
+        let l = lock.withLock { listener }
+        l?.update(batch)
+    }
+
     func endOfSnapshot(_ item: String) {
         let l = lock.withLock { listener }
         l?.endOfSnapshot(item: item)

@@ -22,12 +22,39 @@ public protocol ItemEventListener: Sendable {
     /// An update for `item`: field name → value (nil is null). Fields left out are unchanged
     /// (MERGE) or null (other modes). `isSnapshot` marks snapshot events.
     func update(item: String, fields: [String: String?], isSnapshot: Bool)
+    /// Several updates at once, in order: the same as one `update(item:fields:isSnapshot:)`
+    /// each, but the server hands them to its sessions together, so that a session's updates
+    /// of one burst (a tick of a feed, the lines of one read) leave in one write. An adapter
+    /// that produces updates in bursts should use it. The default calls `update` for each.
+    func update(_ batch: [ItemUpdateEvent])
     /// The snapshot of `item` is complete.
     func endOfSnapshot(item: String)
     /// The adapter cleared the state of `item` (CS for DISTINCT/COMMAND; nulls for MERGE).
     func clearSnapshot(item: String)
     /// The adapter failed; the engine logs it.
     func failure(_ error: any Error)
+}
+
+extension ItemEventListener {
+    public func update(_ batch: [ItemUpdateEvent]) {
+        for u in batch { update(item: u.item, fields: u.fields, isSnapshot: u.isSnapshot) }
+    }
+}
+
+/// One update of a batch (`ItemEventListener.update(_:)`).
+public struct ItemUpdateEvent: Sendable {
+    /// The item's name.
+    public var item: String
+    /// Field name → value (nil is null), as in `ItemEventListener.update(item:fields:isSnapshot:)`.
+    public var fields: [String: String?]
+    /// A snapshot event.
+    public var isSnapshot: Bool
+
+    public init(item: String, fields: [String: String?], isSnapshot: Bool = false) {
+        self.item = item
+        self.fields = fields
+        self.isSnapshot = isSnapshot
+    }
 }
 
 /// A failure a Data Adapter reports, with what the client sees.

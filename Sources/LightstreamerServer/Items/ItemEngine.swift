@@ -199,6 +199,34 @@ public final class ItemEngine: Sendable {
         }
     }
 
+    /// A batch of updates from one Data Adapter: as few locked sections as the bound on
+    /// their length allows, each posting what it sends to the event loops' queues once (one
+    /// post per loop, instead of one per update), so that a loop sees each of its sessions'
+    /// updates of the batch before it runs that session's batch and writes.
+    ///
+    /// A section ends after the update that brought the events it posts to
+    /// `eventsPerSection` or more (the engine's lock is not held for a whole large batch:
+    /// subscriptions and timers wait for it).
+    func adapterUpdates(_ batch: [ItemUpdateEvent], adapterSet: String, dataAdapter: String) {
+        var next = batch.startIndex
+        while next < batch.endIndex {
+            dispatch(direct: true) { s, ctx, e in
+                while next < batch.endIndex {
+                    let u = batch[next]
+                    next += 1
+                    s.updatesReceived &+= 1
+                    let key = ItemKey(adapterSet: adapterSet, dataAdapter: dataAdapter, item: u.item)
+                    s.itemUpdate(key, fields: u.fields, isSnapshot: u.isSnapshot, ctx: ctx, effects: &e)
+                    if (ctx.direct?.posts.count ?? 0) >= Self.eventsPerSection { break }
+                }
+            }
+        }
+    }
+
+    /// See `adapterUpdates`: about 3 ms of fan-out on this project's machine, and the size of
+    /// mailbox a loop hands over before its sessions write (`DeliveryPump.mailboxLimit`).
+    static let eventsPerSection = 4_096
+
     func adapterEndOfSnapshot(_ key: ItemKey) {
         dispatch(direct: false) { s, ctx, e in s.itemEndOfSnapshot(key, ctx: ctx, effects: &e) }
     }

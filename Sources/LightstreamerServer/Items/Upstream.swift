@@ -186,6 +186,10 @@ final class EngineListener: ItemEventListener {
         engine?.adapterUpdate(key(item), fields: fields, isSnapshot: isSnapshot)
     }
 
+    func update(_ batch: [ItemUpdateEvent]) {
+        engine?.adapterUpdates(batch, adapterSet: adapterSet, dataAdapter: dataAdapter)
+    }
+
     func endOfSnapshot(item: String) {
         engine?.adapterEndOfSnapshot(key(item))
     }

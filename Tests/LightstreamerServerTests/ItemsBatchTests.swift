@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+@testable import LightstreamerServer
+
+/// A Data Adapter's batch of updates (`ItemEventListener.update(_:)`): the same events as
+/// item by item, posted to each event loop's queue once per bounded locked section.
+struct ItemsBatchTests {
+    @Test func aBatchIsPostedOncePerQueue() async throws {
+        let adapter = ScriptedDataAdapter()
+        let engine = makeEngine(adapter)
+        let queue = HoldingQueue()
+        let sinks = (0..<3).map { _ in QueuedRecordingSink(queue: queue) }
+        for sink in sinks { _ = try await engine.subscribe(spec(.merge, ["a", "b", "c"], ["n"]), sink: sink) }
+
+        adapter.pushBatch(["a", "b", "c"].map { ItemUpdateEvent(item: $0, fields: ["n": "\($0)1"]) })
+        #expect(queue.postSizes == [9])
+        for item in ["a", "b", "c"] { adapter.push(item, ["n": "\(item)2"]) }
+        #expect(queue.postSizes == [9, 3, 3, 3])
+
+        queue.flush()
+        for sink in sinks { #expect(sink.rows == [["a1"], ["b1"], ["c1"], ["a2"], ["b2"], ["c2"]]) }
+        await engine.shutdown()
+    }
+
+    @Test func aLargeBatchIsPostedInBoundedSections() async throws {
+        let adapter = ScriptedDataAdapter()
+        let engine = makeEngine(adapter)
+        let queue = HoldingQueue()
+        let sinks = (0..<50).map { _ in QueuedRecordingSink(queue: queue) }
+        for sink in sinks { _ = try await engine.subscribe(spec(.raw, ["a"], ["n"]), sink: sink) }
+
+        // 200 updates × 50 subscriptions: a section ends once 4,096 events are posted.
+        adapter.pushBatch((0..<200).map { ItemUpdateEvent(item: "a", fields: ["n": "\($0)"]) })
+        let perSection = (ItemEngine.eventsPerSection + 49) / 50
+        #expect(queue.postSizes == [perSection * 50, perSection * 50, (200 - 2 * perSection) * 50])
+        queue.flush()
+        for sink in sinks { #expect(sink.rows == (0..<200).map { ["\($0)"] }) }
+        await engine.shutdown()
+    }
+
+    /// Frequency limits, buffers, selectors, snapshots and COMMAND keys behave the same
+    /// whether the updates come one by one or in one batch.
+    @Test func aBatchGivesTheSameEventsAsItemByItem() async throws {
+        let updates: [ItemUpdateEvent] = [
+            ItemUpdateEvent(item: "a", fields: ["n": "1", "key": "k1", "command": "ADD"], isSnapshot: true),
+            ItemUpdateEvent(item: "b", fields: ["n": "1"]),
+            ItemUpdateEvent(item: "a", fields: ["n": "2", "key": "k2", "command": "ADD"]),
+            ItemUpdateEvent(item: "b", fields: ["n": "7"]),
+            ItemUpdateEvent(item: "a", fields: ["n": "3", "key": "k1", "command": "UPDATE"]),
+            ItemUpdateEvent(item: "b", fields: ["n": "3"]),
+            ItemUpdateEvent(item: "a", fields: ["n": "9", "key": "k2", "command": "DELETE"]),
+        ]
+        let specs = [
+            spec(.merge, ["a", "b"], ["n"], snapshot: .yes),
+            spec(.merge, ["a", "b"], ["n"], frequency: .limited(1)),
+            spec(.distinct, ["b"], ["n"], snapshot: .length(2)),
+            spec(.raw, ["a", "b"], ["n"], selector: "n!=7"),
+            spec(.command, ["a"], ["key", "command", "n"], snapshot: .yes),
+        ]
+        func run(batched: Bool) async throws -> [[TableEvent]] {
+            let adapter = ScriptedDataAdapter()
+            let clock = ManualEngineClock()
+            let engine = makeEngine(adapter, clock: clock)
+            var sinks: [RecordingSink] = []
+            for s in specs {
+                let sink = RecordingSink()
+                _ = try await engine.subscribe(s, sink: sink)
+                sinks.append(sink)
+            }
+            if batched {
+                adapter.pushBatch(updates)
+            } else {
+                for u in updates { adapter.push(u.item, u.fields, snapshot: u.isSnapshot) }
+            }
+            clock.advance(by: .seconds(5))
+            let events = sinks.map(\.events)
+            await engine.shutdown()
+            return events
+        }
+        let itemByItem = try await run(batched: false)
+        let batched = try await run(batched: true)
+        #expect(itemByItem.allSatisfy { !$0.isEmpty })
+        #expect(batched == itemByItem)
+    }
+}
