@@ -84,8 +84,8 @@ import Testing
         }
     }
 
-    static func waitFor(_ recorder: Recorder, count: Int) async throws {
-        for _ in 0..<500 where recorder.events.withLockedValue({ $0.count }) < count {
+    static func waitFor(_ events: NIOLockedValueBox<[String]>, count: Int) async throws {
+        for _ in 0..<500 where events.withLockedValue({ $0.count }) < count {
             try await Task.sleep(for: .milliseconds(10))
         }
     }
@@ -129,12 +129,12 @@ import Testing
             try await Self.send(line, on: remote)
         }
         try await Self.withTimeout { try await subscribed.value }
-        try await Self.waitFor(recorder, count: 3)
+        try await Self.waitFor(recorder.events, count: 3)
         #expect(recorder.events.withLockedValue { $0 } == ["U feed1 true bid=1.0,raw=\u{0}ÿ", "EOS feed1", "U feed1 false bid=null"])
 
         // The remote goes away: the engine hears of it.
         try await remote.close()
-        try await Self.waitFor(recorder, count: 4)
+        try await Self.waitFor(recorder.events, count: 4)
         #expect(recorder.events.withLockedValue { $0.last } == "FAIL")
         #expect(!connection.isReady)
 
@@ -158,6 +158,65 @@ import Testing
         await listener.close(reason: "test over")
         let close = try #require(await lines2.next())
         #expect(close == "0|CLOSE|S|reason|S|test%20over")
+    }
+
+    /// Records the batches the engine would receive, and what came outside them.
+    final class BatchRecorder: ItemEventListener {
+        let events = NIOLockedValueBox<[String]>([])
+        func update(item: String, fields: [String: String?], isSnapshot: Bool) {
+            events.withLockedValue { $0.append("U \(item) \((fields["n"] ?? nil) ?? "null")") }
+        }
+        func update(_ batch: [ItemUpdateEvent]) {
+            let text = batch.map { "\($0.item)=\(($0.fields["n"] ?? nil) ?? "null")" }.joined(separator: ",")
+            events.withLockedValue { $0.append("BATCH \(text)") }
+        }
+        func endOfSnapshot(item: String) { events.withLockedValue { $0.append("EOS \(item)") } }
+        func clearSnapshot(item: String) { events.withLockedValue { $0.append("CS \(item)") } }
+        func failure(_ error: any Error) {}
+    }
+
+    /// The updates of one read reach the engine as one batch; an end or clear of a snapshot
+    /// keeps its place between them, and lines of other subscriptions are left out.
+    @Test func theUpdatesOfOneReadAreOneBatch() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let config = RemoteConnectionConfiguration(role: .data(name: "DEFAULT"), adapterSet: "REMOTE", requestTimeoutMillis: 2000)
+        let connection = RemoteAdapterConnection(configuration: config, logger: Logger(label: "test"))
+        let adapter = RemoteDataAdapter(connection: connection, logger: Logger(label: "test"))
+        let recorder = BatchRecorder()
+        adapter.setListener(recorder)
+        let listener = try await RemoteAdapterListener.bind(host: "127.0.0.1", port: 0, connection: connection, group: group)
+        let port = try #require(listener.port)
+        let (remote, stream) = try await ScriptedRemote.connect(port: port, group: group)
+        var lines = stream.makeAsyncIterator()
+        try await Self.send("1|RAC|S|enableClosePacket|S|true", on: remote)
+        _ = try #require(await lines.next())
+        try await Self.send("10|DPI|S|ARI.version|S|1.9.1", on: remote)
+        #expect(await connection.waitUntilReady(timeout: .seconds(5), on: group.next()))
+        // The adapter hears of the handshake just after the waiters do; a subscribe before
+        // that would be sent twice (once more as "wanted when the remote connected").
+        try await Task.sleep(for: .milliseconds(200))
+        for item in ["a", "b"] {
+            let subscribed = Task { try await adapter.subscribe(item: item) }
+            let sub = try #require(await lines.next())
+            let id = try #require(sub.split(separator: "|").first)
+            try await Self.send("\(id)|SUB|V", on: remote)
+            try await Self.withTimeout { try await subscribed.value }
+        }
+        // One write, so one read on the server's side (well under a socket buffer).
+        let burst = [
+            "1|UD3|S|a|S|11|B|0|S|n|S|1", "1|UD3|S|b|S|12|B|0|S|n|S|1", "1|UD3|S|a|S|99|B|0|S|n|S|stale",
+            "1|UD3|S|a|S|11|B|0|S|n|S|2", "1|EOS|S|b|S|12", "1|UD3|S|b|S|12|B|0|S|n|S|2",
+            "1|CLS|S|a|S|11", "1|UD3|S|a|S|11|B|0|S|n|S|3",
+        ]
+        try await remote.writeAndFlush(ByteBuffer(bytes: burst.flatMap { ARILineFramer.frame($0) }))
+        try await Self.waitFor(recorder.events, count: 5)
+        #expect(
+            recorder.events.withLockedValue { $0 } == [
+                "BATCH a=1,b=1,a=2", "EOS b", "BATCH b=2", "CS a", "BATCH a=3",
+            ])
+        await listener.close(reason: "test over")
+        try? await remote.close()
+        try await group.shutdownGracefully()
     }
 
     @Test func aRefusedSubscriptionIsASubscriptionError() async throws {

@@ -8,8 +8,8 @@ import TLCP
 protocol RemoteConnectionEvents: AnyObject, Sendable {
     /// The handshake with a (new) remote is done.
     func remoteReady(dialect: ARIDialect)
-    /// A data notification from the remote.
-    func remoteNotification(_ line: ARIRemoteLine)
+    /// Data notifications from the remote, in order: the consecutive ones of one read.
+    func remoteNotifications(_ lines: [ARIRemoteLine])
     /// The remote reported a failure (`FAL`).
     func remoteFailure(_ message: String?)
     /// The remote's connection closed; requests in flight have failed.
@@ -172,7 +172,18 @@ final class RemoteAdapterConnection: Sendable {
 
     private func run(_ actions: [Machine.Action], on channel: (any Channel)?) {
         let events = state.withLockedValue { $0.events }
+        // Consecutive data notifications go together, so that the updates of one read reach
+        // the item engine as one batch (`ItemEventListener.update(_:)`).
+        var notifications: [ARIRemoteLine] = []
         for action in actions {
+            if case .dataNotification(let line) = action {
+                notifications.append(line)
+                continue
+            }
+            if !notifications.isEmpty {
+                events?.remoteNotifications(notifications)
+                notifications.removeAll()
+            }
             switch action {
             case .write(let line):
                 guard let channel else { continue }
@@ -187,8 +198,8 @@ final class RemoteAdapterConnection: Sendable {
             case .completed(let reply, let result):
                 if case .failure = result { state.withLockedValue { $0.counters.failedRequests += 1 } }
                 reply.resume(with: result.mapError { $0 as any Error })
-            case .dataNotification(let line):
-                events?.remoteNotification(line)
+            case .dataNotification:
+                break
             case .remoteFailure(let message):
                 state.withLockedValue { $0.counters.remoteFailures += 1 }
                 events?.remoteFailure(message)
@@ -200,6 +211,7 @@ final class RemoteAdapterConnection: Sendable {
                 }
             }
         }
+        if !notifications.isEmpty { events?.remoteNotifications(notifications) }
         if let channel { rearmTimer(on: channel) }
     }
 

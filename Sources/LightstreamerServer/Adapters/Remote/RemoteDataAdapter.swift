@@ -92,22 +92,43 @@ public final class RemoteDataAdapter: DataAdapter, RemoteConnectionEvents {
         }
     }
 
-    func remoteNotification(_ line: ARIRemoteLine) {
-        let listener: (any ItemEventListener)? = state.withLockedValue { s in
+    func remoteNotifications(_ lines: [ARIRemoteLine]) {
+        // The lines of current subscriptions, checked under one lock for the whole group.
+        let (listener, accepted) = state.withLockedValue { s -> ((any ItemEventListener)?, [ARIRemoteLine]) in
+            guard let listener = s.listener else { return (nil, []) }
+            let accepted = lines.filter { line in
+                switch line {
+                case .update(let u): return s.subscriptions.accepts(item: u.item, id: u.subscriptionId)
+                case .endOfSnapshot(let item, let id), .clearSnapshot(let item, let id):
+                    return s.subscriptions.accepts(item: item, id: id)
+                default: return false
+                }
+            }
+            return (listener, accepted)
+        }
+        guard let listener, !accepted.isEmpty else { return }
+        // Updates go as one batch up to the next end or clear of a snapshot, which keeps its
+        // place between them.
+        var batch: [ItemUpdateEvent] = []
+        for line in accepted {
             switch line {
-            case .update(let u) where s.subscriptions.accepts(item: u.item, id: u.subscriptionId): return s.listener
-            case .endOfSnapshot(let item, let id) where s.subscriptions.accepts(item: item, id: id): return s.listener
-            case .clearSnapshot(let item, let id) where s.subscriptions.accepts(item: item, id: id): return s.listener
-            default: return nil
+            case .update(let u):
+                batch.append(ItemUpdateEvent(item: u.item, fields: u.fieldMap, isSnapshot: u.isSnapshot))
+                continue
+            default:
+                break
+            }
+            if !batch.isEmpty {
+                listener.update(batch)
+                batch.removeAll()
+            }
+            switch line {
+            case .endOfSnapshot(let item, _): listener.endOfSnapshot(item: item)
+            case .clearSnapshot(let item, _): listener.clearSnapshot(item: item)
+            default: break
             }
         }
-        guard let listener else { return }
-        switch line {
-        case .update(let u): listener.update(item: u.item, fields: u.fieldMap, isSnapshot: u.isSnapshot)
-        case .endOfSnapshot(let item, _): listener.endOfSnapshot(item: item)
-        case .clearSnapshot(let item, _): listener.clearSnapshot(item: item)
-        default: break
-        }
+        if !batch.isEmpty { listener.update(batch) }
     }
 
     func remoteFailure(_ message: String?) {

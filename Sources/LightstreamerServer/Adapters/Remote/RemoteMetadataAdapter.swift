@@ -282,7 +282,7 @@ public final class RemoteMetadataAdapter: MetadataAdapter, RemoteConnectionEvent
         }
     }
 
-    func remoteNotification(_ line: ARIRemoteLine) {}
+    func remoteNotifications(_ lines: [ARIRemoteLine]) {}
 
     func remoteFailure(_ message: String?) {
         logger.error("remote Metadata Adapter reported a failure", metadata: ["message": "\((message ?? "").logEscaped())"])
