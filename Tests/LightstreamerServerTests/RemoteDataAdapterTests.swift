@@ -192,9 +192,6 @@ import Testing
         _ = try #require(await lines.next())
         try await Self.send("10|DPI|S|ARI.version|S|1.9.1", on: remote)
         #expect(await connection.waitUntilReady(timeout: .seconds(5), on: group.next()))
-        // The adapter hears of the handshake just after the waiters do; a subscribe before
-        // that would be sent twice (once more as "wanted when the remote connected").
-        try await Task.sleep(for: .milliseconds(200))
         for item in ["a", "b"] {
             let subscribed = Task { try await adapter.subscribe(item: item) }
             let sub = try #require(await lines.next())

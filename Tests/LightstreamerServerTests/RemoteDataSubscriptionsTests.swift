@@ -35,6 +35,26 @@ import Testing
         #expect(s.accepts(item: "b", id: "20"))
     }
 
+    /// A remote that becomes ready while the engine's `subscribe` of an item is on its way
+    /// (wanted, `SUB` not sent yet) is not asked for it a second time.
+    @Test func aSubscribeOnItsWayIsNotSentAgainToANewRemote() {
+        var s = RemoteDataSubscriptions()
+        s.want("a")
+        #expect(s.toSubscribeAgain.isEmpty)
+        s.sent("a", id: "11")
+        s.want("b")
+        _ = s.connectionLost()
+        // "a" was on the old remote: the new one must get it; "b" is still on its way.
+        #expect(s.toSubscribeAgain == ["a"])
+        s.sent("a", id: "12")
+        s.sent("b", id: "13")
+        #expect(s.toSubscribeAgain.isEmpty)
+        // A subscribe that failed before sending leaves nothing behind.
+        s.want("c")
+        _ = s.release("c")
+        #expect(s.starting.isEmpty && !s.wanted.contains("c"))
+    }
+
     @Test func aLostConnectionKeepsWhatTheEngineStillWants() {
         var s = RemoteDataSubscriptions()
         for (i, item) in ["b", "a", "c"].enumerated() {

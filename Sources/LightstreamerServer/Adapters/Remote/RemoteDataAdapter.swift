@@ -84,7 +84,7 @@ public final class RemoteDataAdapter: DataAdapter, RemoteConnectionEvents {
 
     func remoteReady(dialect: ARIDialect) {
         // Items wanted when the previous remote went away are subscribed on the new one.
-        let items = state.withLockedValue { s in s.subscriptions.wanted.filter { s.subscriptions.entries[$0] == nil }.sorted() }
+        let items = state.withLockedValue { $0.subscriptions.toSubscribeAgain }
         guard !items.isEmpty else { return }
         logger.info("subscribing items again on the new remote", metadata: ["count": "\(items.count)"])
         for item in items {

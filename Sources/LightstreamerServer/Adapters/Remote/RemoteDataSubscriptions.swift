@@ -18,15 +18,26 @@ struct RemoteDataSubscriptions: Sendable {
     private(set) var entries: [String: Entry] = [:]
     /// Items the engine subscribed and has not unsubscribed, whatever the remote's state.
     private(set) var wanted: Set<String> = []
+    /// Wanted items whose own `subscribe` has not sent its `SUB` yet: that call sends it, so a
+    /// remote that becomes ready meanwhile must not get a second one (`toSubscribeAgain`).
+    private(set) var starting: Set<String> = []
 
-    /// The engine asked for `item`.
+    /// The engine asked for `item`; its `SUB` is about to go out.
     mutating func want(_ item: String) {
         wanted.insert(item)
+        starting.insert(item)
     }
 
     /// A `SUB` for `item` went out with `id`.
     mutating func sent(_ item: String, id: String) {
+        starting.remove(item)
         entries[item] = Entry(subscriptionId: id, phase: .subscribing)
+    }
+
+    /// The wanted items a newly ready remote must be asked for, sorted: neither subscribed on
+    /// it nor about to be by their own `subscribe`.
+    var toSubscribeAgain: [String] {
+        wanted.filter { entries[$0] == nil && !starting.contains($0) }.sorted()
     }
 
     /// The reply to `SUB` `id` for `item` came: success or failure.
@@ -43,6 +54,7 @@ struct RemoteDataSubscriptions: Sendable {
     /// The engine let `item` go; returns whether the remote has it (a `USB` is due).
     mutating func release(_ item: String) -> Bool {
         wanted.remove(item)
+        starting.remove(item)
         return entries.removeValue(forKey: item) != nil
     }
 
