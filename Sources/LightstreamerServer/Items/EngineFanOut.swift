@@ -31,12 +31,14 @@ final class EngineTally: @unchecked Sendable {
 }
 
 extension EngineState {
-    /// An update from the Data Adapter.
+    /// An update from the Data Adapter. Returns the number of subscribed positions it went
+    /// to (what it may have sent, at most one event each).
+    @discardableResult
     func itemUpdate(
         _ key: ItemKey, fields: [String: String?], isSnapshot: Bool, ctx: DispatchContext,
         effects: inout Effects
-    ) {
-        guard let rec = items[key] else { return }
+    ) -> Int {
+        guard let rec = items[key] else { return 0 }
         let inSnapshot = isSnapshot && !rec.state.snapshotComplete
         if !inSnapshot && !rec.state.snapshotComplete {
             // A live event ends the adapter's snapshot.
@@ -50,7 +52,9 @@ extension EngineState {
         // of its table and of its positions array per session and update (about 55
         // instructions per update, Benchmarks/server-callgrind.sh).
         let subscribers = rec.subscribers
+        var visited = 0
         for i in subscribers.indices {
+            visited &+= subscribers.values[i].positions.count
             for k in subscribers.values[i].positions.indices {
                 let pos = subscribers.values[i].positions[k]
                 let claim =
@@ -61,6 +65,7 @@ extension EngineState {
                 if claim { effects.drain.append(subscribers.values[i].table) }
             }
         }
+        return visited
     }
 
     /// The Data Adapter finished the snapshot of an item.

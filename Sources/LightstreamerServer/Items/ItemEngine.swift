@@ -199,33 +199,48 @@ public final class ItemEngine: Sendable {
         }
     }
 
-    /// A batch of updates from one Data Adapter: as few locked sections as the bound on
-    /// their length allows, each posting what it sends to the event loops' queues once (one
-    /// post per loop, instead of one per update), so that a loop sees each of its sessions'
-    /// updates of the batch before it runs that session's batch and writes.
+    /// A batch of updates from one Data Adapter, handed to the event loops together: each
+    /// loop gets one post with all of its sessions' events of the batch, so it runs each
+    /// session's batch, and writes, once.
     ///
-    /// A section ends after the update that brought the events it posts to
-    /// `eventsPerSection` or more (the engine's lock is not held for a whole large batch:
-    /// subscriptions and timers wait for it).
+    /// The events go through their tables' outboxes (`TableRecord.send(_:shared:)`): this call
+    /// claims the drain of every table it sends to and drains them all once the batch is
+    /// through, so an event another thread sends to one of those tables meanwhile waits in
+    /// the outbox behind this batch's and keeps its order. Two bounds: the engine's lock is
+    /// released after each `eventsPerSection` events (subscriptions and timers wait for it),
+    /// and the claimed tables are drained once `eventsPerDrain` events are held (memory, and
+    /// the wait of the batch's first events).
     func adapterUpdates(_ batch: [ItemUpdateEvent], adapterSet: String, dataAdapter: String) {
         var next = batch.startIndex
+        var effects = Effects()
+        var held = 0
         while next < batch.endIndex {
-            dispatch(direct: true) { s, ctx, e in
-                while next < batch.endIndex {
+            let ctx = dispatchContext()
+            store.withLockedValue { s in
+                var sent = 0
+                while next < batch.endIndex, sent < Self.eventsPerSection {
                     let u = batch[next]
                     next += 1
                     s.updatesReceived &+= 1
                     let key = ItemKey(adapterSet: adapterSet, dataAdapter: dataAdapter, item: u.item)
-                    s.itemUpdate(key, fields: u.fields, isSnapshot: u.isSnapshot, ctx: ctx, effects: &e)
-                    if (ctx.direct?.posts.count ?? 0) >= Self.eventsPerSection { break }
+                    sent &+= s.itemUpdate(key, fields: u.fields, isSnapshot: u.isSnapshot, ctx: ctx, effects: &effects)
                 }
+                held &+= sent
+            }
+            if held >= Self.eventsPerDrain {
+                run(effects)
+                effects = Effects()
+                held = 0
             }
         }
+        run(effects)
     }
 
-    /// See `adapterUpdates`: about 3 ms of fan-out on this project's machine, and the size of
-    /// mailbox a loop hands over before its sessions write (`DeliveryPump.mailboxLimit`).
+    /// See `adapterUpdates`: about 3 ms of fan-out on this project's machine.
     static let eventsPerSection = 4_096
+    /// See `adapterUpdates`: a tick of the load test at 1,000 sessions (10,000 events) is
+    /// delivered in one round.
+    static let eventsPerDrain = 16_384
 
     func adapterEndOfSnapshot(_ key: ItemKey) {
         dispatch(direct: false) { s, ctx, e in s.itemEndOfSnapshot(key, ctx: ctx, effects: &e) }

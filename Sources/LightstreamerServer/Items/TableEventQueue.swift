@@ -60,12 +60,9 @@ struct PostedEvents: Sendable {
 struct QueuedPosts {
     private var groups: [(queue: any TableEventQueue, events: [QueuedTableEvent])] = []
     private var last = 0
-    /// Events held, over all groups.
-    private(set) var count = 0
 
     /// `queue` is `event.sink.queue`, which the caller keeps at hand.
     mutating func append(_ event: consuming QueuedTableEvent, to queue: any TableEventQueue) {
-        count &+= 1
         if last < groups.count, groups[last].queue === queue {
             groups[last].events.append(event)
             return
@@ -85,7 +82,6 @@ struct QueuedPosts {
         for group in groups where group.queue.post(group.events) { full.append(group.queue) }
         groups.removeAll()
         last = 0
-        count = 0
         return full
     }
 }
