@@ -7,6 +7,7 @@
 # warm-up cancel out), divided by the U lines the N ticks wrote.
 # Usage: Benchmarks/server-callgrind.sh [TICKS] [SESSIONS]   (defaults 10 and 1000: 100 items,
 #   10 per session, so 10,000 updates per tick)   SERVER_OPS=path measures another build.
+#   BATCHED=1: each tick reaches the engine as one batch (ItemEventListener.update(_:)).
 set -euo pipefail
 cd "$(dirname "$0")"
 [ -n "${SERVER_OPS:-}" ] || swift build -c release --product server-ops >&2
@@ -17,7 +18,7 @@ trap 'rm -f "$bin"' EXIT
 objcopy --strip-debug "$built" "$bin"
 ticks=${1:-10}; sessions=${2:-1000}
 run() {  # prints: instructions D1-misses LL-misses lines
-  local out; out=$(valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file=/dev/null "$bin" "$1" "$sessions" 2>&1)
+  local out; out=$(valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file=/dev/null "$bin" "$1" "$sessions" 100 10 "${BATCHED:-0}" 2>&1)
   local ir d1 ll lines
   ir=$(awk '/ refs:/ && /I/ {gsub(",", "", $NF); print $NF; exit}' <<< "$out")
   d1=$(awk '/D1  misses:/ {gsub(",", "", $4); print $4; exit}' <<< "$out")

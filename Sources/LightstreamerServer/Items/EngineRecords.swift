@@ -68,6 +68,14 @@ final class ItemRecord: @unchecked Sendable {
 enum Outgoing: Sendable {
     case started(TableHandle)
     case event(TableEvent, SharedUpdateEncoding?)
+
+    /// The event and its encoding, moved out without a retain (nil for `started`).
+    consuming func takeEvent() -> (TableEvent, SharedUpdateEncoding?)? {
+        switch consume self {
+        case .started: return nil
+        case .event(let event, let shared): return (event, shared)
+        }
+    }
 }
 
 /// One item of one subscription: delivery state only.

@@ -315,12 +315,16 @@ public final class ItemEngine: Sendable {
                 let sharingSink = table.sharingSink
                 let queuedSink = table.queuedSink
                 let queue = table.queue
-                for item in delivered[i].1 {
-                    switch item {
-                    case .started(let handle):
+                // Moved out (`Array.moveOutInOrder`): each event's row and encoding go on to
+                // the post without a retain and a release (a batch of updates sends all of its
+                // events this way).
+                delivered[i].1.moveOutInOrder { item in
+                    if case .started(let handle) = item {
                         // First in its table's outbox: nothing of this table is posted yet.
                         sink.started(handle)
-                    case .event(let event, let shared):
+                        return
+                    }
+                    if let (event, shared) = item.takeEvent() {
                         if let queuedSink, let queue {
                             posts.append(QueuedTableEvent(sink: queuedSink, event: event, shared: shared), to: queue)
                         } else if let sharingSink {
@@ -330,7 +334,6 @@ public final class ItemEngine: Sendable {
                         }
                     }
                 }
-                delivered[i].1.removeAll(keepingCapacity: true)
                 claimed.append(table)
             }
             // Before the next round can release a drain (and so an `unsubscribe` waiting on it).

@@ -42,15 +42,19 @@ public final class FanOutBench: @unchecked Sendable {
         }
     }
 
-    /// One producer tick: every item updated once (`ts` = the tick's number), then the posts
-    /// handed to the sessions' inboxes and every session's batch run. Returns the `U` lines
-    /// the sessions wrote.
+    /// One producer tick: every item updated once (`ts` = the tick's number), item by item or
+    /// as one batch (`ItemEventListener.update(_:)`), then the posts handed to the sessions'
+    /// inboxes and every session's batch run. Returns the `U` lines the sessions wrote.
     @discardableResult
-    public func tick() -> Int {
+    public func tick(batched: Bool = false) -> Int {
         tickCount += 1
         now += 100
         let ts = String(1_000_000_000 + tickCount)
-        for item in itemNames { feed.update(item: item, ts: ts) }
+        if batched {
+            feed.update(itemNames.map { ItemUpdateEvent(item: $0, fields: ["ts": ts]) })
+        } else {
+            for item in itemNames { feed.update(item: item, ts: ts) }
+        }
         var posted = queue.take()
         posted.handOver()
         var lines = 0
@@ -67,6 +71,7 @@ private final class BenchFeed: DataAdapter, @unchecked Sendable {
     func unsubscribe(item: String) async {}
     func isSnapshotAvailable(item: String) -> Bool { false }
     func update(item: String, ts: String) { listener?.update(item: item, fields: ["ts": ts], isSnapshot: false) }
+    func update(_ batch: [ItemUpdateEvent]) { listener?.update(batch) }
 }
 
 /// The benchmark's loop mailbox: keeps the posts until the tick hands them over.
