@@ -64,6 +64,18 @@ import Testing
         }
     }
 
+    /// The server's side: a remote Data Adapter feeding `events`, on a loopback port.
+    static func proxy(
+        feeding events: any ItemEventListener, group: MultiThreadedEventLoopGroup
+    ) async throws -> (RemoteAdapterConnection, RemoteDataAdapter, RemoteAdapterListener, Int) {
+        let config = RemoteConnectionConfiguration(role: .data(name: "DEFAULT"), adapterSet: "REMOTE", requestTimeoutMillis: 2000)
+        let connection = RemoteAdapterConnection(configuration: config, logger: Logger(label: "test"))
+        let adapter = RemoteDataAdapter(connection: connection, logger: Logger(label: "test"))
+        adapter.setListener(events)
+        let listener = try await RemoteAdapterListener.bind(host: "127.0.0.1", port: 0, connection: connection, group: group)
+        return (connection, adapter, listener, try #require(listener.port))
+    }
+
     static func send(_ line: String, on channel: any Channel) async throws {
         try await channel.writeAndFlush(ByteBuffer(bytes: ARILineFramer.frame(line)))
     }
@@ -102,13 +114,8 @@ import Testing
     }
 
     func scenario(_ group: MultiThreadedEventLoopGroup) async throws {
-        let config = RemoteConnectionConfiguration(role: .data(name: "DEFAULT"), adapterSet: "REMOTE", requestTimeoutMillis: 2000)
-        let connection = RemoteAdapterConnection(configuration: config, logger: Logger(label: "test"))
-        let adapter = RemoteDataAdapter(connection: connection, logger: Logger(label: "test"))
         let recorder = Recorder()
-        adapter.setListener(recorder)
-        let listener = try await RemoteAdapterListener.bind(host: "127.0.0.1", port: 0, connection: connection, group: group)
-        let port = try #require(listener.port)
+        let (connection, adapter, listener, port) = try await Self.proxy(feeding: recorder, group: group)
 
         // First remote: handshake, then a subscription with a snapshot.
         let (remote, stream) = try await ScriptedRemote.connect(port: port, group: group)
@@ -179,13 +186,8 @@ import Testing
     /// keeps its place between them, and lines of other subscriptions are left out.
     @Test func theUpdatesOfOneReadAreOneBatch() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let config = RemoteConnectionConfiguration(role: .data(name: "DEFAULT"), adapterSet: "REMOTE", requestTimeoutMillis: 2000)
-        let connection = RemoteAdapterConnection(configuration: config, logger: Logger(label: "test"))
-        let adapter = RemoteDataAdapter(connection: connection, logger: Logger(label: "test"))
         let recorder = BatchRecorder()
-        adapter.setListener(recorder)
-        let listener = try await RemoteAdapterListener.bind(host: "127.0.0.1", port: 0, connection: connection, group: group)
-        let port = try #require(listener.port)
+        let (connection, adapter, listener, port) = try await Self.proxy(feeding: recorder, group: group)
         let (remote, stream) = try await ScriptedRemote.connect(port: port, group: group)
         var lines = stream.makeAsyncIterator()
         try await Self.send("1|RAC|S|enableClosePacket|S|true", on: remote)
