@@ -44,7 +44,12 @@ public final class DemoDataAdapter: DataAdapter {
 
     private func emit(_ item: String, _ events: [[String: String?]], snapshot: Bool, endOfSnapshot: Bool = false) {
         guard let l = listener.withLockedValue({ $0 }) else { return }
-        for e in events { l.update(item: item, fields: e, isSnapshot: snapshot) }
+        if events.count == 1 {
+            l.update(item: item, fields: events[0], isSnapshot: snapshot)
+        } else {
+            // A snapshot of several rows (the portfolio's) reaches the sessions in one write.
+            l.update(events.map { ItemUpdateEvent(item: item, fields: $0, isSnapshot: snapshot) })
+        }
         if endOfSnapshot { l.endOfSnapshot(item: item) }
     }
 
