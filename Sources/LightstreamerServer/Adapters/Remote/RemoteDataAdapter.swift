@@ -111,12 +111,9 @@ public final class RemoteDataAdapter: DataAdapter, RemoteConnectionEvents {
         // place between them.
         var batch: [ItemUpdateEvent] = []
         for line in accepted {
-            switch line {
-            case .update(let u):
+            if case .update(let u) = line {
                 batch.append(ItemUpdateEvent(item: u.item, fields: u.fieldMap, isSnapshot: u.isSnapshot))
                 continue
-            default:
-                break
             }
             if !batch.isEmpty {
                 listener.update(batch)
