@@ -43,3 +43,97 @@ import Testing
         #expect(log.holdsEverything(after: 50))
     }
 }
+
+/// Lines are kept once, with their CR-LFs, in pages that the session's output reads its writes
+/// from (`LogPage`, `NotificationLog.span(of:)`).
+@Suite struct LogPageTests {
+    /// The bytes `span(of:)` gives for `progressive`.
+    private func spanText(_ log: NotificationLog, _ progressive: Int) -> String? {
+        guard let location = log.locate(progressive), let span = log.span(of: location) else { return nil }
+        return span.text
+    }
+
+    @Test func eachLineIsFollowedByItsLineEndAndConsecutiveLinesOfAPageAreContiguous() throws {
+        var log = NotificationLog()
+        var spans: [LogPage.Span] = []
+        // Lines of every length up to past a whole page, so that pages close at every offset.
+        for i in 1...300 {
+            let line = "U,1,1," + String(repeating: "x", count: (i * 37) % 5_000)
+            #expect(log.append(line, isUpdate: true, now: 0) == i)
+            #expect(spanText(log, i) == line + "\r\n")
+            #expect(log.entry(i)?.line == line)
+            let location = try #require(log.locate(i))
+            #expect(location.length == line.utf8.count)
+            let span = try #require(log.span(of: location))
+            if let previous = spans.last, previous.page === span.page {
+                #expect(previous.end == span.start)
+            }
+            spans.append(span)
+        }
+        // Every line is still where its span says, whatever came after it.
+        for (i, span) in spans.enumerated() {
+            #expect(span.text == "U,1,1," + String(repeating: "x", count: ((i + 1) * 37) % 5_000) + "\r\n")
+        }
+        // A line longer than a page got a page of its own size.
+        #expect(spans.contains { $0.count > NotificationLog.pageBytes })
+    }
+
+    @Test func aSpanOutlivesThePruneThatDropsItsPage() throws {
+        var log = NotificationLog()
+        _ = log.append("U,1,1,first", isUpdate: true, now: 0)
+        let span = try #require(log.locate(1).flatMap { log.span(of: $0) })
+        log.dropDelivered(1)
+        #expect(log.count == 0)
+        #expect(log.locate(1) == nil)
+        #expect(span.text == "U,1,1,first\r\n")
+        // The next line starts a page of its own.
+        _ = log.append("U,1,1,second", isUpdate: true, now: 0)
+        #expect(spanText(log, 2) == "U,1,1,second\r\n")
+        #expect(span.text == "U,1,1,first\r\n")
+    }
+
+    @Test func anIdleLogHoldsNoPage() {
+        var log = NotificationLog()
+        #expect(log.locate(1) == nil)
+        #expect(log.entry(0) == nil)
+        _ = log.append("x", isUpdate: false, now: 0)
+        log.dropDelivered(1)
+        #expect(log.heldBytes == 0)
+        #expect(log.entry(1) == nil)
+    }
+
+    /// A batch of updates goes out as one write, read from the log's pages, with the same lines
+    /// a session writing each update on its own sends (page boundaries included), and with
+    /// the other lines of the batch in their places.
+    @Test func aBatchWrittenFromLogPagesCarriesTheSameLinesInOrder() {
+        var one = SessionScript()
+        var batch = SessionScript()
+        for s in [0, 1] {
+            var script = s == 0 ? one : batch
+            _ = script.take()
+            script.subscribe(1, items: 3, fields: 2, ack: false)
+            _ = script.take()
+            if s == 0 { one = script } else { batch = script }
+        }
+        var events: [(subscriptionId: Int, event: TableEvent)] = []
+        for i in 0..<400 {
+            let item = i % 3 + 1
+            let wide = String(repeating: "v", count: (i * 53) % 700)
+            events.append((1, .update(item: item, values: ["\(i)", i % 7 == 0 ? nil : wide], isSnapshot: false)))
+            if i % 97 == 0 { events.append((1, .overflow(item: item, lost: i + 1))) }
+            if i % 131 == 0 { events.append((1, .clearSnapshot(item: item))) }
+        }
+        for (id, e) in events { one.record(one.machine.tableEvent(id, e, now: one.now)) }
+        let actions = batch.machine.tableEvents(events, now: batch.now)
+        batch.record(actions)
+        let expected = one.take()
+        #expect(expected.count > 400)
+        #expect(batch.take() == expected)
+        let writes = actions.compactMap { a -> (String, Int)? in
+            if case .write(_, let text, let updates) = a { (text, updates) } else { nil }
+        }
+        #expect(writes.count == 1)
+        #expect(writes.first?.1 == 400)
+        #expect(writes.first?.0.hasSuffix("\r\n") == true)
+    }
+}

@@ -33,6 +33,30 @@ enum DataLine {
         }
     }
 
+    /// Writes the line's bytes at the start of `out`, which has room for `byteCount` of them;
+    /// returns how many it wrote (`byteCount`, or fewer if `out` is shorter).
+    func write(into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        switch self {
+        case .text(let text):
+            var text = text
+            return text.withUTF8 { utf8 in
+                let n = min(utf8.count, out.count)
+                if n > 0, let source = utf8.baseAddress, let target = out.baseAddress { target.update(from: source, count: n) }
+                return n
+            }
+        case .update(let id, let item, let encoded):
+            // The head's bound first: counting its digits costs more than comparing.
+            guard let target = out.baseAddress,
+                out.count >= UpdateNotification.maxHeadBytes + encoded.count || out.count >= byteCount
+            else { return 0 }
+            let head = UpdateNotification.writeHead(subscriptionId: id, item: item, into: out)
+            encoded.withUnsafeBufferPointer { values in
+                if let source = values.baseAddress { (target + head).update(from: source, count: values.count) }
+            }
+            return head + encoded.count
+        }
+    }
+
     /// Calls `body` with `U,<id>,<item>,` in a buffer on the stack.
     private static func withHead<R>(_ id: Int, _ item: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: UpdateNotification.maxHeadBytes) { head in

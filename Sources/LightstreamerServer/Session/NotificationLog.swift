@@ -4,11 +4,12 @@ import TLCP
 /// The data notifications of one session, numbered from 1 as docs/protocol/TLCP.md §5.5 counts
 /// them, kept while they are undelivered and, once delivered, for the recovery window.
 ///
-/// Lines are stored back to back in pages (UTF-8 bytes, up to `pageBytes`), and each
-/// notification is a slot that points into its page. Appending copies the line into the
-/// current page and pruning only moves past slots and frees whole pages: there is no
-/// allocation or release per notification, and no periodic compaction (which, done for every
-/// session at the same count, would make latency jump in step across all of them).
+/// Lines are stored back to back, each followed by its CR-LF, in pages (`LogPage`, up to
+/// `pageBytes`), and each notification is a slot that points into its page. Appending copies the
+/// line into the current page and pruning only moves past slots and frees whole pages: there is
+/// no allocation or release per notification, and no periodic compaction (which, done for every
+/// session at the same count, would make latency jump in step across all of them). The output
+/// writes a line from its page (`span(of:)`) rather than from a second copy of its own.
 struct NotificationLog: Sendable {
     struct Entry: Sendable {
         var line: String
@@ -17,7 +18,8 @@ struct NotificationLog: Sendable {
     }
 
     /// Where one notification is: its page (by number, counting every page ever started),
-    /// its UTF-8 range in the page, and what the log needs to know about it.
+    /// where its line starts in the page and its length without the CR-LF, and what the log
+    /// needs to know about it.
     private struct Slot: Sendable {
         var page: Int
         var start: Int
@@ -26,8 +28,12 @@ struct NotificationLog: Sendable {
         var atMillis: Int64
     }
 
-    /// A page is closed and a new one started when a line would take it past this size.
+    /// A page is closed and a new one started when a line would take it past this size (a
+    /// longer line gets a page of its own size).
     static let pageBytes = 4096
+    /// The first page of a log that holds nothing: a session with little traffic keeps a small
+    /// page; each new page doubles up to `pageBytes`.
+    static let firstPageBytes = 512
 
     private var slots = Self.noSlots
     /// Closed pages still holding some slot's line; `pages.first` is page `firstPage`.
@@ -38,12 +44,11 @@ struct NotificationLog: Sendable {
     /// such allocations, about 110 bytes. Copies share the storage until the first append
     /// gives the log its own.
     private static let noSlots = CircularBuffer<Slot>(initialCapacity: 1)
-    private static let noPages = CircularBuffer<[UInt8]>(initialCapacity: 1)
+    private static let noPages = CircularBuffer<LogPage>(initialCapacity: 1)
     private var firstPage = 0
-    /// The page being filled: page number `firstPage + pages.count`. Bytes rather than a
-    /// `String`: appending a line costs a copy instead of a string append (about 350
-    /// instructions, Benchmarks/server-callgrind.sh).
-    private var current: [UInt8] = []
+    /// The page being filled: page number `firstPage + pages.count` (nil: none yet, or the log
+    /// emptied and gave it up).
+    private var current: LogPage?
 
     /// The progressive of `slots.first`.
     private(set) var firstProgressive = 1
@@ -51,7 +56,8 @@ struct NotificationLog: Sendable {
     private(set) var lastProgressive = 0
 
     var count: Int { slots.count }
-    /// Bytes of the lines held (delivered ones kept for recovery and undelivered ones).
+    /// Bytes of the lines held, without their line ends (delivered ones kept for recovery and
+    /// undelivered ones).
     private(set) var heldBytes = 0
 
     mutating func append(_ line: String, isUpdate: Bool, now: Int64) -> Int {
@@ -60,17 +66,27 @@ struct NotificationLog: Sendable {
 
     mutating func append(_ line: DataLine, isUpdate: Bool, now: Int64) -> Int {
         let length = line.byteCount
-        if !current.isEmpty && current.count + length > Self.pageBytes {
-            pages.append(current)
-            current = []
-        }
-        if current.isEmpty { current.reserveCapacity(min(Self.pageBytes, max(256, length))) }
-        let start = current.count
-        line.append(to: &current)
+        let page = pageWithRoom(for: length + 2)
+        let start = page.append(line)
         slots.append(Slot(page: firstPage + pages.count, start: start, length: length, isUpdate: isUpdate, atMillis: now))
         heldBytes += length
         lastProgressive += 1
         return lastProgressive
+    }
+
+    /// The current page, or a new one when `bytes` do not fit in it.
+    private mutating func pageWithRoom(for bytes: Int) -> LogPage {
+        if let current, current.free >= bytes { return current }
+        var capacity = Self.firstPageBytes
+        if let full = current {
+            pages.append(full)
+            capacity = min(Self.pageBytes, full.capacity * 2)
+        } else if let last = pages.last {
+            capacity = min(Self.pageBytes, last.capacity * 2)
+        }
+        let page = LogPage(capacity: max(capacity, bytes))
+        current = page
+        return page
     }
 
     /// Whether every notification after `progressive` is still held.
@@ -78,16 +94,47 @@ struct NotificationLog: Sendable {
         progressive >= firstProgressive - 1 && progressive <= lastProgressive
     }
 
-    func entry(_ progressive: Int) -> Entry? {
+    /// Where a held notification is: its line with the CR-LF (`span(of:)`), and its length
+    /// without it. Plain values: an optional that held the page itself was destroyed through
+    /// generic witnesses, some 400 instructions per line (Benchmarks/server-callgrind.sh).
+    struct Location: Equatable {
+        fileprivate var pageIndex: Int
+        var start: Int
+        var length: Int
+        var isUpdate: Bool
+        var atMillis: Int64
+    }
+
+    /// Where the held notification `progressive` is, or nil if it is not held.
+    func locate(_ progressive: Int) -> Location? {
         let offset = progressive - firstProgressive
         guard offset >= 0, offset < slots.count else { return nil }
-        let slot = slots[slots.index(slots.startIndex, offsetBy: offset)]
+        // The last slot is the common case (the line just logged): no index arithmetic.
+        let slot =
+            offset == slots.count - 1 ? slots[slots.index(before: slots.endIndex)] : slots[slots.index(slots.startIndex, offsetBy: offset)]
         let pageIndex = slot.page - firstPage
-        let page = pageIndex < pages.count ? pages[pages.index(pages.startIndex, offsetBy: pageIndex)] : current
-        guard slot.start >= 0, slot.length >= 0, slot.start + slot.length <= page.count else { return nil }
+        guard pageIndex >= 0, pageIndex <= pages.count, slot.start >= 0, slot.length >= 0,
+            slot.start + slot.length + 2 <= page(pageIndex)?.count ?? 0
+        else { return nil }
+        return Location(pageIndex: pageIndex, start: slot.start, length: slot.length, isUpdate: slot.isUpdate, atMillis: slot.atMillis)
+    }
+
+    /// The line of `location` (from `locate`, with no change to the log since) and its CR-LF.
+    func span(of location: Location) -> LogPage.Span? {
+        guard let page = page(location.pageIndex) else { return nil }
+        return LogPage.Span(page: page, start: location.start, end: location.start + location.length + 2)
+    }
+
+    /// Closed page `index`, or the current page just after them.
+    private func page(_ index: Int) -> LogPage? {
+        index < pages.count ? pages[pages.index(pages.startIndex, offsetBy: index)] : current
+    }
+
+    func entry(_ progressive: Int) -> Entry? {
+        guard let location = locate(progressive), var line = span(of: location) else { return nil }
         // A string per entry read back: only a rebind or a lost write reads the log.
-        let line = String(decoding: page[slot.start..<(slot.start + slot.length)], as: UTF8.self)
-        return Entry(line: line, isUpdate: slot.isUpdate, atMillis: slot.atMillis)
+        line.end -= 2
+        return Entry(line: line.text, isUpdate: location.isUpdate, atMillis: location.atMillis)
     }
 
     /// Drops delivered entries (progressive ≤ `delivered`) older than the window or beyond the
@@ -111,8 +158,9 @@ struct NotificationLog: Sendable {
             firstPage += 1
         }
         if slots.isEmpty {
-            // Nothing held: the current page starts over (an idle session keeps no page).
-            current = []
+            // Nothing held: the current page is given up (an idle session keeps no page; an
+            // output still writing from it holds it until then).
+            current = nil
             // The next slot's page number must follow the closed ones.
             firstPage += pages.count
             pages.removeAll()

@@ -269,29 +269,24 @@ public struct SessionStateMachine: Sendable {
             }
             return
         }
-        flushData(now: now, appended: (line, isUpdate))
+        flushData(now: now)
     }
 
     /// Writes held data notifications on the bound stream, within the content length and
-    /// bandwidth limits. `appended`: the line just logged as the last notification, written
-    /// from here rather than read back from the log when its turn comes.
-    mutating func flushData(now: Int64, appended: (line: DataLine, isUpdate: Bool)? = nil) {
+    /// bandwidth limits. Each line goes out from its page in the log (`NotificationLog.span`),
+    /// not from a copy of its own.
+    mutating func flushData(now: Int64) {
         defer {
             log.prune(
                 delivered: delivered, now: now, windowMillis: settings.recoveryWindowMillis,
                 maxCount: settings.recoveryMaxNotifications)
         }
         while let b = binding, delivered < log.lastProgressive {
-            if let appended, delivered + 1 == log.lastProgressive {
-                // The common case: the line just logged, and nothing else waits. Written from
-                // the caller's string rather than read back from the log.
-                guard mayWrite(appended.line.byteCount + 2, on: b, now: now) else { return }
-                write(appended.line, to: b.connection, isUpdate: appended.isUpdate, now: now)
-            } else {
-                guard let entry = log.entry(delivered + 1) else { break }
-                guard mayWrite(entry.line.utf8.count + 2, on: b, now: now) else { return }
-                write(entry.line, to: b.connection, isUpdate: entry.isUpdate, now: now)
-            }
+            guard let line = log.locate(delivered + 1) else { break }
+            guard mayWrite(line.length + 2, on: b, now: now) else { return }
+            guard let span = log.span(of: line) else { break }
+            noteWrite(bytes: line.length + 2, to: b.connection, now: now)
+            output.write(span, to: b.connection, updates: line.isUpdate ? 1 : 0)
             delivered += 1
             wroteDataSinceBind = true
         }
