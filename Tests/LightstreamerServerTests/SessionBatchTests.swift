@@ -47,3 +47,43 @@ import Testing
         #expect(s.take() == ["SUBOK,1,1,2", "CONF,1,unlimited,filtered", "U,1,1,v|w"])
     }
 }
+
+/// The log is pruned once per batch: whatever the batch's size, what it keeps afterwards is
+/// what pruning after every line would have kept.
+@Suite struct SessionBatchPruneTests {
+    @Test func aBatchLeavesTheLogWithinItsCountLimit() {
+        var settings = SessionScript.settings
+        settings.recoveryMaxNotifications = 5
+        var s = SessionScript(settings: settings)
+        _ = s.take()
+        s.subscribe(1, items: 1, fields: 1, ack: false)
+        _ = s.take()
+        let events: [(subscriptionId: Int, event: TableEvent)] = (1...40).map {
+            (1, .update(item: 1, values: ["\($0)"], isSnapshot: false))
+        }
+        s.record(s.machine.tableEvents(events, now: s.now))
+        #expect(s.take().count == 40)
+        #expect(s.machine.log.count == 5)
+        #expect(s.machine.log.firstProgressive == s.machine.log.lastProgressive - 4)
+        // Handled one by one, the same.
+        var t = SessionScript(settings: settings)
+        _ = t.take()
+        t.subscribe(1, items: 1, fields: 1, ack: false)
+        _ = t.take()
+        for (id, e) in events { t.record(t.machine.tableEvent(id, e, now: t.now)) }
+        #expect(t.machine.log.count == 5)
+        #expect(t.machine.log.firstProgressive == s.machine.log.firstProgressive)
+        // The engine's batches, which carry shared encodings, the same.
+        var u = SessionScript(settings: settings)
+        _ = u.take()
+        u.subscribe(1, items: 1, fields: 1, ack: false)
+        _ = u.take()
+        let shared: [(subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)] = events.map {
+            ($0.subscriptionId, $0.event, nil)
+        }
+        u.record(u.machine.tableEvents(shared, now: u.now))
+        #expect(u.take().count == 40)
+        #expect(u.machine.log.count == 5)
+        #expect(u.machine.log.firstProgressive == s.machine.log.firstProgressive)
+    }
+}

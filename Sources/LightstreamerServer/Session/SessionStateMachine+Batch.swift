@@ -7,7 +7,10 @@ extension SessionStateMachine {
     public mutating func tableEvents(_ events: [(subscriptionId: Int, event: TableEvent)], now: Int64) -> [SessionAction] {
         // One output for the whole batch (`Output.write` merges consecutive writes), not an
         // action array per event.
+        inBatch = true
         for (id, event) in events { handleTableEvent(id, event, now: now) }
+        inBatch = false
+        pruneLog(now: now)
         return output.take()
     }
 
@@ -20,7 +23,11 @@ extension SessionStateMachine {
         // Moved out (`Array.moveOutInOrder`): no retain and release of each event's row and
         // encoding, which every session of the update shares.
         var events = events
+        // The log is pruned once, after the batch (about 50 instructions per line).
+        inBatch = true
         events.moveOutInOrder { entry in handleTableEvent(entry.subscriptionId, entry.event, shared: entry.shared, now: now) }
+        inBatch = false
+        pruneLog(now: now)
         return output.take()
     }
 }

@@ -46,6 +46,9 @@ public struct SessionStateMachine: Sendable {
     private var streamBinding: Binding?
     /// Data notifications were written since the latest bind.
     var wroteDataSinceBind = false
+    /// A batch of engine events is being handled (`tableEvents`): the log is pruned once at
+    /// its end rather than after every line written.
+    var inBatch = false
     /// The connection of the latest stream or poll.
     var lastStreamConnection: ConnectionID?
     var clientIP: String?
@@ -276,11 +279,7 @@ public struct SessionStateMachine: Sendable {
     /// bandwidth limits. Each line goes out from its page in the log (`NotificationLog.span`),
     /// not from a copy of its own.
     mutating func flushData(now: Int64) {
-        defer {
-            log.prune(
-                delivered: delivered, now: now, windowMillis: settings.recoveryWindowMillis,
-                maxCount: settings.recoveryMaxNotifications)
-        }
+        defer { if !inBatch { pruneLog(now: now) } }
         while let b = binding, delivered < log.lastProgressive {
             guard let line = log.locate(delivered + 1) else { break }
             guard mayWrite(line.length + 2, on: b, now: now) else { return }
@@ -290,6 +289,12 @@ public struct SessionStateMachine: Sendable {
             delivered += 1
             wroteDataSinceBind = true
         }
+    }
+
+    /// Drops the delivered notifications that are out of the recovery window or past its count.
+    mutating func pruneLog(now: Int64) {
+        log.prune(
+            delivered: delivered, now: now, windowMillis: settings.recoveryWindowMillis, maxCount: settings.recoveryMaxNotifications)
     }
 
     /// Whether `bytes` more may go on the stream now; if not, ends the poll (its content
