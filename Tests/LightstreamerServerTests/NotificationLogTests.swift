@@ -106,15 +106,8 @@ import Testing
     /// a session writing each update on its own sends (page boundaries included), and with
     /// the other lines of the batch in their places.
     @Test func aBatchWrittenFromLogPagesCarriesTheSameLinesInOrder() {
-        var one = SessionScript()
-        var batch = SessionScript()
-        for s in [0, 1] {
-            var script = s == 0 ? one : batch
-            _ = script.take()
-            script.subscribe(1, items: 3, fields: 2, ack: false)
-            _ = script.take()
-            if s == 0 { one = script } else { batch = script }
-        }
+        var one = SessionScript.subscribed(items: 3, fields: 2)
+        var batch = SessionScript.subscribed(items: 3, fields: 2)
         var events: [(subscriptionId: Int, event: TableEvent)] = []
         for i in 0..<400 {
             let item = i % 3 + 1

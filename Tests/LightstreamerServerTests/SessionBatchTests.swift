@@ -54,10 +54,7 @@ import Testing
     @Test func aBatchLeavesTheLogWithinItsCountLimit() {
         var settings = SessionScript.settings
         settings.recoveryMaxNotifications = 5
-        var s = SessionScript(settings: settings)
-        _ = s.take()
-        s.subscribe(1, items: 1, fields: 1, ack: false)
-        _ = s.take()
+        var s = SessionScript.subscribed(items: 1, fields: 1, settings: settings)
         let events: [(subscriptionId: Int, event: TableEvent)] = (1...40).map {
             (1, .update(item: 1, values: ["\($0)"], isSnapshot: false))
         }
@@ -66,18 +63,12 @@ import Testing
         #expect(s.machine.log.count == 5)
         #expect(s.machine.log.firstProgressive == s.machine.log.lastProgressive - 4)
         // Handled one by one, the same.
-        var t = SessionScript(settings: settings)
-        _ = t.take()
-        t.subscribe(1, items: 1, fields: 1, ack: false)
-        _ = t.take()
+        var t = SessionScript.subscribed(items: 1, fields: 1, settings: settings)
         for (id, e) in events { t.record(t.machine.tableEvent(id, e, now: t.now)) }
         #expect(t.machine.log.count == 5)
         #expect(t.machine.log.firstProgressive == s.machine.log.firstProgressive)
         // The engine's batches, which carry shared encodings, the same.
-        var u = SessionScript(settings: settings)
-        _ = u.take()
-        u.subscribe(1, items: 1, fields: 1, ack: false)
-        _ = u.take()
+        var u = SessionScript.subscribed(items: 1, fields: 1, settings: settings)
         let shared: [(subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)] = events.map {
             ($0.subscriptionId, $0.event, nil)
         }

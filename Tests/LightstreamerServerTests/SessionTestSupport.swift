@@ -106,6 +106,15 @@ struct SessionScript {
                     commandPosition: command), now: now))
     }
 
+    /// A session with one MERGE subscription (id 1), its set-up lines already taken.
+    static func subscribed(items: Int, fields: Int, settings: SessionSettings = SessionScript.settings) -> SessionScript {
+        var script = SessionScript(settings: settings)
+        _ = script.take()
+        script.subscribe(1, items: items, fields: fields, ack: false)
+        _ = script.take()
+        return script
+    }
+
     mutating func update(_ subId: Int, item: Int = 1, _ values: [String?], snapshot: Bool = false) {
         record(machine.tableEvent(subId, .update(item: item, values: values, isSnapshot: snapshot), now: now))
     }
