@@ -88,3 +88,40 @@ struct ItemsBatchTests {
         #expect(batched == itemByItem)
     }
 }
+
+/// `QueuedPosts`: room planned per queue before a drain round's events are grouped.
+@Suite struct QueuedPostsTests {
+    @Test func plannedGroupsPostTheirEventsInOrderAndEmptyOnesNothing() {
+        let first = HoldingQueue()
+        let second = HoldingQueue()
+        let unused = HoldingQueue()
+        let sinkA = QueuedRecordingSink(queue: first)
+        let sinkB = QueuedRecordingSink(queue: second)
+        var posts = QueuedPosts()
+        posts.plan(3, for: first)
+        posts.plan(2, for: unused)
+        posts.plan(1, for: second)
+        posts.plan(2, for: first)
+        posts.reservePlanned()
+        for i in 0..<5 {
+            posts.append(
+                QueuedTableEvent(sink: sinkA, event: .update(item: 1, values: ["a\(i)"], isSnapshot: false), shared: nil), to: first)
+            if i == 2 {
+                posts.append(
+                    QueuedTableEvent(sink: sinkB, event: .update(item: 1, values: ["b"], isSnapshot: false), shared: nil), to: second)
+            }
+        }
+        #expect(posts.post().isEmpty)
+        #expect(first.postSizes == [5])
+        #expect(second.postSizes == [1])
+        // Planned for, but given no event: no post at all.
+        #expect(unused.postSizes == [])
+        first.flush()
+        second.flush()
+        #expect(sinkA.rows == (0..<5).map { ["a\($0)"] })
+        #expect(sinkB.rows == [["b"]])
+        // The next round starts empty.
+        #expect(posts.post().isEmpty)
+        #expect(first.postSizes == [5])
+    }
+}

@@ -309,6 +309,10 @@ public final class ItemEngine: Sendable {
             delivered = batches
             claimed.removeAll(keepingCapacity: true)
             var posts = QueuedPosts()
+            for (table, batch) in delivered where table.queuedSink != nil {
+                if let queue = table.queue { posts.plan(batch.count, for: queue) }
+            }
+            posts.reservePlanned()
             for i in delivered.indices {
                 let (table, _) = delivered[i]
                 let sink = table.sink
