@@ -14,6 +14,25 @@ final class OutboundQueue: Sendable {
     private struct State {
         var ops: [Op] = []
         var scheduled = false
+
+        /// Queues `op`; a text right after a text joins it.
+        mutating func append(_ op: Op) {
+            if case .text(let t) = op, case .text(var previous)? = ops.last {
+                // Drop the array's copy first so that `previous` is unique and grows in place.
+                ops.removeLast()
+                previous += t
+                ops.append(.text(previous))
+            } else {
+                ops.append(op)
+            }
+        }
+
+        /// Whether the caller must schedule the drain (nobody has yet).
+        mutating func claimDrain() -> Bool {
+            if scheduled { return false }
+            scheduled = true
+            return true
+        }
     }
 
     private let state = NIOLockedValueBox(State())
@@ -26,30 +45,30 @@ final class OutboundQueue: Sendable {
         self.drain = drain
     }
 
-    func push(_ op: Op) { push([op]) }
-
-    /// Queues `ops` together: the event loop sees all of them in one drain or none (a stream's
-    /// last line and its end must reach the handler at once, docs/protocol/TLCP.md §1.3 on `LOOP`
-    /// over WS).
-    func push(_ ops: Op...) { push(ops) }
-
-    private func push(_ ops: [Op]) {
-        let schedule = state.withLockedValue { s -> Bool in
-            for op in ops {
-                if case .text(let t) = op, case .text(var previous)? = s.ops.last {
-                    // Drop the array's copy first so that `previous` is unique and grows in place.
-                    s.ops.removeLast()
-                    previous += t
-                    s.ops.append(.text(previous))
-                } else {
-                    s.ops.append(op)
-                }
-            }
-            if s.scheduled { return false }
-            s.scheduled = true
-            return true
+    /// Queues `op` (one per session write: no array is made for it).
+    func push(_ op: Op) {
+        if state.withLockedValue({ s -> Bool in
+            s.append(op)
+            return s.claimDrain()
+        }) {
+            scheduleDrain()
         }
-        guard schedule else { return }
+    }
+
+    /// Queues `first` and `second` together: the event loop sees both in one drain or neither
+    /// (a stream's last line and its end must reach the handler at once, docs/protocol/TLCP.md
+    /// §1.3 on `LOOP` over WS).
+    func push(_ first: Op, _ second: Op) {
+        if state.withLockedValue({ s -> Bool in
+            s.append(first)
+            s.append(second)
+            return s.claimDrain()
+        }) {
+            scheduleDrain()
+        }
+    }
+
+    private func scheduleDrain() {
         eventLoop.execute { [self] in
             let ops = state.withLockedValue { s -> [Op] in
                 s.scheduled = false
