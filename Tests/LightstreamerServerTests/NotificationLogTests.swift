@@ -130,3 +130,16 @@ import Testing
         #expect(writes.first?.0.hasSuffix("\r\n") == true)
     }
 }
+
+extension LogPageTests {
+    /// Reads clamp to what the page holds, whatever bounds a span carries.
+    @Test func readsAreClampedToWhatWasWritten() {
+        let page = LogPage(capacity: 16)
+        _ = page.append(.text("abc"))
+        #expect(LogPage.Span(page: page, start: 0, end: 99).text == "abc\r\n")
+        #expect(LogPage.Span(page: page, start: 3, end: 1).text == "")
+        #expect(LogPage.Span(page: page, start: 3, end: 1).count == 0)
+        #expect(LogPage.Span(page: page, start: -5, end: 2).text == "ab")
+        #expect(page.free == 11)
+    }
+}

@@ -37,10 +37,11 @@ final class LogPage: @unchecked Sendable {
         return start
     }
 
-    /// Calls `body` with the bytes in `range` (within `count`).
-    func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        let lower = min(max(range.lowerBound, 0), count)
-        let upper = min(max(range.upperBound, lower), count)
+    /// Calls `body` with the bytes from `start` to `end`, clamped to what was written (bounds
+    /// rather than a `Range`, whose making traps when they are out of order).
+    func withBytes<R>(from start: Int, to end: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let lower = min(max(start, 0), count)
+        let upper = min(max(end, lower), count)
         return body(UnsafeBufferPointer(start: base + lower, count: upper - lower))
     }
 
@@ -52,14 +53,14 @@ final class LogPage: @unchecked Sendable {
         var start: Int
         var end: Int
 
-        var count: Int { end - start }
+        var count: Int { max(0, end - start) }
 
         /// Appends the span's bytes.
         func append(to bytes: inout [UInt8]) {
-            page.withBytes(start..<end) { bytes.append(contentsOf: $0) }
+            page.withBytes(from: start, to: end) { bytes.append(contentsOf: $0) }
         }
 
         /// The span's bytes as a string.
-        var text: String { page.withBytes(start..<end) { String(decoding: $0, as: UTF8.self) } }
+        var text: String { page.withBytes(from: start, to: end) { String(decoding: $0, as: UTF8.self) } }
     }
 }
