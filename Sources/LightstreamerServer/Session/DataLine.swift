@@ -1,10 +1,10 @@
 import TLCP
 
-/// A data notification's line (without its line end) on its way into the `NotificationLog` and
-/// the session's output: either text, or the parts of a `U` line whose values another session
-/// already encoded (`SharedUpdateEncoding`). The parts are copied into the log page and the
-/// output as bytes, with no `String` made for the line (making one cost about 600 instructions
-/// per update with its release, Benchmarks/server-callgrind.sh).
+/// A data notification's line (without its line end) on its way into the `NotificationLog`,
+/// whose page the session's output then writes it from: either text, or the parts of a `U` line
+/// whose values another session already encoded (`SharedUpdateEncoding`). The parts are written
+/// into the log page as bytes, with no `String` made for the line (making one cost about 600
+/// instructions per update with its release, Benchmarks/server-callgrind.sh).
 enum DataLine {
     case text(String)
     /// `U,<subscriptionId>,<item>,` followed by `encoded` (valid UTF-8: the encoder's output).
@@ -17,19 +17,6 @@ enum DataLine {
             return text.utf8.count
         case .update(let id, let item, let encoded):
             return UpdateNotification.headLength(subscriptionId: id, item: item) + encoded.count
-        }
-    }
-
-    /// Appends the line's bytes.
-    func append(to bytes: inout [UInt8]) {
-        switch self {
-        case .text(let text):
-            bytes.appendUTF8(text)
-        case .update(let id, let item, let encoded):
-            // The head is made on the stack and appended in one copy (byte by byte, each
-            // append checks capacity and uniqueness).
-            Self.withHead(id, item) { bytes.append(contentsOf: $0) }
-            bytes.append(contentsOf: encoded)
         }
     }
 
@@ -54,14 +41,6 @@ enum DataLine {
                 if let source = values.baseAddress { (target + head).update(from: source, count: values.count) }
             }
             return head + encoded.count
-        }
-    }
-
-    /// Calls `body` with `U,<id>,<item>,` in a buffer on the stack.
-    private static func withHead<R>(_ id: Int, _ item: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: UpdateNotification.maxHeadBytes) { head in
-            let n = UpdateNotification.writeHead(subscriptionId: id, item: item, into: head)
-            return body(UnsafeBufferPointer(rebasing: head[0..<n]))
         }
     }
 }

@@ -75,13 +75,8 @@ extension SessionStateMachine {
 
         /// `write(line + "\r\n")` without building that string first.
         mutating func writeLine(_ line: String, to conn: ConnectionID, updates: Int) {
-            writeLine(.text(line), to: conn, updates: updates)
-        }
-
-        /// `writeLine` for a data line, which may be made of parts.
-        mutating func writeLine(_ line: DataLine, to conn: ConnectionID, updates: Int) {
             append(to: conn, updates: updates) {
-                line.append(to: &$0)
+                $0.appendUTF8(line)
                 $0.append(UInt8(ascii: "\r"))
                 $0.append(UInt8(ascii: "\n"))
             }

@@ -210,12 +210,7 @@ public struct SessionStateMachine: Sendable {
     /// Writes a line on a connection; on the bound stream it counts toward content length and
     /// keepalive.
     mutating func write(_ line: String, to conn: ConnectionID, isUpdate: Bool = false, now: Int64) {
-        write(.text(line), to: conn, isUpdate: isUpdate, now: now)
-    }
-
-    /// `write` for a data line, which may be made of parts.
-    mutating func write(_ line: DataLine, to conn: ConnectionID, isUpdate: Bool, now: Int64) {
-        noteWrite(bytes: line.byteCount + 2, to: conn, now: now)
+        noteWrite(bytes: line.utf8.count + 2, to: conn, now: now)
         output.writeLine(line, to: conn, updates: isUpdate ? 1 : 0)
     }
 
