@@ -108,7 +108,13 @@ import Testing
             #expect(created.totalValue == 1)
             let active = try factory.expectGauge("lightstreamer_sessions_active")
             #expect(active.lastValue == 1)
-            let timer = try factory.expectTimer("lightstreamer_request_duration_seconds", [("request", "create_session"), ("op", "")])
+            // The duration is recorded once the create returns, just after its CONOK was written:
+            // wait for it (bounded), as for the session count above.
+            let labels = [("request", "create_session"), ("op", "")]
+            for _ in 0..<100 where (try? factory.expectTimer("lightstreamer_request_duration_seconds", labels))?.values.isEmpty ?? true {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let timer = try factory.expectTimer("lightstreamer_request_duration_seconds", labels)
             #expect(timer.values.count == 1)
             let text = try await Self.scrape(port: port, group: group)
             #expect(!text.contains("lightstreamer_sessions_created_total"))
