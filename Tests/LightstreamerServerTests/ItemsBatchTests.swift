@@ -89,6 +89,78 @@ struct ItemsBatchTests {
     }
 }
 
+extension ItemsBatchTests {
+    /// A batch holds its events until it posts them; an update from elsewhere that comes
+    /// between two of its locked sections must not overtake the ones held (it waits in the
+    /// table's outbox and goes out after them, with the batch's later events behind it).
+    @Test func anEventFromElsewhereWaitsBehindTheBatchsHeldEvents() async throws {
+        let adapter = ScriptedDataAdapter()
+        let clock = HookedClock()
+        let engine = ItemEngine(
+            adapterSets: [AdapterSet(name: "SET", metadata: LiteralBasedMetadataAdapter(), dataAdapters: ["DEFAULT": adapter])],
+            clock: clock)
+        let queue = HoldingQueue()
+        let sinks = (0..<50).map { _ in QueuedRecordingSink(queue: queue) }
+        for sink in sinks { _ = try await engine.subscribe(spec(.merge, ["a"], ["n", "m"]), sink: sink) }
+        queue.flush()
+
+        // The batch's second locked section reads the clock first: the update from elsewhere
+        // comes then, on this thread, outside the engine's lock.
+        clock.hook(onCall: 2) { adapter.push("a", ["m": "x"]) }
+        adapter.pushBatch((0..<400).map { ItemUpdateEvent(item: "a", fields: ["n": "\($0)"]) })
+        #expect(clock.hookRan)
+
+        let perSection = (ItemEngine.eventsPerSection + 49) / 50
+        let expected: [[String?]] =
+            (0..<perSection).map { ["\($0)", nil] } + [["\(perSection - 1)", "x"]]
+            + (perSection..<400).map { ["\($0)", "x"] }
+        queue.flush()
+        for sink in sinks { #expect(sink.rows == expected) }
+        // Nothing was posted before the batch's held events.
+        #expect(queue.postSizes.first == perSection * 50)
+        await engine.shutdown()
+    }
+}
+
+/// A `ManualEngineClock` that runs an action once, just before it answers its Nth `now()`
+/// after `hook(onCall:_:)` (outside any lock of the engine, which reads the clock before it
+/// locks).
+final class HookedClock: EngineClock, @unchecked Sendable {
+    private let base = ManualEngineClock()
+    private let lock = NSLock()
+    private var remaining = 0
+    private var action: (@Sendable () -> Void)?
+    private var ran = false
+
+    func hook(onCall n: Int, _ action: @escaping @Sendable () -> Void) {
+        lock.withLock {
+            remaining = n
+            self.action = action
+        }
+    }
+
+    var hookRan: Bool { lock.withLock { ran } }
+
+    func now() -> UInt64 {
+        let due = lock.withLock { () -> (@Sendable () -> Void)? in
+            guard action != nil else { return nil }
+            remaining -= 1
+            guard remaining == 0 else { return nil }
+            defer {
+                action = nil
+                ran = true
+            }
+            return action
+        }
+        due?()
+        return base.now()
+    }
+
+    func schedule(at deadline: UInt64, _ action: @escaping @Sendable () -> Void) -> any EngineTimer {
+        base.schedule(at: deadline, action)
+    }
+}
+
 /// `QueuedPosts`: room planned per queue before a drain round's events are grouped.
 @Suite struct QueuedPostsTests {
     @Test func plannedGroupsPostTheirEventsInOrderAndEmptyOnesNothing() {
@@ -123,5 +195,25 @@ struct ItemsBatchTests {
         // The next round starts empty.
         #expect(posts.post().isEmpty)
         #expect(first.postSizes == [5])
+    }
+
+    @Test func groupsStartWithTheHintedCapacityAndTheLargestPostIsKept() {
+        let first = HoldingQueue()
+        let second = HoldingQueue()
+        let sinkA = QueuedRecordingSink(queue: first)
+        let sinkB = QueuedRecordingSink(queue: second)
+        var posts = QueuedPosts()
+        posts.reserveHint = 4
+        for i in 0..<6 {
+            posts.append(
+                QueuedTableEvent(sink: sinkA, event: .update(item: 1, values: ["a\(i)"], isSnapshot: false), shared: nil), to: first)
+        }
+        posts.append(QueuedTableEvent(sink: sinkB, event: .update(item: 1, values: ["b"], isSnapshot: false), shared: nil), to: second)
+        #expect(posts.post().isEmpty)
+        #expect(posts.largestPosted == 6)
+        #expect(first.postSizes == [6])
+        #expect(second.postSizes == [1])
+        first.flush()
+        #expect(sinkA.rows == (0..<6).map { ["a\($0)"] })
     }
 }

@@ -121,6 +121,9 @@ final class TableRecord: @unchecked Sendable {
     /// An emptied former outbox, reused to avoid an allocation per batch.
     var spare: [Outgoing] = []
     @exclusivity(unchecked) var draining = false
+    /// The batch (`DirectPosts.owner`) that holds this table's drain while its direct events
+    /// wait to be posted; 0: none.
+    @exclusivity(unchecked) var drainOwner: UInt64 = 0
     @exclusivity(unchecked) var closed = false
     var waiters: [CheckedContinuation<Void, Never>] = []
 
@@ -147,14 +150,24 @@ final class TableRecord: @unchecked Sendable {
         return claimDrain()
     }
 
-    /// `send(_:shared:)`, straight to the sink's queue when nothing of this table waits or is
-    /// being delivered (so the event cannot overtake one) and the section posts directly.
+    /// `send(_:shared:)`, straight to the sink's queue when the section posts directly and
+    /// nothing of this table waits in its outbox or is being delivered by another drain (so
+    /// the event cannot overtake one).
+    ///
+    /// A batch's posts (`DirectPosts.owner` not 0) wait until the batch posts them: the first
+    /// one claims the table's drain for the batch (returns true, so the batch drains the table
+    /// once it has posted), and the batch's later events for the table go straight on while
+    /// its outbox stays empty. An event from elsewhere meanwhile finds the drain held and goes
+    /// to the outbox, behind them.
     func send(_ event: consuming TableEvent, shared: consuming SharedUpdateEncoding?, ctx: DispatchContext) -> Bool {
-        if let direct = ctx.direct, let queuedSink, let queue, !draining, outbox.isEmpty, !closed {
-            direct.posts.append(QueuedTableEvent(sink: queuedSink, event: event, shared: shared), to: queue)
-            return false
-        }
-        return send(event, shared: shared)
+        guard let direct = ctx.direct, let queuedSink, let queue, outbox.isEmpty, !closed,
+            !draining || (direct.owner != 0 && drainOwner == direct.owner)
+        else { return send(event, shared: shared) }
+        direct.posts.append(QueuedTableEvent(sink: queuedSink, event: event, shared: shared), to: queue)
+        guard direct.owner != 0, !draining else { return false }
+        draining = true
+        drainOwner = direct.owner
+        return true
     }
 
     func sendStarted() -> Bool {
@@ -172,6 +185,7 @@ final class TableRecord: @unchecked Sendable {
     func nextDrainStep() -> DrainStep {
         if closed || outbox.isEmpty {
             draining = false
+            drainOwner = 0
             let w = waiters
             waiters = []
             return .finished(w)
@@ -221,6 +235,9 @@ struct EngineState: Sendable {
     var isShutDown = false
     /// Update events received from the Data Adapters (the `MONITOR` adapter set's inbound rate).
     var updatesReceived = 0
+    /// The most events a Data Adapter batch last posted to one queue: the capacity the next
+    /// batch's groups start with (growing from empty copied the events a dozen times).
+    var batchPostHint = 0
 
     mutating func makeId() -> UInt64 {
         nextId += 1

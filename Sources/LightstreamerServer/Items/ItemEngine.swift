@@ -203,20 +203,29 @@ public final class ItemEngine: Sendable {
     /// loop gets one post with all of its sessions' events of the batch, so it runs each
     /// session's batch, and writes, once.
     ///
-    /// The events go through their tables' outboxes (`TableRecord.send(_:shared:)`): this call
-    /// claims the drain of every table it sends to and drains them all once the batch is
-    /// through, so an event another thread sends to one of those tables meanwhile waits in
-    /// the outbox behind this batch's and keeps its order. Two bounds: the engine's lock is
-    /// released after each `eventsPerSection` events (subscriptions and timers wait for it),
-    /// and the claimed tables are drained once `eventsPerDrain` events are held (memory, and
-    /// the wait of the batch's first events).
+    /// The events wait in the batch's own posts (`DirectPosts` with an owner): the batch
+    /// holds the drain of every table it sends to until it has posted them, so an event
+    /// another thread sends to one of those tables meanwhile waits in the table's outbox and
+    /// goes out after them (`TableRecord.send(_:shared:ctx:)`). Two bounds: the engine's lock
+    /// is released after each `eventsPerSection` events (subscriptions and timers wait for it),
+    /// and the events held are posted once `eventsPerDrain` of them wait (memory, and the
+    /// wait of the batch's first events).
+    ///
+    /// Events went through the tables' outboxes before, and then from the outboxes to the
+    /// posts: about 180 more instructions per update (BENCHMARKS.md, "Batches posted
+    /// without the outboxes").
     func adapterUpdates(_ batch: [ItemUpdateEvent], adapterSet: String, dataAdapter: String) {
         var next = batch.startIndex
         var effects = Effects()
         var held = 0
+        let direct = DirectPosts()
         while next < batch.endIndex {
-            let ctx = dispatchContext()
+            let ctx = dispatchContext(direct: direct)
             store.withLockedValue { s in
+                if direct.owner == 0 {
+                    direct.owner = s.makeId()
+                    direct.posts.reserveHint = s.batchPostHint
+                }
                 var sent = 0
                 while next < batch.endIndex, sent < Self.eventsPerSection {
                     let u = batch[next]
@@ -228,11 +237,20 @@ public final class ItemEngine: Sendable {
                 held &+= sent
             }
             if held >= Self.eventsPerDrain {
-                run(effects)
+                postAndRun(direct, effects)
                 effects = Effects()
                 held = 0
             }
         }
+        postAndRun(direct, effects)
+        let largest = min(direct.posts.largestPosted, Self.eventsPerDrain)
+        store.withLockedValue { $0.batchPostHint = largest }
+    }
+
+    /// Posts a batch's events, then drains the tables it claimed (which releases their drains,
+    /// and delivers what other threads queued in their outboxes meanwhile, after the posts).
+    private func postAndRun(_ direct: DirectPosts, _ effects: Effects) {
+        for queue in direct.posts.post() { queue.flush() }
         run(effects)
     }
 

@@ -62,6 +62,10 @@ struct QueuedPosts {
     /// Events counted by `plan` per group, not reserved yet.
     private var planned: [Int] = []
     private var last = 0
+    /// Capacity a group gets when it is made (see `ItemEngine.adapterUpdates`); 0: none.
+    var reserveHint = 0
+    /// The most events one group held in the last `post()`.
+    private(set) var largestPosted = 0
 
     /// Makes room in `queue`'s group for `count` more events before they are appended (one
     /// allocation per queue and round, where growing from empty reallocated and copied the
@@ -81,7 +85,9 @@ struct QueuedPosts {
     /// The index of `queue`'s group, made if it has none.
     private mutating func group(of queue: any TableEventQueue) -> Int {
         if let i = groups.firstIndex(where: { $0.queue === queue }) { return i }
-        groups.append((queue, []))
+        var events: [QueuedTableEvent] = []
+        if reserveHint > 0 { events.reserveCapacity(reserveHint) }
+        groups.append((queue, events))
         planned.append(0)
         return groups.count - 1
     }
@@ -99,6 +105,7 @@ struct QueuedPosts {
     /// Posts every group; returns the queues that must be flushed.
     mutating func post() -> [any TableEventQueue] {
         var full: [any TableEventQueue] = []
+        largestPosted = groups.reduce(0) { max($0, $1.events.count) }
         // A group that was planned for and got no event (its tables had only `started`) posts nothing.
         for group in groups where !group.events.isEmpty && group.queue.post(group.events) { full.append(group.queue) }
         groups.removeAll()
@@ -108,11 +115,18 @@ struct QueuedPosts {
     }
 }
 
-/// The events a locked section of the engine sends straight to their sinks' queues, posted
-/// before it unlocks (`DispatchContext.postDirect`). Touched only under the engine's lock.
+/// The events the engine sends straight to their sinks' queues.
 ///
-/// `posts` is `@exclusivity(unchecked)`: the lock serialises every access, and the dynamic
+/// With `owner` 0, those of one locked section, posted before it unlocks
+/// (`DispatchContext.postDirect`). Otherwise those of one Data Adapter batch
+/// (`ItemEngine.adapterUpdates`), over several locked sections: the batch holds the drain of
+/// every table it sent to (`TableRecord.send(_:shared:ctx:)`) until it has posted them.
+/// Touched under the engine's lock, or by the batch's own thread once it holds those drains.
+///
+/// `posts` is `@exclusivity(unchecked)`: one thread at a time touches it, and the dynamic
 /// check cost some 80 instructions per event sent.
 final class DirectPosts: @unchecked Sendable {
     @exclusivity(unchecked) var posts = QueuedPosts()
+    /// The batch these posts belong to (`EngineState.makeId`); 0: one locked section.
+    @exclusivity(unchecked) var owner: UInt64 = 0
 }
