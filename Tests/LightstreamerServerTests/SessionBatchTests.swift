@@ -37,6 +37,69 @@ import Testing
         #expect(batch.machine.dataNotificationCount == one.machine.dataNotificationCount)
     }
 
+    /// The engine's batches (with shared encodings) look a table up again only when the
+    /// subscription changes: interleaved, unknown and still-subscribing subscriptions give
+    /// the lines of one-by-one delivery.
+    @Test func aSharedBatchWithInterleavedSubscriptionsGivesTheSameLines() {
+        var one = SessionScript()
+        var batch = SessionScript()
+        for s in [0, 1] {
+            var script = s == 0 ? one : batch
+            _ = script.take()
+            script.subscribe(1, items: 2, fields: 2, ack: false)
+            script.subscribe(2, mode: .distinct, items: 1, fields: 1, ack: false)
+            script.control(.add(SubscribeParameters(subscriptionId: 3, mode: .merge, group: "g", schema: "s")), ack: false)
+            _ = script.take()
+            if s == 0 { one = script } else { batch = script }
+        }
+        let events: [(subscriptionId: Int, event: TableEvent)] = [
+            (1, .update(item: 1, values: ["a", "b"], isSnapshot: true)),
+            (1, .update(item: 2, values: ["c", nil], isSnapshot: true)),
+            (2, .update(item: 1, values: ["x"], isSnapshot: false)),
+            (9, .update(item: 1, values: ["unknown"], isSnapshot: false)),
+            (9, .update(item: 1, values: ["unknown"], isSnapshot: false)),
+            (3, .update(item: 1, values: ["early"], isSnapshot: false)),
+            (1, .update(item: 1, values: ["a", "B"], isSnapshot: false)),
+            (2, .overflow(item: 1, lost: 3)),
+            (2, .update(item: 1, values: ["y"], isSnapshot: false)),
+            (1, .clearSnapshot(item: 2)),
+        ]
+        for (id, e) in events { one.record(one.machine.tableEvent(id, e, now: one.now)) }
+        let shared: [(subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)] = events.map {
+            ($0.subscriptionId, $0.event, nil)
+        }
+        batch.record(batch.machine.tableEvents(shared, now: batch.now))
+        let expected = ["U,1,1,a|b", "U,1,2,c|#", "U,2,1,x", "U,1,1,|B", "OV,2,1,3", "U,2,1,y", "CS,1,2"]
+        #expect(one.take() == expected)
+        #expect(batch.take() == expected)
+        // Subscription 3's event waited for its SUBOK, in both.
+        one.record(one.machine.subscribeSucceeded(3, grant: SubscriptionGrant(itemCount: 1, fieldCount: 1), now: one.now))
+        batch.record(batch.machine.subscribeSucceeded(3, grant: SubscriptionGrant(itemCount: 1, fieldCount: 1), now: batch.now))
+        #expect(one.take() == batch.take())
+    }
+
+    /// A session that closes in the middle of a batch (unbound, with too much waiting for a
+    /// stream) ignores the batch's remaining events, for every subscription.
+    @Test func aSessionClosedMidBatchIgnoresTheRest() {
+        var settings = SessionScript.settings
+        settings.maxPendingNotifications = 3
+        var s = SessionScript.subscribed(items: 1, fields: 1, settings: settings)
+        s.subscribe(2, items: 1, fields: 1, ack: false)
+        s.record(s.machine.connectionClosed(SessionScript.stream, now: s.now))
+        _ = s.take()
+        #expect(!s.machine.isClosed)
+        let before = s.machine.dataNotificationCount
+        let shared: [(subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)] = (0..<8).map {
+            ($0 % 2 + 1, .update(item: 1, values: ["\($0)"], isSnapshot: false), nil)
+        }
+        s.record(s.machine.tableEvents(shared, now: s.now))
+        #expect(s.machine.isClosed)
+        // The fourth waiting notification closed it; the other four events were ignored.
+        #expect(s.machine.dataNotificationCount == before + 4)
+        s.record(s.machine.tableEvents(shared, now: s.now))
+        #expect(s.machine.dataNotificationCount == before + 4)
+    }
+
     @Test func eventsOfASubscriptionStillSubscribingWait() {
         var s = SessionScript()
         _ = s.take()

@@ -12,7 +12,7 @@ import TLCP
 /// only write their own `U,<subId>,<item>,` head.
 ///
 /// A session uses the shared bytes only when its own previous row and the row it sends are
-/// equal to the ones they were computed for (`encodedValues(previous:values:diffs:)` checks
+/// equal to the ones they were computed for (`encodedValues(previous:values:mask:)` checks
 /// both); any session whose history diverged (frequency limits, conflation, a snapshot, a
 /// late start, a selector) falls back to its own encoding, so sharing never changes what a
 /// session receives.
@@ -49,13 +49,15 @@ final class SharedUpdateEncoding: Sendable {
         previous sessionPrevious: [String?]?, values sessionValues: [String?],
         diffs: Set<DiffFormat>
     ) -> [UInt8]? {
-        encodedValues(previous: sessionPrevious, values: sessionValues, diffs: diffs, mask: Self.mask(diffs))
+        encodedValues(previous: sessionPrevious, values: sessionValues, mask: Self.mask(diffs))
     }
 
-    /// The same, with `mask(diffs)` computed once by the session rather than per update.
+    /// The same, with the formats as `mask(diffs)`, computed once by the session rather than
+    /// per update. The session does not pass its set: copying it per update cost a retain and
+    /// a release of a set every session shares; the set is made from the mask only when this
+    /// session is the one that encodes.
     func encodedValues(
-        previous sessionPrevious: [String?]?, values sessionValues: [String?],
-        diffs: Set<DiffFormat>, mask: UInt8
+        previous sessionPrevious: [String?]?, values sessionValues: [String?], mask: UInt8
     ) -> [UInt8]? {
         // Array equality compares storage identity first: sessions that received the
         // engine's rows hold these very buffers, so the check is two pointer comparisons.
@@ -67,8 +69,17 @@ final class SharedUpdateEncoding: Sendable {
             ?? cache.storeIfNilThenLoad(
                 Encoded(
                     mask: mask,
-                    bytes: UpdateNotification.encodedValues(UpdateCodec.encode(previous: previous, current: values, diffs: diffs))))
+                    bytes: UpdateNotification.encodedValues(
+                        UpdateCodec.encode(previous: previous, current: values, diffs: Self.diffs(mask: mask)))))
         return encoded.mask == mask ? encoded.bytes : nil
+    }
+
+    /// The formats of `mask(_:)`'s bits.
+    static func diffs(mask: UInt8) -> Set<DiffFormat> {
+        var diffs: Set<DiffFormat> = []
+        if mask & 1 != 0 { diffs.insert(.jsonPatch) }
+        if mask & 2 != 0 { diffs.insert(.tlcpDiff) }
+        return diffs
     }
 
     /// The formats as bits: comparing two sets costs hashing, which this path cannot afford.

@@ -254,6 +254,15 @@ extension SessionStateMachine {
     ) {
         // One lookup of the table per event (the early check and the delivery share it).
         guard !isClosed, let index = tables.index(forKey: id) else { return }
+        handleTableEvent(at: index, id, event, shared: shared, now: now)
+    }
+
+    /// `handleTableEvent` for the table at `index` in `tables`, found by the caller (valid
+    /// while no table is added or removed; nothing an event does adds or removes one).
+    mutating func handleTableEvent(
+        at index: Dictionary<Int, SessionTable>.Index, _ id: Int, _ event: consuming TableEvent,
+        shared: consuming SharedUpdateEncoding?, now: Int64
+    ) {
         if case .subscribing = tables.values[index].state {
             tables.values[index].early.append(event)
             return
@@ -272,13 +281,12 @@ extension SessionStateMachine {
         at index: Dictionary<Int, SessionTable>.Index, _ id: Int, _ event: consuming TableEvent,
         shared: consuming SharedUpdateEncoding?, now: Int64
     ) {
-        let diffs = self.diffs
         let diffMask = self.diffMask
         if case .update(let item, let values, _) = event, let shared {
             // The common case: the bytes other sessions already encoded for this update.
             let line = withTable(at: index) { t -> DataLine? in
                 guard let grant = t.grant, item >= 1, item <= grant.itemCount, values.count == grant.fieldCount,
-                    let encoded = shared.encodedValues(previous: t.rows[item - 1], values: values, diffs: diffs, mask: diffMask)
+                    let encoded = shared.encodedValues(previous: t.rows[item - 1], values: values, mask: diffMask)
                 else { return nil }
                 t.rows[item - 1] = values
                 return .update(subscriptionId: id, item: item, encoded: encoded)
@@ -288,6 +296,7 @@ extension SessionStateMachine {
                 return
             }
         }
+        let diffs = self.diffs
         let notification = withTable(at: index) { t -> TLCPNotification? in
             guard let grant = t.grant else { return nil }
             switch event {
