@@ -197,6 +197,50 @@ final class HookedClock: EngineClock, @unchecked Sendable {
         #expect(first.postSizes == [5])
     }
 
+    /// A batch's events, posted with their table's slot, go out grouped by table, each
+    /// table's in the order appended; without slots, in the order appended.
+    @Test func eventsWithSlotsArePostedGroupedByTable() {
+        final class Order: @unchecked Sendable {
+            var seen: [String] = []
+        }
+        let queue = HoldingQueue()
+        let order = Order()
+        final class NamedSink: QueuedTableSink, @unchecked Sendable {
+            let queue: any TableEventQueue
+            let name: String
+            let order: Order
+            init(queue: any TableEventQueue, name: String, order: Order) {
+                self.queue = queue
+                self.name = name
+                self.order = order
+            }
+            func deliver(_ event: TableEvent) { deliver(event, shared: nil) }
+            func deliver(_ event: TableEvent, shared: SharedUpdateEncoding?) {
+                if case .update(_, let values, _) = event { order.seen.append("\(name)\(values[0] ?? "")") }
+            }
+        }
+        let sinks = ["a", "b", "c"].map { NamedSink(queue: queue, name: $0, order: order) }
+        var posts = QueuedPosts()
+        // Item by item: a1 b1 c1 a2 c2 b2 a3; slots in the order the tables were claimed.
+        let script: [(sink: Int, value: String)] = [(0, "1"), (1, "1"), (2, "1"), (0, "2"), (2, "2"), (1, "2"), (0, "3")]
+        for (k, v) in script {
+            posts.append(
+                QueuedTableEvent(sink: sinks[k], event: .update(item: 1, values: [v], isSnapshot: false), shared: nil),
+                to: queue, slot: UInt32(k))
+        }
+        #expect(posts.post().isEmpty)
+        queue.flush()
+        #expect(order.seen == ["a1", "a2", "a3", "b1", "b2", "c1", "c2"])
+
+        order.seen = []
+        for (k, v) in script {
+            posts.append(QueuedTableEvent(sink: sinks[k], event: .update(item: 1, values: [v], isSnapshot: false), shared: nil), to: queue)
+        }
+        #expect(posts.post().isEmpty)
+        queue.flush()
+        #expect(order.seen == ["a1", "b1", "c1", "a2", "c2", "b2", "a3"])
+    }
+
     @Test func groupsStartWithTheHintedCapacityAndTheLargestPostIsKept() {
         let first = HoldingQueue()
         let second = HoldingQueue()

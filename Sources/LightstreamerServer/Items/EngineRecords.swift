@@ -124,6 +124,8 @@ final class TableRecord: @unchecked Sendable {
     /// The batch (`DirectPosts.owner`) that holds this table's drain while its direct events
     /// wait to be posted; 0: none.
     @exclusivity(unchecked) var drainOwner: UInt64 = 0
+    /// This table's slot in the batch that holds its drain (`DirectPosts.claimSlot()`).
+    @exclusivity(unchecked) var batchSlot: UInt32 = 0
     @exclusivity(unchecked) var closed = false
     var waiters: [CheckedContinuation<Void, Never>] = []
 
@@ -163,11 +165,20 @@ final class TableRecord: @unchecked Sendable {
         guard let direct = ctx.direct, let queuedSink, let queue, outbox.isEmpty, !closed,
             !draining || (direct.owner != 0 && drainOwner == direct.owner)
         else { return send(event, shared: shared) }
-        direct.posts.append(QueuedTableEvent(sink: queuedSink, event: event, shared: shared), to: queue)
-        guard direct.owner != 0, !draining else { return false }
-        draining = true
-        drainOwner = direct.owner
-        return true
+        let queued = QueuedTableEvent(sink: queuedSink, event: event, shared: shared)
+        guard direct.owner != 0 else {
+            direct.posts.append(queued, to: queue)
+            return false
+        }
+        var claimed = false
+        if !draining {
+            draining = true
+            drainOwner = direct.owner
+            batchSlot = direct.claimSlot()
+            claimed = true
+        }
+        direct.posts.append(queued, to: queue, slot: batchSlot)
+        return claimed
     }
 
     func sendStarted() -> Bool {

@@ -250,7 +250,7 @@ public final class ItemEngine: Sendable {
     /// Posts a batch's events, then drains the tables it claimed (which releases their drains,
     /// and delivers what other threads queued in their outboxes meanwhile, after the posts).
     private func postAndRun(_ direct: DirectPosts, _ effects: Effects) {
-        for queue in direct.posts.post() { queue.flush() }
+        for queue in direct.post() { queue.flush() }
         run(effects)
     }
 
