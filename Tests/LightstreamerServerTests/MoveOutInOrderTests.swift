@@ -47,4 +47,51 @@ import Testing
         posted.handOver()
         #expect(sink.rows.count == 7, "handed over once")
     }
+
+    /// Records the runs it is handed: consecutive events of one sink come as one run, across
+    /// the posted arrays, and a sink's later events as another.
+    final class RunSink: QueuedTableSink, @unchecked Sendable {
+        let queue: any TableEventQueue
+        let name: String
+        let log: RunLog
+        init(_ name: String, log: RunLog, queue: any TableEventQueue) {
+            self.name = name
+            self.log = log
+            self.queue = queue
+        }
+        func deliver(_ event: TableEvent) { deliver(event, shared: nil) }
+        func deliver(_ event: TableEvent, shared: SharedUpdateEncoding?) {
+            if case .update(_, let values, _) = event { log.runs.append(["\(name)\(values[0] ?? "")"]) }
+        }
+        func deliver(run: inout [QueuedTableEvent]) {
+            var names: [String] = []
+            run.moveOutInOrder { e in
+                if case .update(_, let values, _) = e.event { names.append("\(name)\(values[0] ?? "")") }
+            }
+            log.runs.append(names)
+        }
+    }
+
+    final class RunLog: @unchecked Sendable {
+        var runs: [[String]] = []
+    }
+
+    @Test func consecutiveEventsOfOneSinkAreHandedOverAsOneRun() {
+        let queue = HoldingQueue()
+        let log = RunLog()
+        let a = RunSink("a", log: log, queue: queue)
+        let b = RunSink("b", log: log, queue: queue)
+        func event(_ sink: RunSink, _ value: Int) -> QueuedTableEvent {
+            QueuedTableEvent(sink: sink, event: .update(item: 1, values: ["\(value)"], isSnapshot: false), shared: nil)
+        }
+        var posted = PostedEvents()
+        posted.append([event(a, 0), event(a, 1), event(b, 2), event(a, 3), event(a, 4)])
+        posted.append([event(a, 5), event(b, 6)])
+        posted.handOver()
+        #expect(log.runs == [["a0", "a1"], ["b2"], ["a3", "a4", "a5"], ["b6"]])
+        #expect(posted.isEmpty)
+        // Nothing is held back for the next hand-over.
+        posted.handOver()
+        #expect(log.runs.count == 4)
+    }
 }

@@ -12,6 +12,13 @@ extension Array {
     /// each reference it holds), which cost the engine-to-session hand-over about 300
     /// instructions per update (Benchmarks/server-callgrind.sh).
     mutating func moveOutInOrder(_ body: (consuming Element) -> Void) {
+        reverseInPlace()
+        while let element = popLast() { body(consume element) }
+    }
+
+    /// Reverses the elements by the buffer's `swapAt`, which moves them (see above), so that
+    /// `popLast` then takes them in their former order.
+    mutating func reverseInPlace() {
         withUnsafeMutableBufferPointer { elements in
             var (i, j) = (0, elements.count - 1)
             while i < j {
@@ -19,6 +26,5 @@ extension Array {
                 (i, j) = (i + 1, j - 1)
             }
         }
-        while let element = popLast() { body(consume element) }
     }
 }

@@ -16,6 +16,15 @@ protocol TableEventQueue: AnyObject, Sendable {
 /// A sink that receives its events through a shared `TableEventQueue`.
 protocol QueuedTableSink: SharedEncodingTableSink {
     var queue: any TableEventQueue { get }
+    /// Takes consecutive events of this sink at once, in order, and empties `run` (keeping
+    /// its capacity). Default: one by one (`QueuedTableEvent.deliver()`).
+    func deliver(run: inout [QueuedTableEvent])
+}
+
+extension QueuedTableSink {
+    func deliver(run: inout [QueuedTableEvent]) {
+        run.moveOutInOrder { $0.deliver() }
+    }
 }
 
 /// One event for one sink, waiting in a `TableEventQueue`.
@@ -36,6 +45,8 @@ struct PostedEvents: Sendable {
     private var batches: [[QueuedTableEvent]] = []
     /// Events held, over all batches.
     private(set) var count = 0
+    /// Consecutive events of one sink during `handOver()`; empty otherwise.
+    private var run: [QueuedTableEvent] = []
 
     var isEmpty: Bool { count == 0 }
 
@@ -46,10 +57,25 @@ struct PostedEvents: Sendable {
     }
 
     /// Hands every event to its sink, in order, and empties this (keeping its capacity).
+    ///
+    /// Consecutive events of one sink go to it together (`QueuedTableSink.deliver(run:)`): a
+    /// session takes its inbox's lock once for them rather than once per event. A Data
+    /// Adapter batch posts each table's events together (`QueuedPosts.grouped`).
     mutating func handOver() {
+        var sink: (any QueuedTableSink)?
         // Moved out: each event's sink, row and encoding go on to the session's inbox
         // without a retain.
-        for b in batches.indices { batches[b].moveOutInOrder { $0.deliver() } }
+        for b in batches.indices {
+            batches[b].moveOutInOrder { event in
+                if let current = sink, current !== event.sink {
+                    current.deliver(run: &run)
+                    sink = nil
+                }
+                if sink == nil { sink = event.sink }
+                run.append(event)
+            }
+        }
+        if let sink { sink.deliver(run: &run) }
         batches.removeAll(keepingCapacity: true)
         count = 0
     }

@@ -138,6 +138,32 @@ final class ServerSession: Sendable {
 
     static let inboxLimit = 256
 
+    /// `enqueueTableEvent` for consecutive events of subscription `id`, taken from `run` (which
+    /// is left empty): one lock round for all of them, unless the inbox reaches `inboxLimit`
+    /// on the way (then this thread handles it, as `enqueueTableEvent` does, and goes on).
+    func enqueueTableEvents(_ id: Int, _ run: inout [QueuedTableEvent], mergeable: Bool) {
+        enum Next { case none, schedule, handleHere }
+        run.reverseInPlace()
+        var lost = 0
+        while !run.isEmpty {
+            let next = inbox.withLockedValue { box -> Next in
+                while box.count < Self.inboxLimit, let event = run.popLast() {
+                    lost &+= event.move(into: &box, subscriptionId: id, mergeable: mergeable)
+                }
+                if box.count >= Self.inboxLimit { return .handleHere }
+                if box.drainScheduled { return .none }
+                box.drainScheduled = true
+                return .schedule
+            }
+            switch next {
+            case .none: break
+            case .handleHere: handleInbox()
+            case .schedule: pump.add(self)
+            }
+        }
+        if lost > 0 { manager.metrics.update { $0.updatesLost += lost } }
+    }
+
     /// How the session is connected right now and what waits for it (the `MONITOR` adapter set).
     func summary(now: Int64) -> SessionSummary {
         let (binding, subscriptions) = inner.withLockedValue { ($0.machine.binding, $0.machine.activeSubscriptionCount) }
@@ -205,5 +231,20 @@ final class SessionTableSink: QueuedTableSink {
         session.enqueueTableEvent(subscriptionId, event, mergeable: mergeable, shared: shared)
     }
 
+    func deliver(run: inout [QueuedTableEvent]) {
+        session.enqueueTableEvents(subscriptionId, &run, mergeable: mergeable)
+    }
+
     var queue: any TableEventQueue { session.pump }
+}
+
+extension QueuedTableEvent {
+    /// Moves the event into `box` as subscription `id`'s; returns the updates it reports lost
+    /// (`OV`), for the metrics.
+    consuming func move(into box: inout SessionInbox, subscriptionId id: Int, mergeable: Bool) -> Int {
+        var lost = 0
+        if case .overflow(_, let n) = event { lost = n }
+        box.append(id, event, mergeable: mergeable, shared: shared)
+        return lost
+    }
 }
