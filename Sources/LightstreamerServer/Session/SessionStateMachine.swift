@@ -215,11 +215,10 @@ public struct SessionStateMachine: Sendable {
     }
 
     private mutating func noteWrite(bytes: Int, to conn: ConnectionID, now: Int64) {
-        if binding?.connection == conn {
-            modifyBinding { b in
-                b.bytesWritten += bytes
-                b.lastWriteAt = now
-            }
+        // In place (optional chaining on the stored binding), not copied out and back.
+        if streamBinding?.connection == conn {
+            streamBinding?.bytesWritten += bytes
+            streamBinding?.lastWriteAt = now
         }
     }
 
@@ -275,12 +274,14 @@ public struct SessionStateMachine: Sendable {
     /// not from a copy of its own.
     mutating func flushData(now: Int64) {
         defer { if !inBatch { pruneLog(now: now) } }
-        while let b = binding, delivered < log.lastProgressive {
+        // The binding's fields are read and written in place: copying the whole binding out
+        // per line cost some 60 instructions per update (Benchmarks/server-callgrind.sh).
+        while let connection = streamBinding?.connection, delivered < log.lastProgressive {
             guard let line = log.locate(delivered + 1) else { break }
-            guard mayWrite(line.length + 2, on: b, now: now) else { return }
+            guard mayWrite(line.length + 2, now: now) else { return }
             guard let span = log.span(of: line) else { break }
-            noteWrite(bytes: line.length + 2, to: b.connection, now: now)
-            output.write(span, to: b.connection, updates: line.isUpdate ? 1 : 0)
+            noteWrite(bytes: line.length + 2, to: connection, now: now)
+            output.write(span, to: connection, updates: line.isUpdate ? 1 : 0)
             delivered += 1
             wroteDataSinceBind = true
         }
@@ -294,8 +295,8 @@ public struct SessionStateMachine: Sendable {
 
     /// Whether `bytes` more may go on the stream now; if not, ends the poll (its content
     /// length is reached) or arms the bandwidth timer.
-    private mutating func mayWrite(_ bytes: Int, on b: Binding, now: Int64) -> Bool {
-        if let limit = b.contentLength, b.bytesWritten + bytes + 16 > limit {
+    private mutating func mayWrite(_ bytes: Int, now: Int64) -> Bool {
+        if let limit = streamBinding?.contentLength, (streamBinding?.bytesWritten ?? 0) + bytes + 16 > limit {
             endPoll(now: now)
             return false
         }
