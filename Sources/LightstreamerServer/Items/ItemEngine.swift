@@ -212,7 +212,7 @@ public final class ItemEngine: Sendable {
     /// wait of the batch's first events).
     ///
     /// Events went through the tables' outboxes before, and then from the outboxes to the
-    /// posts: about 180 more instructions per update (BENCHMARKS.md, "Batches posted
+    /// posts: about 200 more instructions per update (BENCHMARKS.md, "Batches posted
     /// without the outboxes").
     func adapterUpdates(_ batch: [ItemUpdateEvent], adapterSet: String, dataAdapter: String) {
         var next = batch.startIndex
