@@ -5,17 +5,23 @@ import Testing
 
 /// `tableEvents`: engine events handed over in batches behave as one by one, in fewer writes.
 @Suite struct SessionBatchTests {
-    @Test func aBatchIsOneWriteWithTheSameLines() {
-        var one = SessionScript()
-        var batch = SessionScript()
-        for s in [0, 1] {
-            var script = s == 0 ? one : batch
+    /// Two sessions alike, one to handle events one by one and one in batches: subscription 1
+    /// (MERGE, 2 items × 2 fields) and 2 (DISTINCT, 1 × 1), then what `more` adds.
+    static func twoScripts(_ more: (inout SessionScript) -> Void = { _ in }) -> (one: SessionScript, batch: SessionScript) {
+        func make() -> SessionScript {
+            var script = SessionScript()
             _ = script.take()
             script.subscribe(1, items: 2, fields: 2, ack: false)
             script.subscribe(2, mode: .distinct, items: 1, fields: 1, ack: false)
+            more(&script)
             _ = script.take()
-            if s == 0 { one = script } else { batch = script }
+            return script
         }
+        return (make(), make())
+    }
+
+    @Test func aBatchIsOneWriteWithTheSameLines() {
+        var (one, batch) = Self.twoScripts()
         let events: [(subscriptionId: Int, event: TableEvent)] = [
             (1, .update(item: 1, values: ["a", "b"], isSnapshot: true)),
             (2, .update(item: 1, values: ["x"], isSnapshot: false)),
@@ -41,16 +47,8 @@ import Testing
     /// subscription changes: interleaved, unknown and still-subscribing subscriptions give
     /// the lines of one-by-one delivery.
     @Test func aSharedBatchWithInterleavedSubscriptionsGivesTheSameLines() {
-        var one = SessionScript()
-        var batch = SessionScript()
-        for s in [0, 1] {
-            var script = s == 0 ? one : batch
-            _ = script.take()
-            script.subscribe(1, items: 2, fields: 2, ack: false)
-            script.subscribe(2, mode: .distinct, items: 1, fields: 1, ack: false)
+        var (one, batch) = Self.twoScripts { script in
             script.control(.add(SubscribeParameters(subscriptionId: 3, mode: .merge, group: "g", schema: "s")), ack: false)
-            _ = script.take()
-            if s == 0 { one = script } else { batch = script }
         }
         let events: [(subscriptionId: Int, event: TableEvent)] = [
             (1, .update(item: 1, values: ["a", "b"], isSnapshot: true)),

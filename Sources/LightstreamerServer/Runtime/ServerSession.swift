@@ -118,17 +118,31 @@ final class ServerSession: Sendable {
         _ id: Int, _ event: consuming TableEvent, mergeable: Bool, shared: consuming SharedUpdateEncoding? = nil
     ) {
         if case .overflow(_, let lost) = event { manager.metrics.update { $0.updatesLost += lost } }
-        enum Next { case none, schedule, handleHere }
         // Moved into the inbox (a closure cannot consume what it captures; an optional it
         // empties can): no retain of the row and encoding that all the update's sessions share.
         var pending: (TableEvent, SharedUpdateEncoding?)? = (event, shared)
-        let next = inbox.withLockedValue { box -> Next in
+        let next = inbox.withLockedValue { box -> InboxNext in
             if let (event, shared) = pending.take() { box.append(id, event, mergeable: mergeable, shared: shared) }
-            if box.count >= Self.inboxLimit { return .handleHere }
-            if box.drainScheduled { return .none }
-            box.drainScheduled = true
-            return .schedule
+            return Self.next(after: &box)
         }
+        follow(next)
+    }
+
+    static let inboxLimit = 256
+
+    /// What follows events put in the inbox.
+    private enum InboxNext { case none, schedule, handleHere }
+
+    /// Decided under the inbox's lock, once events are in: handle them on this thread at the
+    /// limit, else have the pump run the batch unless it will already.
+    private static func next(after box: inout SessionInbox) -> InboxNext {
+        if box.count >= inboxLimit { return .handleHere }
+        if box.drainScheduled { return .none }
+        box.drainScheduled = true
+        return .schedule
+    }
+
+    private func follow(_ next: InboxNext) {
         switch next {
         case .none: break
         case .handleHere: handleInbox()
@@ -136,30 +150,20 @@ final class ServerSession: Sendable {
         }
     }
 
-    static let inboxLimit = 256
-
     /// `enqueueTableEvent` for consecutive events of subscription `id`, taken from `run` (which
     /// is left empty): one lock round for all of them, unless the inbox reaches `inboxLimit`
     /// on the way (then this thread handles it, as `enqueueTableEvent` does, and goes on).
     func enqueueTableEvents(_ id: Int, _ run: inout [QueuedTableEvent], mergeable: Bool) {
-        enum Next { case none, schedule, handleHere }
         run.reverseInPlace()
         var lost = 0
         while !run.isEmpty {
-            let next = inbox.withLockedValue { box -> Next in
+            let next = inbox.withLockedValue { box -> InboxNext in
                 while box.count < Self.inboxLimit, let event = run.popLast() {
                     lost &+= event.move(into: &box, subscriptionId: id, mergeable: mergeable)
                 }
-                if box.count >= Self.inboxLimit { return .handleHere }
-                if box.drainScheduled { return .none }
-                box.drainScheduled = true
-                return .schedule
+                return Self.next(after: &box)
             }
-            switch next {
-            case .none: break
-            case .handleHere: handleInbox()
-            case .schedule: pump.add(self)
-            }
+            follow(next)
         }
         if lost > 0 { manager.metrics.update { $0.updatesLost += lost } }
     }
