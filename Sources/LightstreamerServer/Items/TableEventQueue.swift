@@ -84,13 +84,23 @@ struct PostedEvents: Sendable {
 /// Events grouped by the queue of their sinks (a few queues, one per event loop, so a linear
 /// search that starts at the last one used).
 struct QueuedPosts {
-    private var groups: [(queue: any TableEventQueue, events: [QueuedTableEvent])] = []
-    /// Per group, the table slot of each event when they came with one
-    /// (`append(_:to:slot:)`): `post()` then orders the group's events by table.
-    private var slots: [[UInt32]] = []
-    /// Events counted by `plan` per group, not reserved yet.
-    private var planned: [Int] = []
-    private var last = 0
+    private struct Group {
+        let queue: any TableEventQueue
+        var events: [QueuedTableEvent] = []
+        /// The table slot of each event when they came with one (`append(_:to:slot:)`):
+        /// `post()` then orders the events by table.
+        var slots: [UInt32] = []
+        /// Events counted by `plan`, not reserved yet.
+        var planned = 0
+    }
+
+    /// One group per queue. The group being appended to is out of the array, in `current`
+    /// (its place holds an empty group until it goes back): appending to an array inside an
+    /// array checked the uniqueness of both, about 30 instructions per event
+    /// (Benchmarks/server-callgrind.sh).
+    private var groups: [Group] = []
+    private var current: Group?
+    private var currentIndex = 0
     /// Capacity a group gets when it is made (see `ItemEngine.adapterUpdates`); 0: none.
     var reserveHint = 0
     /// The most events one group held in the last `post()`.
@@ -101,58 +111,71 @@ struct QueuedPosts {
     /// events a dozen times for a tick of the load test: about 80 instructions per event,
     /// Benchmarks/server-callgrind.sh). Call it for every queue first, then `reservePlanned()`.
     mutating func plan(_ count: Int, for queue: any TableEventQueue) {
+        checkIn()
         let i = group(of: queue)
-        planned[i] += count
+        groups[i].planned += count
     }
 
     /// Reserves what `plan` counted.
     mutating func reservePlanned() {
-        for i in groups.indices where planned[i] > 0 { groups[i].events.reserveCapacity(planned[i]) }
-        planned = Array(repeating: 0, count: groups.count)
+        checkIn()
+        for i in groups.indices where groups[i].planned > 0 {
+            groups[i].events.reserveCapacity(groups[i].planned)
+            groups[i].planned = 0
+        }
     }
 
-    /// The index of `queue`'s group, made if it has none.
+    /// The index of `queue`'s group, made if it has none (`current` must be checked in).
     private mutating func group(of queue: any TableEventQueue) -> Int {
         if let i = groups.firstIndex(where: { $0.queue === queue }) { return i }
-        var events: [QueuedTableEvent] = []
-        if reserveHint > 0 { events.reserveCapacity(reserveHint) }
-        groups.append((queue, events))
-        slots.append([])
-        planned.append(0)
+        var group = Group(queue: queue)
+        if reserveHint > 0 { group.events.reserveCapacity(reserveHint) }
+        groups.append(group)
         return groups.count - 1
+    }
+
+    /// Puts `current` back in its place.
+    private mutating func checkIn() {
+        if let group = current.take() { groups[currentIndex] = group }
+    }
+
+    /// Makes `queue`'s group `current`, moved out of the array (not copied: a copy would make
+    /// its arrays shared, and the next append would copy them).
+    private mutating func checkOut(_ queue: any TableEventQueue) {
+        checkIn()
+        let i = group(of: queue)
+        var group = Group(queue: queue)
+        swap(&group, &groups[i])
+        current = group
+        currentIndex = i
     }
 
     /// `queue` is `event.sink.queue`, which the caller keeps at hand.
     mutating func append(_ event: consuming QueuedTableEvent, to queue: any TableEventQueue) {
-        if last < groups.count, groups[last].queue === queue {
-            groups[last].events.append(event)
-            return
-        }
-        last = group(of: queue)
-        groups[last].events.append(event)
+        if current?.queue !== queue { checkOut(queue) }
+        current?.events.append(event)
     }
 
     /// `append(_:to:)` for an event of the table numbered `slot` in a Data Adapter batch
     /// (`DirectPosts.claimSlot()`): `post()` groups each table's events together, in order.
     mutating func append(_ event: consuming QueuedTableEvent, to queue: any TableEventQueue, slot: UInt32) {
-        if !(last < groups.count && groups[last].queue === queue) { last = group(of: queue) }
-        groups[last].events.append(event)
-        slots[last].append(slot)
+        if current?.queue !== queue { checkOut(queue) }
+        current?.events.append(event)
+        current?.slots.append(slot)
     }
 
     /// Posts every group; returns the queues that must be flushed.
     mutating func post() -> [any TableEventQueue] {
+        checkIn()
         var full: [any TableEventQueue] = []
-        for g in groups.indices where slots[g].count == groups[g].events.count && slots[g].count > 1 {
-            groups[g].events = Self.grouped(&groups[g].events, bySlot: slots[g])
+        for g in groups.indices where groups[g].slots.count == groups[g].events.count && groups[g].slots.count > 1 {
+            let slots = groups[g].slots
+            groups[g].events = Self.grouped(&groups[g].events, bySlot: slots)
         }
         largestPosted = groups.reduce(0) { max($0, $1.events.count) }
         // A group that was planned for and got no event (its tables had only `started`) posts nothing.
         for group in groups where !group.events.isEmpty && group.queue.post(group.events) { full.append(group.queue) }
         groups.removeAll()
-        slots.removeAll()
-        planned.removeAll()
-        last = 0
         return full
     }
 
