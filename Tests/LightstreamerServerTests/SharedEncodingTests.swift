@@ -12,7 +12,7 @@ import Testing
 /// the shared encodings.
 @Suite struct SharedEncodingTests {
     /// Records what the engine delivers, with the shared encoding of each update.
-    final class SharingSink: SharedEncodingTableSink, @unchecked Sendable {
+    class SharingSink: SharedEncodingTableSink, @unchecked Sendable {
         private let lock = NSLock()
         private var entries: [(TableEvent, SharedUpdateEncoding?)] = []
 
@@ -27,17 +27,45 @@ import Testing
         }
     }
 
+    /// The same, fed through a loop's queue (`PostedQueue`), as the server's sessions are.
+    final class QueuedSharingSink: SharingSink, QueuedTableSink, @unchecked Sendable {
+        let queue: any TableEventQueue
+        init(queue: any TableEventQueue) { self.queue = queue }
+    }
+
+    /// A loop's mailbox that hands its posts over when flushed, as `DeliveryPump` does
+    /// (`PostedEvents.handOver`: consecutive events of a sink go to it as one run).
+    final class PostedQueue: TableEventQueue, @unchecked Sendable {
+        private let lock = NSLock()
+        private var mailbox = PostedEvents()
+        func post(_ events: [QueuedTableEvent]) -> Bool {
+            lock.withLock { mailbox.append(events) }
+            return false
+        }
+        func flush() {
+            var taken = lock.withLock {
+                defer { mailbox = PostedEvents() }
+                return mailbox
+            }
+            taken.handOver()
+        }
+    }
+
     /// One client: a machine that uses shared encodings and a reference one that does not.
     struct Client {
         let name: String
-        let sink = SharingSink()
+        let sink: SharingSink
         var sharing: SessionScript
         var reference: SessionScript
         let fieldCount: Int
         let itemCount: Int
 
-        init(name: String, diffs: [DiffFormat]?, itemCount: Int, fieldCount: Int, mode: SubscriptionMode) {
+        init(
+            name: String, diffs: [DiffFormat]?, itemCount: Int, fieldCount: Int, mode: SubscriptionMode,
+            queue: (any TableEventQueue)? = nil
+        ) {
             self.name = name
+            sink = queue.map { QueuedSharingSink(queue: $0) } ?? SharingSink()
             self.itemCount = itemCount
             self.fieldCount = fieldCount
             let create = CreateSessionRequest(supportedDiffs: diffs)
@@ -49,28 +77,51 @@ import Testing
             }
         }
 
-        /// Feeds what the engine delivered; returns (updates that could use the shared
-        /// encoding, updates that carried one).
-        mutating func feed() -> (hits: Int, offered: Int) {
+        /// Feeds what the engine delivered, to the sharing machine one event at a time or, with
+        /// `batched`, as one batch (as a session runs its inbox), and to the reference one event
+        /// at a time; returns (updates that could use the shared encoding, updates that carried
+        /// one), judged on the reference's rows, which the sharing machine's must equal.
+        mutating func feed(batched: Bool = false) -> (hits: Int, offered: Int) {
             var hits = 0
             var offered = 0
-            for (event, shared) in sink.take() {
+            let entries = sink.take()
+            for (event, shared) in entries {
                 if case .update(let item, let values, _) = event, let shared {
                     offered += 1
-                    let previous = sharing.machine.tables[1]?.rows[item - 1] ?? nil
-                    if shared.encodedValues(previous: previous, values: values, diffs: sharing.machine.diffs) != nil { hits += 1 }
+                    let previous = reference.machine.tables[1]?.rows[item - 1] ?? nil
+                    if shared.encodedValues(previous: previous, values: values, diffs: reference.machine.diffs) != nil { hits += 1 }
                 }
-                sharing.record(sharing.machine.tableEvents([(subscriptionId: 1, event: event, shared: shared)], now: sharing.now))
+                if !batched {
+                    sharing.record(sharing.machine.tableEvents([(subscriptionId: 1, event: event, shared: shared)], now: sharing.now))
+                }
                 reference.record(reference.machine.tableEvents([(subscriptionId: 1, event: event)], now: reference.now))
+            }
+            if batched {
+                let batch: [(subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)] = entries.map { (1, $0.0, $0.1) }
+                sharing.record(sharing.machine.tableEvents(batch, now: sharing.now))
             }
             return (hits, offered)
         }
     }
 
-    @Test func sharedEncodingsNeverChangeWhatASessionReceives() async throws {
+    /// Item by item, each event fed on its own; or `batched`: the adapter's updates in
+    /// batches (`ItemEventListener.update(_:)`), through a loop's queue, each client's events
+    /// fed as one batch (the engine's direct posts grouped by table, runs, the session's batch).
+    @Test(arguments: [false, true])
+    func sharedEncodingsNeverChangeWhatASessionReceives(batched: Bool) async throws {
         let adapter = ScriptedDataAdapter(snapshotItems: ["a", "b"])
         let clock = ManualEngineClock()
         let engine = makeEngine(adapter, clock: clock)
+        let queue = PostedQueue()
+        var held: [ItemUpdateEvent] = []
+        func push(_ item: String, _ fields: [String: String?]) {
+            if batched { held.append(ItemUpdateEvent(item: item, fields: fields)) } else { adapter.push(item, fields) }
+        }
+        func release() {
+            if !held.isEmpty { adapter.pushBatch(held) }
+            held = []
+            queue.flush()
+        }
 
         struct Shape {
             var mode: SubscriptionMode
@@ -94,7 +145,8 @@ import Testing
             let diffs: [DiffFormat]? = index % 3 == 2 ? [] : nil
             let client = Client(
                 name: "client \(index) (\(shape.mode), \(shape.fields), \(shape.frequency))", diffs: diffs,
-                itemCount: shape.items.count, fieldCount: shape.fields.count, mode: shape.mode)
+                itemCount: shape.items.count, fieldCount: shape.fields.count, mode: shape.mode,
+                queue: batched ? queue : nil)
             _ = try await engine.subscribe(
                 spec(
                     shape.mode, shape.items, shape.fields, snapshot: shape.snapshot,
@@ -120,18 +172,22 @@ import Testing
                 fields["y"] = "y\(step / 3)"
             }
             if step % 6 == 0 { fields["z"] = "z\(step)" }
-            adapter.push(step % 3 == 0 ? "b" : "a", fields)
+            push(step % 3 == 0 ? "b" : "a", fields)
+            // Batched: five updates per batch.
+            if step % 5 == 0 { release() }
             if step % 10 == 0 { clock.advance(by: .ms(300)) }
             // Late joiners start from whatever the items hold by then.
             if step == 20 || step == 40 { for i in clients.count..<(clients.count + 6) { try await join(i) } }
             for i in clients.indices {
-                let (h, o) = clients[i].feed()
+                let (h, o) = clients[i].feed(batched: batched)
                 hits += h
                 offered += o
             }
         }
+        release()
         clock.advance(by: .ms(2_000))
-        for i in clients.indices { _ = clients[i].feed() }
+        queue.flush()
+        for i in clients.indices { _ = clients[i].feed(batched: batched) }
 
         for i in clients.indices {
             let got = clients[i].sharing.take()
