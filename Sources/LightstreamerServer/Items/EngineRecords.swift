@@ -246,9 +246,11 @@ struct EngineState: Sendable {
     var isShutDown = false
     /// Update events received from the Data Adapters (the `MONITOR` adapter set's inbound rate).
     var updatesReceived = 0
-    /// The most events a Data Adapter batch last posted to one queue: the capacity the next
-    /// batch's groups start with (growing from empty copied the events a dozen times).
-    var batchPostHint = 0
+    /// Events per update that the last Data Adapter batch posted to one queue at most: the
+    /// next batch's groups start with room for that many per update of theirs, up to
+    /// `ItemEngine.eventsPerDrain` (growing from empty copied the events a dozen times; a
+    /// fixed hint from a large batch would give a batch of one update a megabyte).
+    var batchPostsPerUpdate = 0
 
     mutating func makeId() -> UInt64 {
         nextId += 1

@@ -224,7 +224,10 @@ public final class ItemEngine: Sendable {
             store.withLockedValue { s in
                 if direct.owner == 0 {
                     direct.owner = s.makeId()
-                    direct.posts.reserveHint = s.batchPostHint
+                    // Both factors bounded (a post holds at most some 20 K events), so the
+                    // product cannot overflow.
+                    let updates = min(batch.count, Self.eventsPerDrain)
+                    direct.posts.reserveHint = min(s.batchPostsPerUpdate * updates, Self.eventsPerDrain)
                 }
                 var sent = 0
                 while next < batch.endIndex, sent < Self.eventsPerSection {
@@ -243,8 +246,9 @@ public final class ItemEngine: Sendable {
             }
         }
         postAndRun(direct, effects)
-        let largest = min(direct.posts.largestPosted, Self.eventsPerDrain)
-        store.withLockedValue { $0.batchPostHint = largest }
+        guard !batch.isEmpty else { return }
+        let perUpdate = (direct.posts.largestPosted + batch.count - 1) / batch.count
+        store.withLockedValue { $0.batchPostsPerUpdate = perUpdate }
     }
 
     /// Posts a batch's events, then drains the tables it claimed (which releases their drains,
