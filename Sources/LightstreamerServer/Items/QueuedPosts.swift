@@ -1,0 +1,168 @@
+/// Events grouped by the queue of their sinks (a few queues, one per event loop, so a linear
+/// search, made only when the queue differs from the last one appended to).
+struct QueuedPosts {
+    private struct Group {
+        let queue: any TableEventQueue
+        var events: [QueuedTableEvent] = []
+        /// The table slot of each event when they came with one (`append(_:to:slot:)`):
+        /// `post()` then orders the events by table.
+        var slots: [UInt32] = []
+        /// Events counted by `plan`, not reserved yet.
+        var planned = 0
+    }
+
+    /// One group per queue. The group being appended to is out of the array, in `current`
+    /// (its place holds an empty group until it goes back): appending to an array inside an
+    /// array checked the uniqueness of both, about 30 instructions per event
+    /// (Benchmarks/server-callgrind.sh).
+    private var groups: [Group] = []
+    private var current: Group?
+    private var currentIndex = 0
+    /// Capacity a group gets when it is made (see `ItemEngine.adapterUpdates`); 0: none.
+    var reserveHint = 0
+    /// The most events one group held in the last `post()`.
+    private(set) var largestPosted = 0
+
+    /// Makes room in `queue`'s group for `count` more events before they are appended (one
+    /// allocation per queue and round, where growing from empty reallocated and copied the
+    /// events a dozen times for a tick of the load test: about 80 instructions per event,
+    /// Benchmarks/server-callgrind.sh). Call it for every queue first, then `reservePlanned()`.
+    mutating func plan(_ count: Int, for queue: any TableEventQueue) {
+        checkIn()
+        let i = group(of: queue)
+        groups[i].planned += count
+    }
+
+    /// Reserves what `plan` counted.
+    mutating func reservePlanned() {
+        checkIn()
+        for i in groups.indices where groups[i].planned > 0 {
+            groups[i].events.reserveCapacity(groups[i].planned)
+            groups[i].planned = 0
+        }
+    }
+
+    /// The index of `queue`'s group, made if it has none (`current` must be checked in).
+    private mutating func group(of queue: any TableEventQueue) -> Int {
+        if let i = groups.firstIndex(where: { $0.queue === queue }) { return i }
+        var group = Group(queue: queue)
+        if reserveHint > 0 { group.events.reserveCapacity(reserveHint) }
+        groups.append(group)
+        return groups.count - 1
+    }
+
+    /// Puts `current` back in its place.
+    private mutating func checkIn() {
+        if let group = current.take() { groups[currentIndex] = group }
+    }
+
+    /// Makes `queue`'s group `current`, moved out of the array (not copied: a copy would make
+    /// its arrays shared, and the next append would copy them).
+    private mutating func checkOut(_ queue: any TableEventQueue) {
+        checkIn()
+        let i = group(of: queue)
+        var group = Group(queue: queue)
+        swap(&group, &groups[i])
+        current = group
+        currentIndex = i
+    }
+
+    /// `queue` is `event.sink.queue`, which the caller keeps at hand.
+    mutating func append(_ event: consuming QueuedTableEvent, to queue: any TableEventQueue) {
+        if current?.queue !== queue { checkOut(queue) }
+        current?.events.append(event)
+    }
+
+    /// `append(_:to:)` for an event of the table numbered `slot` in a Data Adapter batch
+    /// (`DirectPosts.claimSlot()`): `post()` groups each table's events together, in order.
+    mutating func append(_ event: consuming QueuedTableEvent, to queue: any TableEventQueue, slot: UInt32) {
+        if current?.queue !== queue { checkOut(queue) }
+        current?.events.append(event)
+        current?.slots.append(slot)
+    }
+
+    /// Posts every group; returns the queues that must be flushed.
+    mutating func post() -> [any TableEventQueue] {
+        checkIn()
+        var full: [any TableEventQueue] = []
+        for g in groups.indices where groups[g].slots.count == groups[g].events.count && groups[g].slots.count > 1 {
+            let slots = groups[g].slots
+            groups[g].events = Self.grouped(&groups[g].events, bySlot: slots)
+        }
+        largestPosted = groups.reduce(0) { max($0, $1.events.count) }
+        // A group that was planned for and got no event (its tables had only `started`) posts nothing.
+        for group in groups where !group.events.isEmpty && group.queue.post(group.events) { full.append(group.queue) }
+        groups.removeAll()
+        return full
+    }
+
+    /// `events` moved into a new array, grouped by slot (ascending), keeping their order
+    /// within a slot: a counting sort, `slots[i]` being the slot of `events[i]`.
+    ///
+    /// A batch's events come item by item, so one session's events are spread over the whole
+    /// post; grouped, each session gets its events of the batch together. Spread, the loop ran
+    /// the batches of sessions whose events were still being handed over by the producer, and
+    /// those sessions wrote twice: 10.1–10.3 K writes per second at 1,000 sessions instead of
+    /// one per session and tick, 10.0 K (BENCHMARKS.md, "Batches posted without the outboxes").
+    static func grouped(_ events: inout [QueuedTableEvent], bySlot slots: [UInt32]) -> [QueuedTableEvent] {
+        let n = events.count
+        guard n == slots.count, n > 1 else { return events }
+        var top: UInt32 = 0
+        for slot in slots where slot > top { top = slot }
+        // The end of each slot's run; filled from the end, taking the events from the last.
+        var end = [Int](repeating: 0, count: Int(top) + 1)
+        for slot in slots { end[Int(slot)] += 1 }
+        var sum = 0
+        for k in end.indices {
+            sum += end[k]
+            end[k] = sum
+        }
+        return [QueuedTableEvent](unsafeUninitializedCapacity: n) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            slots.withUnsafeBufferPointer { slots in
+                end.withUnsafeMutableBufferPointer { end in
+                    var i = n
+                    // Moved out by `popLast`, not copied: a copy is a retain and a release of
+                    // the event's sink, row and encoding.
+                    while let event = events.popLast() {
+                        i -= 1
+                        let k = Int(slots[i])
+                        end[k] -= 1
+                        (base + end[k]).initialize(to: consume event)
+                    }
+                }
+            }
+            initialized = n
+        }
+    }
+}
+
+/// The events the engine sends straight to their sinks' queues.
+///
+/// With `owner` 0, those of one locked section, posted before it unlocks
+/// (`DispatchContext.postDirect`). Otherwise those of one Data Adapter batch
+/// (`ItemEngine.adapterUpdates`), over several locked sections: the batch holds the drain of
+/// every table it sent to (`TableRecord.send(_:shared:ctx:)`) until it has posted them.
+/// Touched under the engine's lock, or by the batch's own thread once it holds those drains.
+///
+/// `posts` is `@exclusivity(unchecked)`: one thread at a time touches it, and the dynamic
+/// check cost some 80 instructions per event sent.
+final class DirectPosts: @unchecked Sendable {
+    @exclusivity(unchecked) var posts = QueuedPosts()
+    /// The batch these posts belong to (`EngineState.makeId`); 0: one locked section.
+    @exclusivity(unchecked) var owner: UInt64 = 0
+    /// Tables claimed since the batch last posted (see `QueuedPosts.append(_:to:slot:)`).
+    @exclusivity(unchecked) private var claimed: UInt32 = 0
+
+    /// The slot of a table this batch claims (numbered from 0 after each post).
+    func claimSlot() -> UInt32 {
+        defer { claimed &+= 1 }
+        return claimed
+    }
+
+    /// Posts what is held (see `QueuedPosts.post()`); slots start again from 0.
+    func post() -> [any TableEventQueue] {
+        claimed = 0
+        return posts.post()
+    }
+}
