@@ -39,6 +39,70 @@ import Testing
         #expect(merge.take() == [update(1, ["first"], snapshot: true)])
     }
 
+    /// One item at several positions of a subscription, two of them beyond the 64 positions
+    /// whose flags the subscription keeps inline (`PositionSet`): each waits for the adapter's
+    /// snapshot, gets it, then the live events, in the order of its positions.
+    @Test func anItemAtSeveralPositionsBeyondTheFirst64() async throws {
+        let adapter = ScriptedDataAdapter(snapshotItems: ["s"])
+        let engine = makeEngine(adapter)
+        var names = (0..<70).map { "i\($0)" }
+        for position in [0, 65, 69] { names[position] = "s" }
+        let distinct = RecordingSink()
+        let merge = RecordingSink()
+        _ = try await engine.subscribe(spec(.distinct, names, ["v"], snapshot: .yes), sink: distinct)
+        _ = try await engine.subscribe(spec(.merge, names, ["v"], snapshot: .yes), sink: merge)
+        // The other items have no adapter snapshot: served (empty) at once.
+        let others = (1...70).filter { ![1, 66, 70].contains($0) }
+        #expect(distinct.take() == others.map { .endOfSnapshot(item: $0) })
+        #expect(merge.take().isEmpty)
+
+        adapter.push("s", ["v": "snap"], snapshot: true)
+        #expect(distinct.take().isEmpty)
+        #expect(merge.take() == [1, 66, 70].map { update($0, ["snap"], snapshot: true) })
+        adapter.endOfSnapshot("s")
+        #expect(distinct.take() == [1, 66, 70].flatMap { [update($0, ["snap"], snapshot: true), .endOfSnapshot(item: $0)] })
+
+        adapter.push("s", ["v": "live"])
+        #expect(distinct.take() == [1, 66, 70].map { update($0, ["live"]) })
+        #expect(merge.take() == [1, 66, 70].map { update($0, ["live"]) })
+        adapter.push("i64", ["v": "x"])
+        #expect(distinct.take() == [update(65, ["x"])])
+        // MERGE: no row existed when subscribed, so the first one is flagged as the snapshot.
+        #expect(merge.take() == [update(65, ["x"], snapshot: true)])
+        adapter.push("i64", ["v": "y"])
+        #expect(merge.take() == [update(65, ["y"])])
+    }
+
+    /// Subscriptions leave an item's list of subscribers from the middle, the front and the
+    /// end (the last entry moves into the hole): every remaining one still gets each update,
+    /// exactly once, and the ones that left get nothing.
+    @Test func subscribersLeaveFromAnywhereInTheList() async throws {
+        let adapter = ScriptedDataAdapter()
+        let engine = makeEngine(adapter)
+        var sinks: [RecordingSink] = []
+        var handles: [TableHandle] = []
+        for _ in 0..<6 {
+            let sink = RecordingSink()
+            handles.append(try await engine.subscribe(spec(.raw, ["a", "b", "a"], ["v"]), sink: sink))
+            sinks.append(sink)
+        }
+        var remaining = Set(0..<6)
+        for leaving in [2, 0, 5] {
+            await engine.unsubscribe(handles[leaving])
+            remaining.remove(leaving)
+            for sink in sinks { _ = sink.take() }
+            adapter.push("a", ["v": "after \(leaving)"])
+            for (i, sink) in sinks.enumerated() {
+                #expect(sink.take() == (remaining.contains(i) ? [update(1, ["after \(leaving)"]), update(3, ["after \(leaving)"])] : []))
+            }
+        }
+        let late = RecordingSink()
+        _ = try await engine.subscribe(spec(.raw, ["a"], ["v"]), sink: late)
+        adapter.push("a", ["v": "last"])
+        #expect(late.take() == [update(1, ["last"])])
+        for i in remaining { #expect(sinks[i].take() == [update(1, ["last"]), update(3, ["last"])]) }
+    }
+
     @Test func noEventReachesTheSinkAfterUnsubscribeReturns() async throws {
         let adapter = ScriptedDataAdapter()
         let engine = makeEngine(adapter)

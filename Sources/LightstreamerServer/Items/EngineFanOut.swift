@@ -47,22 +47,26 @@ extension EngineState {
         let change = rec.state.apply(fields)
         let state = rec.state
         var cache = ProjectionCache(record: rec)
-        // Read in place, by index, from a local copy of the dictionary (one retain of its
-        // storage): `for subscriber in values` copied each subscriber, a retain and a release
-        // of its table and of its positions array per session and update (about 55
-        // instructions per update, Benchmarks/server-callgrind.sh).
+        // Read in place, by index, from a local copy of the array (one retain of its storage):
+        // `for subscriber in subscribers` copied each subscriber, a retain and a release of its
+        // table per session and update (Benchmarks/server-callgrind.sh).
         let subscribers = rec.subscribers
         var visited = 0
         for i in subscribers.indices {
-            visited &+= subscribers.values[i].positions.count
-            for k in subscribers.values[i].positions.indices {
-                let pos = subscribers.values[i].positions[k]
+            var pos = subscribers[i].first
+            var next = 0
+            while true {
+                visited &+= 1
                 let claim =
                     inSnapshot
-                    ? subscribers.values[i].table.snapshotEvent(pos: pos, state: state, cache: &cache, ctx: ctx)
-                    : subscribers.values[i].table.dispatchLive(
+                    ? subscribers[i].table.snapshotEvent(pos: pos, state: state, cache: &cache, ctx: ctx)
+                    : subscribers[i].table.dispatchLive(
                         pos: pos, state: state, fields: fields, change: change, cache: &cache, ctx: ctx)
-                if claim { effects.drain.append(subscribers.values[i].table) }
+                if claim { effects.drain.append(subscribers[i].table) }
+                // Further positions of the item in the same subscription (rare).
+                guard next < subscribers[i].more.count else { break }
+                pos = subscribers[i].more[next]
+                next &+= 1
             }
         }
         return visited
@@ -80,7 +84,7 @@ extension EngineState {
         rec.state.clear()
         let state = rec.state
         var cache = ProjectionCache(record: rec)
-        for subscriber in rec.subscribers.values {
+        for subscriber in rec.subscribers {
             for pos in subscriber.positions where subscriber.table.clear(pos: pos, state: state, cache: &cache, ctx: ctx) {
                 effects.drain.append(subscriber.table)
             }
@@ -91,9 +95,9 @@ extension EngineState {
     private func completeSnapshot(_ rec: ItemRecord, ctx: DispatchContext, effects: inout Effects) {
         rec.state.snapshotComplete = true
         let state = rec.state
-        for subscriber in rec.subscribers.values {
+        for subscriber in rec.subscribers {
             let table = subscriber.table
-            for pos in subscriber.positions where pos < table.items.count && table.items[pos].waitingForSnapshot {
+            for pos in subscriber.positions where table.waitingForSnapshot[pos] {
                 if table.serveSnapshot(pos: pos, state: state, ctx: ctx) { effects.drain.append(table) }
             }
         }
@@ -114,7 +118,7 @@ extension TableRecord {
         pos: Int, state: ItemState, fields eventFields: [String: String?],
         change: ItemState.CommandChange?, cache: inout ProjectionCache, ctx: DispatchContext
     ) -> Bool {
-        guard !closed, pos < items.count, !items[pos].waitingForSnapshot else { return false }
+        guard !closed, pos < itemCount, !waitingForSnapshot[pos] else { return false }
         switch mode {
         case .raw:
             let (values, shared) = cache.eventShared(eventFields, schemaId: schemaId, fields: fields)
@@ -123,8 +127,9 @@ extension TableRecord {
         case .merge:
             let (values, shared) = cache.mergedShared(state, schemaId: schemaId, fields: fields)
             guard selector?.matches(values) ?? true else { return false }
-            if items[pos].firstIsSnapshot {
-                items[pos].firstIsSnapshot = false
+            if firstIsSnapshot[pos] {
+                guard pos < items.count else { return false }
+                firstIsSnapshot[pos] = false
                 items[pos].gate.lastDelivery = ctx.now
                 return send(.update(item: pos + 1, values: values, isSnapshot: true), shared: shared, ctx: ctx)
             }
@@ -146,14 +151,14 @@ extension TableRecord {
     /// updates on top of it.
     func snapshotEvent(pos: Int, state: ItemState, cache: inout ProjectionCache, ctx: DispatchContext) -> Bool {
         guard !closed, mode == .merge, pos < items.count, items[pos].wantsSnapshot else { return false }
-        if items[pos].waitingForSnapshot { return serveSnapshot(pos: pos, state: state, ctx: ctx) }
+        if waitingForSnapshot[pos] { return serveSnapshot(pos: pos, state: state, ctx: ctx) }
         return dispatchLive(pos: pos, state: state, fields: [:], change: nil, cache: &cache, ctx: ctx)
     }
 
     /// Sends the item's snapshot as this subscription asked for it.
     func serveSnapshot(pos: Int, state: ItemState, ctx: DispatchContext) -> Bool {
         guard !closed, pos < items.count else { return false }
-        items[pos].waitingForSnapshot = false
+        waitingForSnapshot[pos] = false
         var events: [TableEvent] = []
         let item = pos + 1
         switch mode {
@@ -164,7 +169,7 @@ extension TableRecord {
             if state.hasRow && (selector?.matches(values) ?? true) {
                 events.append(.update(item: item, values: values, isSnapshot: true))
             } else {
-                items[pos].firstIsSnapshot = true
+                firstIsSnapshot[pos] = true
             }
         case .distinct:
             for event in state.distinctSnapshot(length: items[pos].snapshotLength) {
@@ -189,12 +194,12 @@ extension TableRecord {
 
     /// The adapter cleared the item: MERGE gets a row of nulls, DISTINCT/COMMAND a CS.
     func clear(pos: Int, state: ItemState, cache: inout ProjectionCache, ctx: DispatchContext) -> Bool {
-        guard !closed, pos < items.count, !items[pos].waitingForSnapshot else { return false }
+        guard !closed, pos < items.count, !waitingForSnapshot[pos] else { return false }
         switch mode {
         case .raw:
             return false
         case .merge:
-            guard state.hasRow, !items[pos].firstIsSnapshot else { return false }
+            guard state.hasRow, !firstIsSnapshot[pos] else { return false }
             return offer(pos: pos, Pending(values: cache.mergedRow(state, schemaId: schemaId, fields: fields)), ctx: ctx)
         case .distinct, .command:
             items[pos].gate.reset()
@@ -217,6 +222,7 @@ extension TableRecord {
     /// New frequency: every item's gate follows it (waiting updates flush when the limit goes).
     func applyFrequency(ctx: DispatchContext) -> Bool {
         let newInterval = interval
+        gatesOpen = newInterval == nil
         var events: [TableEvent] = []
         for pos in items.indices {
             items[pos].gate.interval = newInterval
@@ -244,9 +250,10 @@ extension TableRecord {
     private func offer(pos: Int, _ update: Pending, shared: SharedUpdateEncoding? = nil, ctx: DispatchContext) -> Bool {
         // No frequency limit: the gate would deliver at once and count nothing (about 60
         // instructions per update through it, Benchmarks/server-callgrind.sh).
-        if items[pos].gate.interval == nil {
+        if gatesOpen {
             return send(.update(item: pos + 1, values: update.values, isSnapshot: false), shared: shared, ctx: ctx)
         }
+        guard pos < items.count else { return false }
         let outcome = items[pos].gate.offer(update, mode: mode, now: ctx.now, cap: ctx.cap)
         ctx.tally.filtered &+= items[pos].gate.takeFiltered()
         switch outcome {
@@ -276,6 +283,7 @@ extension TableRecord {
     /// disappears (DELETE) when it stops. Returns the row to send and its command, or nil.
     private func filterCommand(pos: Int, change: ItemState.CommandChange, values: [String?]) -> ([String?], CommandOp)? {
         guard let selector else { return (values, change.op) }
+        guard pos < items.count else { return nil }
         let visible = items[pos].visibleKeys.contains(change.key)
         switch change.op {
         case .delete:

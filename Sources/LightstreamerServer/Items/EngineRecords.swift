@@ -39,15 +39,55 @@ final class ItemRecord: @unchecked Sendable {
     var subscribeSucceeded = false
     /// Subscriptions waiting for the upstream subscribe before they start.
     var reservations = 0
-    /// Running subscriptions by table id, with the 0-based positions of this item in each.
-    @exclusivity(unchecked) var subscribers: [UInt64: Subscriber] = [:]
+    /// Running subscriptions, with the 0-based positions of this item in each, in one
+    /// contiguous array that the fan-out walks by index (a dictionary's values cost a call
+    /// per step to find the next bucket). Order is arbitrary: each subscription has its own
+    /// sink, and removal moves the last entry into the hole.
+    @exclusivity(unchecked) private(set) var subscribers: [Subscriber] = []
+    /// Where each table's entry is in `subscribers`, by table id.
+    private var subscriberSlots: [UInt64: Int] = [:]
     /// The last row projected per field schema and kind (MERGE or event rows), which the next
     /// update's `SharedUpdateEncoding` is relative to.
     var sharedRows: [Int: [String?]] = [:]
 
+    /// A subscription's positions of this item: the first one kept inline, since an item is
+    /// almost always at one position of a subscription (an array per subscriber cost the fan-out
+    /// a cache miss per session per update, to read its count).
     struct Subscriber {
         let table: TableRecord
-        var positions: [Int]
+        let id: UInt64
+        let first: Int
+        /// Further positions of the same item, in order (usually empty).
+        var more: [Int] = []
+
+        /// Every position, in order.
+        var positions: [Int] { [first] + more }
+    }
+
+    /// Records that the subscription `table` (id `id`) has this item at `position`.
+    func addSubscriber(_ table: TableRecord, id: UInt64, position: Int) {
+        if let slot = subscriberSlots[id] {
+            subscribers[slot].more.append(position)
+        } else {
+            subscriberSlots[id] = subscribers.count
+            subscribers.append(Subscriber(table: table, id: id, first: position))
+        }
+    }
+
+    /// Forgets the subscription with table id `id`.
+    func removeSubscriber(id: UInt64) {
+        guard let slot = subscriberSlots.removeValue(forKey: id), slot < subscribers.count else { return }
+        let last = subscribers.count - 1
+        if slot != last {
+            subscribers.swapAt(slot, last)
+            subscriberSlots[subscribers[slot].id] = slot
+        }
+        subscribers.removeLast()
+    }
+
+    func removeAllSubscribers() {
+        subscribers.removeAll()
+        subscriberSlots.removeAll()
     }
 
     init(
@@ -85,10 +125,6 @@ struct SubscribedItem: Sendable {
     let wantsSnapshot: Bool
     /// DISTINCT: how many past events make the snapshot.
     let snapshotLength: Int
-    /// Waiting for the Data Adapter to finish the item's snapshot.
-    var waitingForSnapshot = false
-    /// MERGE: the next row goes out flagged as the snapshot (no row existed when subscribed).
-    var firstIsSnapshot = false
     var gate: DeliveryGate
     /// COMMAND with a selector: keys the client currently holds.
     var visibleKeys: Set<String> = []
@@ -97,36 +133,48 @@ struct SubscribedItem: Sendable {
 /// One subscription ("table"). A lock-protected reference type, like `ItemRecord`, with the
 /// per-event properties unchecked for the same reason.
 final class TableRecord: @unchecked Sendable {
-    let handle: TableHandle
-    let sink: any TableSink
-    /// `sink` when it can take shared encodings (the server's sessions), found once here
-    /// rather than by a cast per event.
-    let sharingSink: (any SharedEncodingTableSink)?
+    // The properties every update reads come first, so that they share the record's first
+    // cache lines: the producer visits one record per session per update, and each line it
+    // touches is usually a miss (BENCHMARKS.md, "Flags in the subscription's record").
+    @exclusivity(unchecked) var closed = false
+    @exclusivity(unchecked) var draining = false
+    let mode: SubscriptionMode
+    /// No frequency limit: every item's gate delivers at once (kept by `applyFrequency`).
+    @exclusivity(unchecked) var gatesOpen: Bool
+    /// This table's slot in the batch that holds its drain (`DirectPosts.claimSlot()`).
+    @exclusivity(unchecked) var batchSlot: UInt32 = 0
+    /// The batch (`DirectPosts.owner`) that holds this table's drain while its direct events
+    /// wait to be posted; 0: none.
+    @exclusivity(unchecked) var drainOwner: UInt64 = 0
+    let schemaId: Int
+    /// `items.count` once subscribed, known without reading the array's buffer.
+    let itemCount: Int
+    /// Items waiting for the Data Adapter to finish their snapshot.
+    @exclusivity(unchecked) var waitingForSnapshot = PositionSet()
+    /// MERGE items whose next row goes out flagged as the snapshot (no row existed when
+    /// subscribed).
+    @exclusivity(unchecked) var firstIsSnapshot = PositionSet()
     /// `sink` when it takes its events through a shared queue (`ItemEngine.run` groups them).
     let queuedSink: (any QueuedTableSink)?
     /// `queuedSink`'s queue, read once here: asking the sink for it per event cost the
     /// producer two cache misses per session (the sink, then its session).
     let queue: (any TableEventQueue)?
-    let mode: SubscriptionMode
     let fields: [String]
-    let schemaId: Int
+    let selector: ItemSelector?
+    @exclusivity(unchecked) var items: [SubscribedItem] = []
+    @exclusivity(unchecked) var outbox: [Outgoing] = []
+    let handle: TableHandle
+    let sink: any TableSink
+    /// `sink` when it can take shared encodings (the server's sessions), found once here
+    /// rather than by a cast per event.
+    let sharingSink: (any SharedEncodingTableSink)?
     let keyIndex: Int?
     let commandIndex: Int?
-    let selector: ItemSelector?
     /// The lowest Metadata Adapter frequency limit among the items (nil: none).
     let metadataLimit: Double?
     var frequency: RequestedFrequency
-    @exclusivity(unchecked) var items: [SubscribedItem] = []
-    @exclusivity(unchecked) var outbox: [Outgoing] = []
     /// An emptied former outbox, reused to avoid an allocation per batch.
     var spare: [Outgoing] = []
-    @exclusivity(unchecked) var draining = false
-    /// The batch (`DirectPosts.owner`) that holds this table's drain while its direct events
-    /// wait to be posted; 0: none.
-    @exclusivity(unchecked) var drainOwner: UInt64 = 0
-    /// This table's slot in the batch that holds its drain (`DirectPosts.claimSlot()`).
-    @exclusivity(unchecked) var batchSlot: UInt32 = 0
-    @exclusivity(unchecked) var closed = false
     var waiters: [CheckedContinuation<Void, Never>] = []
 
     init(handle: TableHandle, sink: any TableSink, plan: TablePlan, schemaId: Int) {
@@ -143,6 +191,9 @@ final class TableRecord: @unchecked Sendable {
         self.selector = plan.selector
         self.metadataLimit = plan.metadataLimit
         self.frequency = plan.frequency
+        self.itemCount = plan.items.count
+        self.gatesOpen = true
+        self.gatesOpen = interval == nil
     }
 
     /// Queues an event; returns true when the caller must drain this table (nobody else is).
@@ -162,8 +213,10 @@ final class TableRecord: @unchecked Sendable {
     /// its outbox stays empty. An event from elsewhere meanwhile finds the drain held and goes
     /// to the outbox, behind them.
     func send(_ event: consuming TableEvent, shared: consuming SharedUpdateEncoding?, ctx: DispatchContext) -> Bool {
-        guard let direct = ctx.direct, let queuedSink, let queue, outbox.isEmpty, !closed,
-            !draining || (direct.owner != 0 && drainOwner == direct.owner)
+        // A table that nobody drains has an empty outbox (`nextDrainStep` releases the drain
+        // only then, or once closed): the outbox is read only when the drain is held.
+        guard let direct = ctx.direct, let queuedSink, let queue, !closed,
+            !draining || (direct.owner != 0 && drainOwner == direct.owner && outbox.isEmpty)
         else { return send(event, shared: shared) }
         let queued = QueuedTableEvent(sink: queuedSink, event: event, shared: shared)
         guard direct.owner != 0 else {

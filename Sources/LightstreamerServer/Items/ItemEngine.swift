@@ -103,7 +103,7 @@ public final class ItemEngine: Sendable {
             table.stopGates()
             s.releaseSchema(table.fields)
             for key in Set(table.items.map(\.key)) {
-                s.items[key]?.subscribers.removeValue(forKey: handle.id)
+                s.items[key]?.removeSubscriber(id: handle.id)
                 if let op = releaseIfUnused(&s, key) { effects.upstream.append(op) }
             }
             return (table, effects)
@@ -182,7 +182,7 @@ public final class ItemEngine: Sendable {
             var ops: [UpstreamOp] = []
             for (key, rec) in s.items {
                 rec.reservations = 0
-                rec.subscribers.removeAll()
+                rec.removeAllSubscribers()
                 if let op = releaseIfUnused(&s, key) { ops.append(op) }
             }
             return ops

@@ -146,7 +146,7 @@ extension ItemEngine {
             _ = table.sendStarted()
             s.tables[id] = table
             for (pos, name) in plan.items.enumerated() {
-                s.items[keyOf(name)]?.subscribers[id, default: ItemRecord.Subscriber(table: table, positions: [])].positions.append(pos)
+                s.items[keyOf(name)]?.addSubscriber(table, id: id, position: pos)
             }
             for name in plan.distinctItems { s.items[keyOf(name)]?.reservations -= 1 }
             if plan.wantsSnapshot {
@@ -155,7 +155,7 @@ extension ItemEngine {
                     if state.snapshotComplete || (plan.mode == .merge && state.hasRow) {
                         _ = table.serveSnapshot(pos: pos, state: state, ctx: ctx)
                     } else {
-                        table.items[pos].waitingForSnapshot = true
+                        table.waitingForSnapshot[pos] = true
                     }
                 }
             }
