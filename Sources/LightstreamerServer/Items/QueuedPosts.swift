@@ -17,6 +17,8 @@ struct QueuedPosts {
     /// (Benchmarks/server-callgrind.sh).
     private var groups: [Group] = []
     private var current: Group?
+    /// `current`'s queue, compared without loading the existential.
+    private var currentQueue: ObjectIdentifier?
     private var currentIndex = 0
     /// Capacity a group gets when it is made (see `ItemEngine.adapterUpdates`); 0: none.
     var reserveHint = 0
@@ -53,6 +55,7 @@ struct QueuedPosts {
 
     /// Puts `current` back in its place.
     private mutating func checkIn() {
+        currentQueue = nil
         if let group = current.take() { groups[currentIndex] = group }
     }
 
@@ -64,19 +67,20 @@ struct QueuedPosts {
         var group = Group(queue: queue)
         swap(&group, &groups[i])
         current = group
+        currentQueue = ObjectIdentifier(queue)
         currentIndex = i
     }
 
     /// `queue` is `event.sink.queue`, which the caller keeps at hand.
     mutating func append(_ event: consuming QueuedTableEvent, to queue: any TableEventQueue) {
-        if current?.queue !== queue { checkOut(queue) }
+        if currentQueue != ObjectIdentifier(queue) { checkOut(queue) }
         current?.events.append(event)
     }
 
     /// `append(_:to:)` for an event of the table numbered `slot` in a Data Adapter batch
     /// (`DirectPosts.claimSlot()`): `post()` groups each table's events together, in order.
     mutating func append(_ event: consuming QueuedTableEvent, to queue: any TableEventQueue, slot: UInt32) {
-        if current?.queue !== queue { checkOut(queue) }
+        if currentQueue != ObjectIdentifier(queue) { checkOut(queue) }
         current?.events.append(event)
         current?.slots.append(slot)
     }
