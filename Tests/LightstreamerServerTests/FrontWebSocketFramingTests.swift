@@ -39,6 +39,10 @@ import Testing
                 + F.frame(opcode: 0x0, payload: Array(invalidUTF8[3...])), code: 1007),
         Case(name: "close reason that is not UTF-8", bytes: F.frame(opcode: 0x8, payload: [0x03, 0xE8, 0xC3, 0x28]), code: 1007),
         Case(name: "frame over the size limit", bytes: F.frame(opcode: 0x2, payload: Array(repeating: 0, count: 70_000)), code: 1009),
+        Case(
+            name: "fragments adding up over the size limit",
+            bytes: F.frame(opcode: 0x2, payload: Array(repeating: 0, count: 40_000), fin: false)
+                + F.frame(opcode: 0x0, payload: Array(repeating: 0, count: 40_000)), code: 1009),
     ]
 
     static func withServer(_ body: (Int, MultiThreadedEventLoopGroup) async throws -> Void) async throws {

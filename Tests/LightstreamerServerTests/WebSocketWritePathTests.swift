@@ -15,11 +15,13 @@ import Testing
             logger: .init(label: "test"))
         return WebSocketTLCPHandler(
             manager: manager, version: .current, clientIP: "127.0.0.1", headers: UpgradeHeaders([:]),
-            logger: .init(label: "test"))
+            logger: .init(label: "test"), maxMessageBytes: 65_536)
     }
 
+    /// A client's frame: masked (RFC 6455 §5.1), with a zero key so that the payload reads as is.
     static func textFrame(_ text: String, on channel: EmbeddedChannel) -> WebSocketFrame {
-        WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: text))
+        WebSocketFrame(
+            fin: true, opcode: .text, maskKey: WebSocketMaskingKey([0, 0, 0, 0]), data: channel.allocator.buffer(string: text))
     }
 
     /// Sends two messages: `wsok`, then a control request without a session (refused).

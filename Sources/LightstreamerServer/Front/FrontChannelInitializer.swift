@@ -9,9 +9,9 @@ import TLCP
 /// optional TLS, the per-phase timeouts (`ConnectionTimeoutHandler`), HTTP/1.1 with
 /// `HTTPPhaseObserver` and `RequestGate` (Origin, `/metrics`) in front of the TLCP HTTP handler,
 /// and the upgrade to WebSocket at `<prefix>/lightstreamer` with TLCP subprotocol negotiation,
-/// after which RFC 6455 frame checks (`WebSocketFrameValidator`, `WebSocketTextValidator`) sit
-/// in front of the TLCP WebSocket handler, which reports bound sessions to the timeouts
-/// through a `WebSocketSessionObserver`.
+/// after which the TLCP WebSocket handler takes NIO's decoded frames (it checks RFC 6455's
+/// rules with a `WebSocketInbound`) and reports bound sessions to the timeouts through a
+/// `WebSocketSessionObserver`.
 struct FrontChannelInitializer: Sendable {
     let manager: SessionManager
     /// The server's own pages and the admin API (`WebFront`).
@@ -82,7 +82,8 @@ struct FrontChannelInitializer: Sendable {
     func makeUpgrader() -> NIOWebSocketServerUpgrader {
         NIOWebSocketServerUpgrader(
             maxFrameSize: maxFrameSize,
-            automaticErrorHandling: true,
+            // The TLCP handler answers the decoder's errors itself (`WebSocketInbound`).
+            automaticErrorHandling: false,
             shouldUpgrade: { [urlPrefix] channel, head in
                 let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
                 guard path == urlPrefix + "/lightstreamer" else {
@@ -116,17 +117,11 @@ struct FrontChannelInitializer: Sendable {
                     manager: manager, version: version,
                     clientIP: channel.remoteAddress?.ipAddress,
                     headers: UpgradeHeaders(head.headers),
-                    logger: logger)
+                    logger: logger, maxMessageBytes: maxFrameSize)
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     let timeouts = try sync.handler(type: ConnectionTimeoutHandler.self)
                     timeouts.upgraded()
-                    try sync.addHandler(WebSocketFrameValidator())
-                    try sync.addHandler(
-                        NIOWebSocketFrameAggregator(
-                            minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024,
-                            maxAccumulatedFrameSize: maxFrameSize))
-                    try sync.addHandler(WebSocketTextValidator())
                     handler.sessionObserver = WebSocketSessionObserver(timeouts: timeouts)
                     try sync.addHandler(handler)
                 }

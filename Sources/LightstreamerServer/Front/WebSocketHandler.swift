@@ -47,6 +47,8 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     private var lastSession: String?
     /// Requests without `LS_session` that arrived while a create or bind was pending.
     private var waiting: [TLCPRequest] = []
+    /// RFC 6455's rules on the client's frames: fragments joined, violations found.
+    private var inbound: WebSocketInbound
     private var closing = false
     /// Told of every text frame written (set by the channel initializer, on the loop).
     var sessionObserver: WebSocketSessionObserver?
@@ -57,7 +59,13 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     private var framedWrites: ChannelHandlerContext?
     private lazy var drainWatch = DrainWatch(limitMillis: manager.settings.maxUndrainedMillis)
 
-    init(manager: SessionManager, version: TLCPVersion, clientIP: String?, headers: UpgradeHeaders, logger: Logger) {
+    /// `maxMessageBytes`: the most a message may add up to over its fragments (close 1009
+    /// beyond).
+    init(
+        manager: SessionManager, version: TLCPVersion, clientIP: String?, headers: UpgradeHeaders, logger: Logger,
+        maxMessageBytes: Int
+    ) {
+        self.inbound = WebSocketInbound(maxMessageBytes: maxMessageBytes)
         self.manager = manager
         self.version = version
         self.clientIP = clientIP
@@ -78,16 +86,6 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         framedWrites = nil
-    }
-
-    /// A frame check failed the connection (`WebSocketConnectionFailed`): its close frame is the
-    /// last thing written.
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is WebSocketConnectionFailed {
-            closing = true
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -167,46 +165,49 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     }
 
     private func close(context: ChannelHandlerContext) {
+        closeReplying(.normalClosure, context: context)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch inbound.receive(unwrapInboundIn(data)) {
+        case .text(let text):
+            handleMessage(text, context: context)
+        case .binary:
+            send(TLCPNotification.error(code: 67, message: "Binary frames are not TLCP").encoded(version: version), context: context)
+        case .ping(let payload):
+            // Nothing follows a close frame (RFC 6455 §5.5.1).
+            guard !closing else { return }
+            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: payload)), promise: nil)
+        case .close:
+            closeReplying(.normalClosure, context: context)
+        case .fail(let code):
+            // The close frame is the last frame written (RFC 6455 §5.5.1): session output stops.
+            closeReplying(code, context: context)
+        case .nothing:
+            break
+        }
+    }
+
+    /// Writes a close frame with `code` unless one was written, then closes the socket.
+    private func closeReplying(_ code: WebSocketErrorCode, context: ChannelHandlerContext) {
         guard !closing else { return }
         closing = true
         var data = context.channel.allocator.buffer(capacity: 2)
-        data.write(webSocketErrorCode: .normalClosure)
+        data.write(webSocketErrorCode: code)
         context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).whenComplete {
             [channel = context.channel] _ in
             channel.close(promise: nil)
         }
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = unwrapInboundIn(data)
-        switch frame.opcode {
-        case .text:
-            var buffer = frame.unmaskedData
-            let text = buffer.readString(length: buffer.readableBytes) ?? ""
-            handleMessage(text, context: context)
-        case .binary:
-            send(TLCPNotification.error(code: 67, message: "Binary frames are not TLCP").encoded(version: version), context: context)
-        case .ping:
-            var payload = frame.unmaskedData
-            let pong = WebSocketFrame(fin: true, opcode: .pong, data: payload.readSlice(length: payload.readableBytes) ?? payload)
-            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
-        case .connectionClose:
-            if !closing {
-                closing = true
-                var data = context.channel.allocator.buffer(capacity: 2)
-                data.write(webSocketErrorCode: .normalClosure)
-                context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).whenComplete {
-                    [channel = context.channel] _ in
-                    channel.close(promise: nil)
-                }
-            }
-        default:
-            break
-        }
-    }
-
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logger.debug("WS error", metadata: ["error": "\(String(describing: error).logEscaped())"])
+        if let error = error as? NIOWebSocketError {
+            // NIO's frame decoder refused a frame and reads no more: fail the connection.
+            inbound.fail()
+            closeReplying(WebSocketInbound.closeCode(for: error), context: context)
+            return
+        }
         context.close(promise: nil)
     }
 

@@ -40,8 +40,3 @@ struct WebSocketTextFrame {
         bytes.readableBytesView.dropFirst(headerLength)
     }
 }
-
-/// Fired inbound by a frame check that failed the connection (it has written the close frame):
-/// the TLCP handler writes nothing more, as the close frame must be the last frame (RFC 6455
-/// §5.5.1).
-struct WebSocketConnectionFailed {}
