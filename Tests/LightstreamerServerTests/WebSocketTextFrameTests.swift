@@ -5,15 +5,18 @@ import Testing
 
 @testable import LightstreamerServer
 
-/// `WebSocketTextFrame` against NIO's `WebSocketFrameEncoder` as the reference: the same bytes
-/// on the wire for every length class (7-bit, 16-bit and 64-bit lengths and their edges) and
-/// for text that is not ASCII.
+/// `WebSocketTextFrame` and `WebSocketServerFrame` against NIO's `WebSocketFrameEncoder` as the
+/// reference: the same bytes on the wire for every length class (7-bit, 16-bit and 64-bit
+/// lengths and their edges), for text that is not ASCII, and for pong and close frames.
 @Suite struct WebSocketTextFrameTests {
     static func reference(_ text: String) throws -> [UInt8] {
+        try reference(.text, ByteBuffer(string: text))
+    }
+
+    static func reference(_ opcode: WebSocketOpcode, _ payload: ByteBuffer) throws -> [UInt8] {
         let channel = EmbeddedChannel(handler: WebSocketFrameEncoder())
         defer { _ = try? channel.finish() }
-        let payload = channel.allocator.buffer(string: text)
-        try channel.writeOutbound(WebSocketFrame(fin: true, opcode: .text, data: payload))
+        try channel.writeOutbound(WebSocketFrame(fin: true, opcode: opcode, data: payload))
         var bytes: [UInt8] = []
         while let part = try channel.readOutbound(as: IOData.self) {
             guard case .byteBuffer(let b) = part else {
@@ -40,5 +43,14 @@ import Testing
         let frame = WebSocketTextFrame(text, allocator: ByteBufferAllocator())
         #expect(Array(frame.bytes.readableBytesView) == (try Self.reference(text)))
         #expect(String(decoding: Array(frame.payload), as: UTF8.self) == text)
+    }
+
+    @Test(arguments: [0, 2, 125])
+    func pongAndCloseFramesAsNIOsEncoderDoes(length: Int) throws {
+        let payload = ByteBuffer(bytes: (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let pong = WebSocketServerFrame.encode(opcode: WebSocketServerFrame.pong, payload: payload, allocator: ByteBufferAllocator())
+        #expect(Array(pong.readableBytesView) == (try Self.reference(.pong, payload)))
+        let close = WebSocketServerFrame.encode(opcode: WebSocketServerFrame.close, payload: payload, allocator: ByteBufferAllocator())
+        #expect(Array(close.readableBytesView) == (try Self.reference(.connectionClose, payload)))
     }
 }

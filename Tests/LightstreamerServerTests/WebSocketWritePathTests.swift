@@ -5,9 +5,9 @@ import Testing
 
 @testable import LightstreamerServer
 
-/// The two ways `WebSocketTLCPHandler` writes text: whole frames from the context of NIO's
-/// frame encoder when the pipeline has one (the server's), and `WebSocketFrame`s through the
-/// pipeline when it has none. Both must carry the same TLCP text, in order.
+/// How `WebSocketTLCPHandler` writes: whole frames it encodes itself, as buffers from its own
+/// context (the pipeline has no frame encoder): the TLCP text in order, pongs, and the close
+/// frame of a broken rule.
 @Suite struct WebSocketWritePathTests {
     static func handler() -> WebSocketTLCPHandler {
         let manager = SessionManager(
@@ -35,37 +35,49 @@ import Testing
         channel.embeddedEventLoop.run()
     }
 
-    @Test func withTheFrameEncoderWholeFramesAreWrittenFromItsContext() throws {
+    /// Every frame the handler writes, parsed: (opcode, payload). Each buffer is one whole
+    /// frame: FIN, an unmasked 7-bit length, the payload.
+    static func frames(on channel: EmbeddedChannel) throws -> [(UInt8, [UInt8])] {
+        var frames: [(UInt8, [UInt8])] = []
+        while var bytes = try channel.readOutbound(as: ByteBuffer.self) {
+            let head = bytes.readInteger(as: UInt8.self) ?? 0
+            let length = bytes.readInteger(as: UInt8.self)
+            #expect(head & 0x80 != 0)
+            #expect(length.map(Int.init) == bytes.readableBytes)
+            frames.append((head & 0x0F, Array(bytes.readableBytesView)))
+        }
+        return frames
+    }
+
+    @Test func wholeFramesAreWrittenFromTheHandlersContext() throws {
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(WebSocketFrameEncoder())
         try channel.pipeline.syncOperations.addHandler(Self.handler())
         try Self.exchange(on: channel)
-        var texts: [String] = []
-        while var bytes = try channel.readOutbound(as: ByteBuffer.self) {
-            // One buffer per frame: FIN and the text opcode, an unmasked 7-bit length, the text.
-            let head = bytes.readInteger(as: UInt8.self)
-            let length = bytes.readInteger(as: UInt8.self)
-            #expect(head == 0x81)
-            #expect(length.map(Int.init) == bytes.readableBytes)
-            texts.append(bytes.readString(length: bytes.readableBytes) ?? "")
+        let texts = try Self.frames(on: channel).map { frame -> String in
+            #expect(frame.0 == 0x1)
+            return String(decoding: frame.1, as: UTF8.self)
         }
         #expect(texts.first == "WSOK\r\n")
         #expect(texts.count == 2 && texts.last?.hasPrefix("REQERR,1,") == true, "\(texts)")
         _ = try? channel.finish()
     }
 
-    @Test func withoutTheFrameEncoderFramesGoThroughThePipeline() throws {
+    /// A ping gets its pong; a frame breaking a rule gets a close frame with its code, and
+    /// nothing more is answered.
+    @Test func controlFramesAndFailuresAreFramedToo() throws {
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(Self.handler())
-        try Self.exchange(on: channel)
-        var texts: [String] = []
-        while let frame = try channel.readOutbound(as: WebSocketFrame.self) {
-            #expect(frame.opcode == .text && frame.fin)
-            var data = frame.data
-            texts.append(data.readString(length: data.readableBytes) ?? "")
-        }
-        #expect(texts.first == "WSOK\r\n")
-        #expect(texts.count == 2 && texts.last?.hasPrefix("REQERR,1,") == true, "\(texts)")
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        let key = WebSocketMaskingKey([0, 0, 0, 0])
+        try channel.writeInbound(WebSocketFrame(fin: true, opcode: .ping, maskKey: key, data: ByteBuffer(bytes: [1, 2, 3])))
+        // Unmasked: a protocol error (RFC 6455 §5.1).
+        try channel.writeInbound(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: "wsok")))
+        try channel.writeInbound(WebSocketFrame(fin: true, opcode: .ping, maskKey: key, data: ByteBuffer(bytes: [4])))
+        channel.embeddedEventLoop.run()
+        let frames = try Self.frames(on: channel)
+        #expect(frames.map(\.0) == [0xA, 0x8])
+        #expect(frames.first?.1 == [1, 2, 3])
+        #expect(frames.last?.1 == [0x03, 0xEA]) // 1002
         _ = try? channel.finish()
     }
 }

@@ -79,11 +79,10 @@ struct FrontChannelInitializer: Sendable {
     }
 
     /// The WebSocket upgrader for `<prefix>/lightstreamer`, negotiating the TLCP subprotocol.
-    func makeUpgrader() -> NIOWebSocketServerUpgrader {
-        NIOWebSocketServerUpgrader(
+    /// The TLCP handler answers the decoder's errors itself (`WebSocketInbound`).
+    func makeUpgrader() -> TLCPWebSocketUpgrader {
+        TLCPWebSocketUpgrader(
             maxFrameSize: maxFrameSize,
-            // The TLCP handler answers the decoder's errors itself (`WebSocketInbound`).
-            automaticErrorHandling: false,
             shouldUpgrade: { [urlPrefix] channel, head in
                 let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
                 guard path == urlPrefix + "/lightstreamer" else {
@@ -110,7 +109,7 @@ struct FrontChannelInitializer: Sendable {
                 headers.add(name: "Sec-WebSocket-Protocol", value: chosen)
                 return channel.eventLoop.makeSucceededFuture(headers)
             },
-            upgradePipelineHandler: { [manager, logger, maxFrameSize] channel, head in
+            setUp: { [manager, logger, maxFrameSize] channel, head in
                 let offered = Self.offeredSubprotocols(head.headers)
                 let version = TLCPVersion.negotiate(webSocketSubprotocols: offered) ?? .current
                 let handler = WebSocketTLCPHandler(

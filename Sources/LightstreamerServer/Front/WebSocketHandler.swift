@@ -27,7 +27,8 @@ final class WebSocketOutbound: OutboundConnection {
 /// here, and controls that follow a create or bind waiting for its outcome.
 final class WebSocketTLCPHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
-    typealias OutboundOut = WebSocketFrame
+    /// Whole frames, encoded here (`WebSocketServerFrame`): the pipeline has no frame encoder.
+    typealias OutboundOut = ByteBuffer
 
     enum StreamState {
         case none
@@ -52,11 +53,6 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     private var closing = false
     /// Told of every text frame written (set by the channel initializer, on the loop).
     var sessionObserver: WebSocketSessionObserver?
-    /// The context of NIO's `WebSocketFrameEncoder`: text frames are framed here, in one buffer,
-    /// and written from that context, so they skip the frame checks and the encoder, which only
-    /// pass a server's frames on (`WebSocketTextFrame`). Nil when the pipeline has no encoder:
-    /// frames then go through the whole pipeline.
-    private var framedWrites: ChannelHandlerContext?
     private lazy var drainWatch = DrainWatch(limitMillis: manager.settings.maxUndrainedMillis)
 
     /// `maxMessageBytes`: the most a message may add up to over its fragments (close 1009
@@ -80,12 +76,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
             handler.drain(ops, context: context)
         }
         outbound = WebSocketOutbound(connectionID: connectionID, queue: queue)
-        framedWrites = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
         manager.metrics.update { $0.connectionsOpen += 1 }
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        framedWrites = nil
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -143,20 +134,14 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
                 if closeSocket { close(context: context) }
             }
         }
-        (framedWrites ?? context).flush()
+        context.flush()
     }
 
     private func writeText(_ text: String, context: ChannelHandlerContext) {
         guard !closing else { return }
-        if let framedWrites {
-            let frame = WebSocketTextFrame(text, allocator: context.channel.allocator)
-            sessionObserver?.textWritten(frame.payload)
-            framedWrites.write(NIOAny(frame.bytes), promise: nil)
-            return
-        }
-        let buffer = context.channel.allocator.buffer(string: text)
-        sessionObserver?.textWritten(buffer.readableBytesView)
-        context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buffer)), promise: nil)
+        let frame = WebSocketTextFrame(text, allocator: context.channel.allocator)
+        sessionObserver?.textWritten(frame.payload)
+        context.write(wrapOutboundOut(frame.bytes), promise: nil)
     }
 
     /// Writes a line through the same queue as session output, so that order is kept.
@@ -177,7 +162,9 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         case .ping(let payload):
             // Nothing follows a close frame (RFC 6455 §5.5.1).
             guard !closing else { return }
-            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: payload)), promise: nil)
+            let pong = WebSocketServerFrame.encode(
+                opcode: WebSocketServerFrame.pong, payload: payload, allocator: context.channel.allocator)
+            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
         case .close:
             closeReplying(.normalClosure, context: context)
         case .fail(let code):
@@ -194,7 +181,8 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         closing = true
         var data = context.channel.allocator.buffer(capacity: 2)
         data.write(webSocketErrorCode: code)
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).whenComplete {
+        let frame = WebSocketServerFrame.encode(opcode: WebSocketServerFrame.close, payload: data, allocator: context.channel.allocator)
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete {
             [channel = context.channel] _ in
             channel.close(promise: nil)
         }
