@@ -56,9 +56,6 @@ struct WebSocketTextFrame {
         }
     }
 
-    /// 2, 4 or 10 bytes.
-    static func headerLength(payload: Int) -> Int { WebSocketServerFrame.headerLength(payload: payload) }
-
     /// The text's bytes.
     var payload: ByteBufferView {
         bytes.readableBytesView.dropFirst(headerLength)

@@ -192,6 +192,7 @@ final class TableRecord: @unchecked Sendable {
         self.metadataLimit = plan.metadataLimit
         self.frequency = plan.frequency
         self.itemCount = plan.items.count
+        // `interval` reads the properties set above; every stored property needs a value first.
         self.gatesOpen = true
         self.gatesOpen = interval == nil
     }
