@@ -43,6 +43,13 @@ import Testing
             name: "fragments adding up over the size limit",
             bytes: F.frame(opcode: 0x2, payload: Array(repeating: 0, count: 40_000), fin: false)
                 + F.frame(opcode: 0x0, payload: Array(repeating: 0, count: 40_000)), code: 1009),
+        // A small message in more frames than `WebSocketInbound.maxFragments` (1,024) allows:
+        // 1,025 one-byte fragments, far under the size limit.
+        Case(
+            name: "more fragments than a message may have",
+            bytes: F.frame(opcode: 0x1, payload: [0x61], fin: false)
+                + (0..<1_023).flatMap { _ in F.frame(opcode: 0x0, payload: [0x61], fin: false) }
+                + F.frame(opcode: 0x0, payload: [0x61]), code: 1009),
     ]
 
     static func withServer(_ body: (Int, MultiThreadedEventLoopGroup) async throws -> Void) async throws {
@@ -59,6 +66,23 @@ import Testing
             try? await ws.send(c.bytes)
             #expect(await ws.waitClosed(), "not closed; received: \(ws.text)")
             #expect(F.closeCode(in: ws.bytes) == c.code)
+        }
+    }
+
+    /// The fragment limit's other side: exactly 1,024 frames still make a message ("wsok" in
+    /// four one-byte fragments and 1,020 empty ones).
+    @Test func aMessageInAsManyFragmentsAsAllowedIsAnswered() async throws {
+        try await Self.withServer { port, group in
+            let ws = try await RawTestConnection.webSocket(port: port, group: group)
+            #expect(await ws.waitFor(" 101 "))
+            var bytes = F.text("w", fin: false)
+            for c in "so".utf8 { bytes += F.frame(opcode: 0x0, payload: [c], fin: false) }
+            for _ in 0..<1_020 { bytes += F.frame(opcode: 0x0, payload: [], fin: false) }
+            bytes += F.frame(opcode: 0x0, payload: Array("k".utf8))
+            try await ws.send(bytes)
+            #expect(await ws.waitFor("WSOK"))
+            #expect(!ws.isClosed)
+            #expect(F.closeCode(in: ws.bytes) == nil)
         }
     }
 
