@@ -78,25 +78,24 @@ extension ServerSession {
                     }
                 }
             case .armTimer(let timer, let at):
-                s.timers[timer]?.task?.cancel()
-                s.timerGeneration += 1
-                let generation = s.timerGeneration
+                s.timers.cancel(timer)
+                let generation = s.timers.nextGeneration()
                 // The timers every bound stream keeps armed (a PROBE's, and SYNC's unless the
                 // client turned it off) go on the loop's wheel: no scheduled task of their own
                 // per session, about 150 bytes each.
                 if timer == .keepalive || timer == .sync,
                     keepaliveWheel.arm(self, timer, generation: generation, atMillis: at, now: monotonicMillis())
                 {
-                    s.timers[timer] = (generation, nil)
+                    s.timers.armedOnWheel(timer, generation: generation)
                     continue
                 }
                 let deadline = NIODeadline.uptimeNanoseconds(Saturating.uptimeNanoseconds(millis: at))
                 let task = eventLoop.scheduleTask(deadline: deadline) { [self] in
                     self.timerFired(timer, generation: generation)
                 }
-                s.timers[timer] = (generation, task)
+                s.timers.armed(timer, generation: generation, task: task)
             case .cancelTimer(let timer):
-                s.timers.removeValue(forKey: timer)?.task?.cancel()
+                s.timers.cancel(timer)
             case .subscribe(let id, let parameters):
                 deferred.append(.subscribe(subscriptionId: id, parameters))
             case .unsubscribe(let id):
@@ -110,8 +109,7 @@ extension ServerSession {
             case .handleMPN(let dispatch):
                 deferred.append(.handleMPN(dispatch))
             case .sessionClosed(let reason):
-                for (_, t) in s.timers { t.task?.cancel() }
-                s.timers = [:]
+                s.timers.cancelAll()
                 deferred.append(.sessionClosed(reason))
             }
         }
@@ -171,9 +169,7 @@ extension ServerSession {
 
     private func timerFired(_ timer: SessionStateMachine.Timer, generation: UInt64) {
         let current = inner.withLockedValue { s -> Bool in
-            guard s.timers[timer]?.generation == generation else { return false }
-            s.timers[timer] = nil
-            return true
+            s.timers.fire(timer, generation: generation)
         }
         guard current else { return }
         run { m, now in m.timerFired(timer, now: now) }

@@ -60,14 +60,13 @@ final class ServerSession: Sendable {
     /// What the session's lock guards.
     struct Inner {
         var machine: SessionStateMachine
-        var connections: [ConnectionID: any OutboundConnection] = [:]
+        var connections = SessionConnections()
         /// Replies this session still owes to HTTP batch responses (dropped from `connections` at 0).
         var pendingReplies: [ConnectionID: Int] = [:]
         var handles: [Int: TableHandle] = [:]
         var infos: [Int: TableInfo] = [:]
-        /// Armed timers; `task` is nil for the keepalive timers the loop's `KeepaliveWheel` fires.
-        var timers: [SessionStateMachine.Timer: (generation: UInt64, task: Scheduled<Void>?)] = [:]
-        var timerGeneration: UInt64 = 0
+        /// Armed timers (some on the loop's `KeepaliveWheel`).
+        var timers = SessionTimers()
     }
 
     let inner: NIOLockedValueBox<Inner>
