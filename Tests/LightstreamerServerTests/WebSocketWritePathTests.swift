@@ -18,10 +18,9 @@ import Testing
             logger: .init(label: "test"), maxMessageBytes: 65_536)
     }
 
-    /// A client's frame: masked (RFC 6455 §5.1), with a zero key so that the payload reads as is.
-    static func textFrame(_ text: String, on channel: EmbeddedChannel) -> WebSocketFrame {
-        WebSocketFrame(
-            fin: true, opcode: .text, maskKey: WebSocketMaskingKey([0, 0, 0, 0]), data: channel.allocator.buffer(string: text))
+    /// A client's text frame, as bytes (the handler cuts frames itself).
+    static func textFrame(_ text: String, on channel: EmbeddedChannel) -> ByteBuffer {
+        channel.allocator.buffer(bytes: RawWebSocketFrames.text(text))
     }
 
     /// Sends two messages: `wsok`, then a control request without a session (refused).
@@ -68,11 +67,13 @@ import Testing
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(Self.handler())
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
-        let key = WebSocketMaskingKey([0, 0, 0, 0])
-        try channel.writeInbound(WebSocketFrame(fin: true, opcode: .ping, maskKey: key, data: ByteBuffer(bytes: [1, 2, 3])))
-        // Unmasked: a protocol error (RFC 6455 §5.1).
-        try channel.writeInbound(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: "wsok")))
-        try channel.writeInbound(WebSocketFrame(fin: true, opcode: .ping, maskKey: key, data: ByteBuffer(bytes: [4])))
+        typealias F = RawWebSocketFrames
+        try channel.writeInbound(ByteBuffer(bytes: F.frame(opcode: 0x9, payload: [1, 2, 3])))
+        // Unmasked: a protocol error (RFC 6455 §5.1). The ping after it, in the same read, is
+        // not answered.
+        try channel.writeInbound(
+            ByteBuffer(bytes: F.frame(opcode: 0x1, payload: Array("wsok".utf8), masked: false) + F.frame(opcode: 0x9, payload: [4])))
+        try channel.writeInbound(ByteBuffer(bytes: F.frame(opcode: 0x9, payload: [5])))
         channel.embeddedEventLoop.run()
         let frames = try Self.frames(on: channel)
         #expect(frames.map(\.0) == [0xA, 0x8])

@@ -79,10 +79,10 @@ struct FrontChannelInitializer: Sendable {
     }
 
     /// The WebSocket upgrader for `<prefix>/lightstreamer`, negotiating the TLCP subprotocol.
-    /// The TLCP handler answers the decoder's errors itself (`WebSocketInbound`).
+    /// The TLCP handler cuts frames and applies RFC 6455's rules itself (`WebSocketFrameParser`,
+    /// `WebSocketInbound`).
     func makeUpgrader() -> TLCPWebSocketUpgrader {
         TLCPWebSocketUpgrader(
-            maxFrameSize: maxFrameSize,
             shouldUpgrade: { [urlPrefix] channel, head in
                 let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
                 guard path == urlPrefix + "/lightstreamer" else {

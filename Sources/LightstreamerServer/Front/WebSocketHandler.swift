@@ -26,7 +26,8 @@ final class WebSocketOutbound: OutboundConnection {
 /// most one stream at a time (69), controls without `LS_session` meaning the last session bound
 /// here, and controls that follow a create or bind waiting for its outcome.
 final class WebSocketTLCPHandler: ChannelInboundHandler {
-    typealias InboundIn = WebSocketFrame
+    /// The connection's bytes: the pipeline has no frame decoder (`WebSocketFrameParser`).
+    typealias InboundIn = ByteBuffer
     /// Whole frames, encoded here (`WebSocketServerFrame`): the pipeline has no frame encoder.
     typealias OutboundOut = ByteBuffer
 
@@ -48,6 +49,8 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     private var lastSession: String?
     /// Requests without `LS_session` that arrived while a create or bind was pending.
     private var waiting: [TLCPRequest] = []
+    /// The client's bytes cut into frames.
+    private var parser: WebSocketFrameParser
     /// RFC 6455's rules on the client's frames: fragments joined, violations found.
     private var inbound: WebSocketInbound
     private var closing = false
@@ -55,12 +58,13 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     var sessionObserver: WebSocketSessionObserver?
     private lazy var drainWatch = DrainWatch(limitMillis: manager.settings.maxUndrainedMillis)
 
-    /// `maxMessageBytes`: the most a message may add up to over its fragments (close 1009
-    /// beyond).
+    /// `maxMessageBytes`: the most a frame, or a message over its fragments, may carry (close
+    /// 1009 beyond).
     init(
         manager: SessionManager, version: TLCPVersion, clientIP: String?, headers: UpgradeHeaders, logger: Logger,
         maxMessageBytes: Int
     ) {
+        self.parser = WebSocketFrameParser(maxFrameBytes: maxMessageBytes)
         self.inbound = WebSocketInbound(maxMessageBytes: maxMessageBytes)
         self.manager = manager
         self.version = version
@@ -153,8 +157,25 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         closeReplying(.normalClosure, context: context)
     }
 
+    /// Handles every whole frame of the bytes read so far. Nothing more is read once the
+    /// connection is closing (a close frame was written: RFC 6455 §5.5.1, §7.1.7).
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch inbound.receive(unwrapInboundIn(data)) {
+        parser.feed(unwrapInboundIn(data))
+        while !closing {
+            switch parser.next() {
+            case .frame(let frame):
+                handle(inbound.receive(frame), context: context)
+            case .needMore:
+                return
+            case .fail(let code):
+                inbound.fail()
+                closeReplying(code, context: context)
+            }
+        }
+    }
+
+    private func handle(_ action: WebSocketInbound.Action, context: ChannelHandlerContext) {
+        switch action {
         case .text(let text):
             handleMessage(text, context: context)
         case .binary:
@@ -190,12 +211,6 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logger.debug("WS error", metadata: ["error": "\(String(describing: error).logEscaped())"])
-        if let error = error as? NIOWebSocketError {
-            // NIO's frame decoder refused a frame and reads no more: fail the connection.
-            inbound.fail()
-            closeReplying(WebSocketInbound.closeCode(for: error), context: context)
-            return
-        }
         context.close(promise: nil)
     }
 

@@ -2,10 +2,10 @@ import NIOCore
 import NIOWebSocket
 
 /// The rules of RFC 6455 on the frames a client sends, as a state machine without I/O: it
-/// takes each frame NIO's decoder produced and says what it amounts to (a whole message, a
+/// takes each frame `WebSocketFrameParser` cut and says what it amounts to (a whole message, a
 /// control frame to answer, or a violation that fails the connection, §7.1.7). The TLCP
-/// WebSocket handler owns one per connection and does the I/O, and answers the decoder's own
-/// errors (`closeCode(for:)`). One value inside the handler rather than four channel handlers
+/// WebSocket handler owns one per connection and does the I/O; the parser checks the frame
+/// size limit and control frames' headers before their payload arrives. One value inside the handler rather than four channel handlers
 /// (checks, NIO's fragment aggregator, text check, NIO's error handler) saves an idle
 /// connection four handlers and their pipeline contexts (BENCHMARKS.md, "One handler for a
 /// WebSocket's inbound rules").
@@ -121,15 +121,6 @@ struct WebSocketInbound {
             return frame.opcode == .connectionClose ? closeBodyViolation(frame.unmaskedData) : nil
         default:
             return .protocolError
-        }
-    }
-
-    /// The close code for an error of NIO's frame decoder, which stops decoding after it: a
-    /// frame over the size limit 1009, a fragmented or long control frame 1002.
-    static func closeCode(for error: NIOWebSocketError) -> WebSocketErrorCode {
-        switch error {
-        case .invalidFrameLength: return .messageTooLarge
-        case .fragmentedControlFrame, .multiByteControlFrameLength: return .protocolError
         }
     }
 
