@@ -34,13 +34,10 @@ import Testing
         #expect(p.headReceived() == .arm(millis: 3, generation: 6))
         #expect(p.bytesConsumed(1_000) == .none, "body bytes do not count as head")
         #expect(p.requestEnded() == .disarm)
-        #expect(p.upgraded() == .arm(millis: 5, generation: 7))
+        // The upgrade ends this machine's work: the WebSocket handler times the session wait.
+        #expect(p.upgraded() == .disarm)
         #expect(p.bytesArriving() == .none)
-        #expect(p.timerFired(generation: 7) == .close(.webSocketSessionTimeout))
-        #expect(p.sessionBound() == .disarm)
-        #expect(p.timerFired(generation: 7) == .none)
-        #expect(p.sessionUnbound() == .arm(millis: 5, generation: 8))
-        #expect(p.timerFired(generation: 8) == .close(.webSocketSessionTimeout))
+        #expect(p.timerFired(generation: 6) == .none)
     }
 
     @Test func plainConnectionsStartWaitingForTheirFirstRequestHead() {
@@ -188,5 +185,22 @@ import Testing
         #expect(Array(WebSocketSessionObserver.lastLine(of: Self.view("LOOP,0\r\n"))) == Array("LOOP,0".utf8))
         #expect(Array(WebSocketSessionObserver.lastLine(of: Self.view("U,1,1,a"))) == Array("U,1,1,a".utf8))
         #expect(WebSocketSessionObserver.lastLine(of: Self.view("\r\n")).isEmpty)
+    }
+
+    /// The changes the WebSocket's session timeout follows: bound at `CONOK`, unbound at a
+    /// frame ending in `LOOP` or `END`, nothing for other frames.
+    @Test func reportsBindsAndUnbinds() {
+        var o = WebSocketSessionObserver()
+        #expect(o.textWritten(Self.view("WSOK\r\n")) == nil)
+        #expect(o.textWritten(Self.view("WSOK\r\nCONOK,S1,50000,5000,*\r\n")) == .bound)
+        #expect(o.bound)
+        #expect(o.textWritten(Self.view("U,1,1,x\r\nPROBE\r\n")) == nil)
+        #expect(o.textWritten(Self.view("U,1,1,CONOK,\r\n")) == nil)
+        #expect(o.textWritten(Self.view("U,1,1,y\r\nLOOP,0\r\n")) == .unbound)
+        #expect(!o.bound)
+        #expect(o.textWritten(Self.view("REQERR,1,20,x\r\n")) == nil)
+        // Bound and ended by the same frame: the wait starts again.
+        #expect(o.textWritten(Self.view("CONOK,S2,50000,5000,*\r\nEND,31,x\r\n")) == .unbound)
+        #expect(!o.bound)
     }
 }

@@ -25,8 +25,9 @@ struct ConnectionPhases {
         case readingBody
         /// The request is in; its response (perhaps a stream) is going out.
         case responding
-        case webSocketWithoutSession
-        case webSocketWithSession
+        /// Upgraded: the TLCP WebSocket handler runs the WebSocket's session timeout (this
+        /// state machine's handler has left the pipeline).
+        case webSocket
     }
 
     enum Reason: String, Equatable {
@@ -109,25 +110,10 @@ struct ConnectionPhases {
         return arm(limits.idleMillis)
     }
 
-    /// The connection became a WebSocket.
+    /// The connection became a WebSocket: no timeout of this machine's applies any more.
     mutating func upgraded() -> Action {
-        phase = .webSocketWithoutSession
-        return arm(limits.webSocketSessionMillis)
-    }
-
-    /// A session was created or bound on the WebSocket.
-    mutating func sessionBound() -> Action {
-        guard phase == .webSocketWithoutSession else { return .none }
-        phase = .webSocketWithSession
+        phase = .webSocket
         return .disarm
-    }
-
-    /// The session on the WebSocket ended (`END`) or asked to be rebound (`LOOP`): the WebSocket
-    /// waits for its next session request under the timeout again.
-    mutating func sessionUnbound() -> Action {
-        guard phase == .webSocketWithSession else { return .none }
-        phase = .webSocketWithoutSession
-        return arm(limits.webSocketSessionMillis)
     }
 
     mutating func timerFired(generation fired: Int) -> Action {
@@ -137,8 +123,7 @@ struct ConnectionPhases {
         case .awaitingRequest(let first): return .close(first ? .requestHeadTimeout : .idleTimeout)
         case .readingHead: return .close(.requestHeadTimeout)
         case .readingBody: return .close(.requestBodyTimeout)
-        case .webSocketWithoutSession: return .close(.webSocketSessionTimeout)
-        case .responding, .webSocketWithSession: return .none
+        case .responding, .webSocket: return .none
         }
     }
 

@@ -9,7 +9,7 @@ import TLCP
 /// sees every byte before the HTTP decoder, and closes the connection when the phase it is in
 /// lasts too long or a request head grows too large. `HTTPPhaseObserver` and
 /// `WebSocketSessionObserver` tell it where requests, responses and sessions are.
-final class ConnectionTimeoutHandler: ChannelInboundHandler {
+final class ConnectionTimeoutHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
@@ -73,8 +73,6 @@ final class ConnectionTimeoutHandler: ChannelInboundHandler {
     func requestEnded() { apply(phases.requestEnded()) }
     func responseEnded() { apply(phases.responseEnded()) }
     func upgraded() { apply(phases.upgraded()) }
-    func sessionBound() { apply(phases.sessionBound()) }
-    func sessionUnbound() { apply(phases.sessionUnbound()) }
 
     private func apply(_ action: ConnectionPhases.Action) {
         guard let context else { return }
@@ -144,38 +142,45 @@ final class HTTPPhaseObserver: ChannelDuplexHandler, RemovableChannelHandler {
 @available(*, unavailable)
 extension HTTPPhaseObserver: Sendable {}
 
-/// Tells `ConnectionTimeoutHandler` when a session is bound on a WebSocket (the server's `CONOK`,
-/// which answers both `create_session` and `bind_session`, goes out) and when it no longer is
-/// (`LOOP` or `END`). A text frame may carry several lines: before a session, every line is
+/// Finds when a session is bound on a WebSocket (the server's `CONOK`, which answers both
+/// `create_session` and `bind_session`, goes out) and when it no longer is (`LOOP` or `END`),
+/// for the WebSocket's session timeout (`ConnectionPhases.Limits.webSocketSessionMillis`),
+/// which `WebSocketTLCPHandler` runs once the upgrade has taken `ConnectionTimeoutHandler` out
+/// of the pipeline. A text frame may carry several lines: before a session, every line is
 /// looked at (few, short frames); with one, only the last line of each frame, as nothing
 /// follows `LOOP` or `END` on a stream, so the frames of updates cost a look at their tail.
 ///
-/// Called by `WebSocketTLCPHandler` for each text frame it writes, rather than sitting in the
-/// pipeline as an outbound handler: every pipeline hop costs each write a few retains.
-final class WebSocketSessionObserver {
-    private let timeouts: ConnectionTimeoutHandler
-    private var bound = false
+/// A value inside the handler, told of each text frame it writes: as a pipeline handler,
+/// every hop would cost each write a few retains.
+struct WebSocketSessionObserver {
+    enum Change: Equatable {
+        /// A session is now bound: no timeout.
+        case bound
+        /// The session ended or asked to be rebound: the timeout starts again.
+        case unbound
+    }
+
+    private(set) var bound = false
     private static let conok = Array("CONOK,".utf8)
     private static let loop = Array("LOOP,".utf8)
     private static let end = Array("END,".utf8)
 
-    init(timeouts: ConnectionTimeoutHandler) {
-        self.timeouts = timeouts
-    }
-
-    /// A text frame with `bytes` is being written.
-    func textWritten(_ bytes: ByteBufferView) {
+    /// A text frame with `bytes` is being written; returns the change it makes, if any. A frame
+    /// that binds a session and ends it too (`CONOK` … `LOOP`) counts as `unbound`.
+    mutating func textWritten(_ bytes: ByteBufferView) -> Change? {
+        var change: Change?
         if !bound, Self.someLine(of: bytes, startsWith: Self.conok) {
             bound = true
-            timeouts.sessionBound()
+            change = .bound
         }
         if bound {
             let last = Self.lastLine(of: bytes)
             if last.starts(with: Self.loop) || last.starts(with: Self.end) {
                 bound = false
-                timeouts.sessionUnbound()
+                change = .unbound
             }
         }
+        return change
     }
 }
 
@@ -203,6 +208,3 @@ extension WebSocketSessionObserver {
         return body[body.index(after: lf)...]
     }
 }
-
-@available(*, unavailable)
-extension WebSocketSessionObserver: Sendable {}

@@ -109,19 +109,21 @@ struct FrontChannelInitializer: Sendable {
                 headers.add(name: "Sec-WebSocket-Protocol", value: chosen)
                 return channel.eventLoop.makeSucceededFuture(headers)
             },
-            setUp: { [manager, logger, maxFrameSize] channel, head in
+            setUp: { [manager, logger, maxFrameSize, webSocketSessionMillis = front.phaseLimits.webSocketSessionMillis] channel, head in
                 let offered = Self.offeredSubprotocols(head.headers)
                 let version = TLCPVersion.negotiate(webSocketSubprotocols: offered) ?? .current
                 let handler = WebSocketTLCPHandler(
                     manager: manager, version: version,
                     clientIP: channel.remoteAddress?.ipAddress,
                     headers: UpgradeHeaders(head.headers),
-                    logger: logger, maxMessageBytes: maxFrameSize)
+                    logger: logger, maxMessageBytes: maxFrameSize, sessionTimeoutMillis: webSocketSessionMillis)
                 return channel.eventLoop.makeCompletedFuture {
+                    // The TLCP handler runs the WebSocket's only timeout from here on (a session
+                    // bound within `webSocketSessionMillis`, see `WebSocketSessionObserver`).
                     let sync = channel.pipeline.syncOperations
-                    let timeouts = try sync.handler(type: ConnectionTimeoutHandler.self)
-                    timeouts.upgraded()
-                    handler.sessionObserver = WebSocketSessionObserver(timeouts: timeouts)
+                    let timeouts = try sync.context(handlerType: ConnectionTimeoutHandler.self)
+                    (timeouts.handler as? ConnectionTimeoutHandler)?.upgraded()
+                    sync.removeHandler(context: timeouts, promise: nil)
                     try sync.addHandler(handler)
                 }
             })

@@ -54,16 +54,25 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     /// RFC 6455's rules on the client's frames: fragments joined, violations found.
     private var inbound: WebSocketInbound
     private var closing = false
-    /// Told of every text frame written (set by the channel initializer, on the loop).
-    var sessionObserver: WebSocketSessionObserver?
+    /// Told of every text frame written: when a session is bound here and when not.
+    private var sessionObserver = WebSocketSessionObserver()
+    /// How long the WebSocket may go without a session bound on it, after the upgrade and
+    /// after each session's `END` or `LOOP` (nil: no limit). `ConnectionTimeoutHandler` runs
+    /// the connection's timeouts up to the upgrade and leaves the pipeline then: one handler
+    /// and its context fewer for every WebSocket (BENCHMARKS.md "Session bookkeeping without
+    /// allocations").
+    private let sessionTimeoutMillis: Int?
+    private var sessionTimer: Scheduled<Void>?
+    private var sessionTimerGeneration = 0
     private lazy var drainWatch = DrainWatch(limitMillis: manager.settings.maxUndrainedMillis)
 
     /// `maxMessageBytes`: the most a frame, or a message over its fragments, may carry (close
     /// 1009 beyond).
     init(
         manager: SessionManager, version: TLCPVersion, clientIP: String?, headers: UpgradeHeaders, logger: Logger,
-        maxMessageBytes: Int
+        maxMessageBytes: Int, sessionTimeoutMillis: Int? = nil
     ) {
+        self.sessionTimeoutMillis = sessionTimeoutMillis
         self.parser = WebSocketFrameParser(maxFrameBytes: maxMessageBytes)
         self.inbound = WebSocketInbound(maxMessageBytes: maxMessageBytes)
         self.manager = manager
@@ -81,6 +90,38 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         }
         outbound = WebSocketOutbound(connectionID: connectionID, queue: queue)
         manager.metrics.update { $0.connectionsOpen += 1 }
+        armSessionTimer(context: context)
+    }
+
+    /// (Re)starts the wait for a session on this WebSocket.
+    private func armSessionTimer(context: ChannelHandlerContext) {
+        guard let millis = sessionTimeoutMillis else { return }
+        sessionTimer?.cancel()
+        sessionTimerGeneration &+= 1
+        let generation = sessionTimerGeneration
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let delay = TimeAmount.nanoseconds(Saturating.nanoseconds(millis: Int64(millis)))
+        sessionTimer = context.eventLoop.scheduleTask(in: delay) {
+            let (handler, context) = loopBound.value
+            handler.sessionTimerFired(generation: generation, context: context)
+        }
+    }
+
+    private func disarmSessionTimer() {
+        sessionTimer?.cancel()
+        sessionTimer = nil
+    }
+
+    private func sessionTimerFired(generation: Int, context: ChannelHandlerContext) {
+        guard generation == sessionTimerGeneration, !sessionObserver.bound else { return }
+        sessionTimer = nil
+        logger.debug(
+            "closing a connection",
+            metadata: [
+                "reason": "\(ConnectionPhases.Reason.webSocketSessionTimeout.rawValue)",
+                "remote": "\(context.channel.remoteAddress?.description ?? "?")",
+            ])
+        context.close(promise: nil)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -106,6 +147,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         drainWatch.cancel()
+        disarmSessionTimer()
         manager.metrics.update { $0.connectionsOpen -= 1 }
         var ids: [String] = []
         if case .bound(let s) = stream { ids.append(s) }
@@ -144,7 +186,11 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     private func writeText(_ text: String, context: ChannelHandlerContext) {
         guard !closing else { return }
         let frame = WebSocketTextFrame(text, allocator: context.channel.allocator)
-        sessionObserver?.textWritten(frame.payload)
+        switch sessionObserver.textWritten(frame.payload) {
+        case .bound?: disarmSessionTimer()
+        case .unbound?: armSessionTimer(context: context)
+        case nil: break
+        }
         context.write(wrapOutboundOut(frame.bytes), promise: nil)
     }
 
