@@ -7,8 +7,9 @@ import TLCP
 
 /// The per-phase timeouts of a connection (`ConnectionPhases`): sits right after TLS (or first),
 /// sees every byte before the HTTP decoder, and closes the connection when the phase it is in
-/// lasts too long or a request head grows too large. `HTTPPhaseObserver` and
-/// `WebSocketSessionObserver` tell it where requests, responses and sessions are.
+/// lasts too long or a request head grows too large. `HTTPPhaseObserver` tells it where
+/// requests and responses are. A WebSocket upgrade removes it: the TLCP WebSocket handler times
+/// the wait for a session from there on.
 final class ConnectionTimeoutHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer

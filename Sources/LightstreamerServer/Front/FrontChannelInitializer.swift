@@ -8,10 +8,10 @@ import TLCP
 /// Builds the pipeline of an accepted connection (once admitted by the `ConnectionLimiter`):
 /// optional TLS, the per-phase timeouts (`ConnectionTimeoutHandler`), HTTP/1.1 with
 /// `HTTPPhaseObserver` and `RequestGate` (Origin, `/metrics`) in front of the TLCP HTTP handler,
-/// and the upgrade to WebSocket at `<prefix>/lightstreamer` with TLCP subprotocol negotiation,
-/// after which the TLCP WebSocket handler takes NIO's decoded frames (it checks RFC 6455's
-/// rules with a `WebSocketInbound`) and reports bound sessions to the timeouts through a
-/// `WebSocketSessionObserver`.
+/// and the upgrade to WebSocket at `<prefix>/lightstreamer` with TLCP subprotocol negotiation.
+/// After the upgrade the pipeline holds the TLCP WebSocket handler alone: it cuts the bytes
+/// into frames (`WebSocketFrameParser`), checks RFC 6455's rules (`WebSocketInbound`) and times
+/// the wait for a session (`WebSocketSessionObserver`); the per-phase timeouts leave then.
 struct FrontChannelInitializer: Sendable {
     let manager: SessionManager
     /// The server's own pages and the admin API (`WebFront`).

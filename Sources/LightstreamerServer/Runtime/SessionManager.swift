@@ -92,8 +92,7 @@ public final class SessionManager: Sendable {
             return c
         }
         var rng = SystemRandomNumberGenerator()
-        let random = String(rng.next() & 0xFFFF_FFFF_FFFF, radix: 16)
-        return "S" + random + "M" + String(n, radix: 16)
+        return SessionIdFormat.make(random: rng.next(), counter: n)
     }
 
     /// Creates a session and binds its first stream on `connection`. On refusal nothing was
