@@ -2,9 +2,10 @@ import TLCP
 
 /// Where a connection is in its life, and which timeout applies there: the state machine behind
 /// `ConnectionTimeoutHandler`, without I/O. Each event returns what to do with the one timer of
-/// the connection. Connections that carry a session (an HTTP response in progress, streams
-/// included, or a WebSocket once a session was bound on it) have no timeout here: sessions have
-/// their own keepalives and timeouts.
+/// the connection. A response in progress (streams included) has no timeout here: sessions have
+/// their own keepalives and timeouts. The machine's work ends at a WebSocket upgrade, which
+/// removes its handler; the TLCP WebSocket handler then times the wait for a session
+/// (`Limits.webSocketSessionMillis`, `WebSocketSessionObserver`).
 struct ConnectionPhases {
     struct Limits: Sendable, Equatable {
         var tlsHandshakeMillis: Int
@@ -25,9 +26,6 @@ struct ConnectionPhases {
         case readingBody
         /// The request is in; its response (perhaps a stream) is going out.
         case responding
-        /// Upgraded: the TLCP WebSocket handler runs the WebSocket's session timeout (this
-        /// state machine's handler has left the pipeline).
-        case webSocket
     }
 
     enum Reason: String, Equatable {
@@ -35,6 +33,8 @@ struct ConnectionPhases {
         case requestHeadTimeout = "request head timeout"
         case requestBodyTimeout = "request body timeout"
         case idleTimeout = "idle connection timeout"
+        /// Logged by the TLCP WebSocket handler, which times the wait for a session once the
+        /// upgrade has taken this machine's handler out of the pipeline.
         case webSocketSessionTimeout = "no session request on the WebSocket"
         case requestHeadTooLarge = "request head too large"
     }
@@ -110,12 +110,6 @@ struct ConnectionPhases {
         return arm(limits.idleMillis)
     }
 
-    /// The connection became a WebSocket: no timeout of this machine's applies any more.
-    mutating func upgraded() -> Action {
-        phase = .webSocket
-        return .disarm
-    }
-
     mutating func timerFired(generation fired: Int) -> Action {
         guard fired == generation else { return .none }
         switch phase {
@@ -123,7 +117,7 @@ struct ConnectionPhases {
         case .awaitingRequest(let first): return .close(first ? .requestHeadTimeout : .idleTimeout)
         case .readingHead: return .close(.requestHeadTimeout)
         case .readingBody: return .close(.requestBodyTimeout)
-        case .responding, .webSocket: return .none
+        case .responding: return .none
         }
     }
 

@@ -2,7 +2,6 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOTLS
-import NIOWebSocket
 import TLCP
 
 /// The per-phase timeouts of a connection (`ConnectionPhases`): sits right after TLS (or first),
@@ -73,7 +72,6 @@ final class ConnectionTimeoutHandler: ChannelInboundHandler, RemovableChannelHan
     func headReceived() { apply(phases.headReceived()) }
     func requestEnded() { apply(phases.requestEnded()) }
     func responseEnded() { apply(phases.responseEnded()) }
-    func upgraded() { apply(phases.upgraded()) }
 
     private func apply(_ action: ConnectionPhases.Action) {
         guard let context else { return }
@@ -142,70 +140,3 @@ final class HTTPPhaseObserver: ChannelDuplexHandler, RemovableChannelHandler {
 
 @available(*, unavailable)
 extension HTTPPhaseObserver: Sendable {}
-
-/// Finds when a session is bound on a WebSocket (the server's `CONOK`, which answers both
-/// `create_session` and `bind_session`, goes out) and when it no longer is (`LOOP` or `END`),
-/// for the WebSocket's session timeout (`ConnectionPhases.Limits.webSocketSessionMillis`),
-/// which `WebSocketTLCPHandler` runs once the upgrade has taken `ConnectionTimeoutHandler` out
-/// of the pipeline. A text frame may carry several lines: before a session, every line is
-/// looked at (few, short frames); with one, only the last line of each frame, as nothing
-/// follows `LOOP` or `END` on a stream, so the frames of updates cost a look at their tail.
-///
-/// A value inside the handler, told of each text frame it writes: as a pipeline handler,
-/// every hop would cost each write a few retains.
-struct WebSocketSessionObserver {
-    enum Change: Equatable {
-        /// A session is now bound: no timeout.
-        case bound
-        /// The session ended or asked to be rebound: the timeout starts again.
-        case unbound
-    }
-
-    private(set) var bound = false
-    private static let conok = Array("CONOK,".utf8)
-    private static let loop = Array("LOOP,".utf8)
-    private static let end = Array("END,".utf8)
-
-    /// A text frame with `bytes` is being written; returns the change it makes, if any. A frame
-    /// that binds a session and ends it too (`CONOK` … `LOOP`) counts as `unbound`.
-    mutating func textWritten(_ bytes: ByteBufferView) -> Change? {
-        var change: Change?
-        if !bound, Self.someLine(of: bytes, startsWith: Self.conok) {
-            bound = true
-            change = .bound
-        }
-        if bound {
-            let last = Self.lastLine(of: bytes)
-            if last.starts(with: Self.loop) || last.starts(with: Self.end) {
-                bound = false
-                change = .unbound
-            }
-        }
-        return change
-    }
-}
-
-extension WebSocketSessionObserver {
-    static func someLine(of bytes: ByteBufferView, startsWith prefix: [UInt8]) -> Bool {
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            if bytes[index...].starts(with: prefix) { return true }
-            guard let lf = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) else { return false }
-            index = bytes.index(after: lf)
-        }
-        return false
-    }
-
-    /// The last line of `bytes`, its line end (and a final line end) left out.
-    static func lastLine(of bytes: ByteBufferView) -> ByteBufferView {
-        var end = bytes.endIndex
-        while end > bytes.startIndex,
-            bytes[bytes.index(before: end)] == UInt8(ascii: "\n") || bytes[bytes.index(before: end)] == UInt8(ascii: "\r")
-        {
-            end = bytes.index(before: end)
-        }
-        let body = bytes[bytes.startIndex..<end]
-        guard let lf = body.lastIndex(of: UInt8(ascii: "\n")) else { return body }
-        return body[body.index(after: lf)...]
-    }
-}

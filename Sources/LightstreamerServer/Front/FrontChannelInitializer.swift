@@ -122,7 +122,6 @@ struct FrontChannelInitializer: Sendable {
                     // bound within `webSocketSessionMillis`, see `WebSocketSessionObserver`).
                     let sync = channel.pipeline.syncOperations
                     let timeouts = try sync.context(handlerType: ConnectionTimeoutHandler.self)
-                    (timeouts.handler as? ConnectionTimeoutHandler)?.upgraded()
                     sync.removeHandler(context: timeouts, promise: nil)
                     try sync.addHandler(handler)
                 }

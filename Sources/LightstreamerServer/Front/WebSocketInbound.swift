@@ -5,10 +5,11 @@ import NIOWebSocket
 /// takes each frame `WebSocketFrameParser` cut and says what it amounts to (a whole message, a
 /// control frame to answer, or a violation that fails the connection, §7.1.7). The TLCP
 /// WebSocket handler owns one per connection and does the I/O; the parser checks the frame
-/// size limit and control frames' headers before their payload arrives. One value inside the handler rather than four channel handlers
-/// (checks, NIO's fragment aggregator, text check, NIO's error handler) saves an idle
-/// connection four handlers and their pipeline contexts (BENCHMARKS.md, "One handler for a
-/// WebSocket's inbound rules").
+/// size limit and control frames' headers before their payload arrives, and this machine checks
+/// them again on whole frames, so that it keeps every rule on its own (`WebSocketInboundTests`).
+/// One value inside the handler rather than four channel handlers (checks, NIO's fragment
+/// aggregator, text check, NIO's error handler) saves an idle connection four handlers and
+/// their pipeline contexts (BENCHMARKS.md, "One handler for a WebSocket's inbound rules").
 ///
 /// Violations and their close codes:
 /// - 1002 (protocol error): an unmasked frame (§5.1, §5.3); a reserved bit set, as no extension
@@ -101,8 +102,7 @@ struct WebSocketInbound {
         return .fail(code)
     }
 
-    /// Fails the connection for a reason found elsewhere (the decoder's errors): nothing
-    /// more counts.
+    /// Fails the connection for a reason found elsewhere (the parser's): nothing more counts.
     mutating func fail() {
         failed = true
         partial = nil
