@@ -78,7 +78,7 @@ extension ServerSession {
                     }
                 }
             case .armTimer(let timer, let at):
-                s.timers.cancel(timer)
+                // Recording the new arming cancels the previous one (`SessionTimers`).
                 let generation = s.timers.nextGeneration()
                 // The timers every bound stream keeps armed (a PROBE's, and SYNC's unless the
                 // client turned it off) go on the loop's wheel: no scheduled task of their own
