@@ -53,20 +53,112 @@ import Testing
         #expect(DeliveryPump(eventLoop: loop, delayMillis: -5).delayMillis == 0)
     }
 
+    /// One post, however large, is the loop's to hand over; a post that finds more than
+    /// `mailboxLimit` events still waiting from earlier ones tells the producer to hand over.
     @Test func aFullMailboxIsHandedOverByTheProducer() {
         let loop = EmbeddedEventLoop()
         let pump = DeliveryPump(eventLoop: loop, delayMillis: 0)
         let sink = QueuedRecordingSink(queue: pump)
-        #expect(!pump.post(Self.events(0..<DeliveryPump.mailboxLimit, to: sink)))
+        let limit = DeliveryPump.mailboxLimit
+        #expect(!pump.post(Self.events(0..<(limit + 1), to: sink)), "one post past the limit waits for the loop")
         #expect(sink.rows.isEmpty, "up to the limit, events wait for the loop")
-        let full = pump.post(Self.events(DeliveryPump.mailboxLimit..<(DeliveryPump.mailboxLimit + 1), to: sink))
-        #expect(full, "past the limit the producer is told to hand over")
+        let full = pump.post(Self.events((limit + 1)..<(limit + 2), to: sink))
+        #expect(full, "a post behind more than the limit tells the producer to hand over")
         pump.flush()
         // The loop never ran: the producer's flush delivered everything, in order.
-        #expect(sink.rows.count == DeliveryPump.mailboxLimit + 1)
-        #expect(sink.rows.first == ["0"] && sink.rows.last == ["\(DeliveryPump.mailboxLimit)"])
+        #expect(sink.rows.count == limit + 2)
+        #expect(sink.rows.first == ["0"] && sink.rows.last == ["\(limit + 1)"])
         loop.run()
-        #expect(sink.rows.count == DeliveryPump.mailboxLimit + 1, "nothing delivered twice")
+        #expect(sink.rows.count == limit + 2, "nothing delivered twice")
+    }
+
+    /// Records the `handleNow` of each run it is handed.
+    final class FlagSink: QueuedTableSink, @unchecked Sendable {
+        let queue: any TableEventQueue
+        private let flags = NIOLockedValueBox<[Bool]>([])
+        init(queue: any TableEventQueue) { self.queue = queue }
+        func deliver(_ event: TableEvent) {}
+        func deliver(_ event: TableEvent, shared: SharedUpdateEncoding?) {}
+        func deliver(run: inout [QueuedTableEvent], handleNow: Bool) {
+            flags.withLockedValue { $0.append(handleNow) }
+            run.removeAll(keepingCapacity: true)
+        }
+        var seen: [Bool] { flags.withLockedValue { $0 } }
+    }
+
+    /// The loop lets sessions handle a run at once only when it keeps up (a single post in
+    /// hand); the producer's hand-over never does.
+    @Test func onlyTheLoopKeepingUpLetsSessionsHandleRunsNow() {
+        let loop = EmbeddedEventLoop()
+        let pump = DeliveryPump(eventLoop: loop, delayMillis: 0)
+        let sink = FlagSink(queue: pump)
+        _ = pump.post(Self.events(0..<2, to: sink))
+        loop.run()
+        #expect(sink.seen == [true], "one post: handled now")
+        _ = pump.post(Self.events(0..<2, to: sink))
+        _ = pump.post(Self.events(2..<4, to: sink))
+        loop.run()
+        #expect(sink.seen == [true, false], "two posts waiting: the loop fell behind")
+        _ = pump.post(Self.events(0..<1, to: sink))
+        pump.flush()
+        #expect(sink.seen == [true, false, false], "the producer's hand-over")
+    }
+
+    /// Up to the limit waiting, posts are not full whatever their size.
+    @Test func postsBehindLessThanTheLimitAreNotFull() {
+        let loop = EmbeddedEventLoop()
+        let pump = DeliveryPump(eventLoop: loop, delayMillis: 0)
+        let sink = QueuedRecordingSink(queue: pump)
+        let limit = DeliveryPump.mailboxLimit
+        #expect(!pump.post(Self.events(0..<limit, to: sink)))
+        #expect(!pump.post(Self.events(limit..<(3 * limit), to: sink)), "exactly the limit waited")
+        #expect(pump.post(Self.events((3 * limit)..<(3 * limit + 1), to: sink)))
+        loop.run()
+        #expect(sink.rows.count == 3 * limit + 1)
+    }
+}
+
+/// `PostedEvents.handOver(until:)`: a hand-over stops between two sinks' runs once its
+/// deadline has passed, and what it leaves goes on later in order, each event once.
+@Suite struct PostedEventsDeadlineTests {
+    @Test func aPassedDeadlineStopsBetweenRunsAndTheRestFollowsInOrder() {
+        let loop = EmbeddedEventLoop()
+        let pump = DeliveryPump(eventLoop: loop, delayMillis: 0)
+        let sinks = (0..<100).map { _ in QueuedRecordingSink(queue: pump) }
+        var posted = PostedEvents()
+        // Three posts; each sink gets runs of 1 to 3 events in each.
+        var expected: [ObjectIdentifier: [[String?]]] = [:]
+        var serial = 0
+        for post in 0..<3 {
+            var events: [QueuedTableEvent] = []
+            for (k, sink) in sinks.enumerated() {
+                for _ in 0..<(1 + (k + post) % 3) {
+                    events += DeliveryPumpTests.events(serial..<(serial + 1), to: sink)
+                    expected[ObjectIdentifier(sink), default: []].append(["\(serial)"])
+                    serial += 1
+                }
+            }
+            posted.append(events)
+        }
+        let total = posted.count
+        var rounds = 0
+        var later = PostedEvents()
+        while !posted.isEmpty {
+            rounds += 1
+            let before = posted.count
+            // A deadline already passed: one clock reading's worth of runs each time.
+            let finished = posted.handOver(until: 0)
+            #expect(finished == posted.isEmpty)
+            #expect(posted.count < before, "each hand-over makes progress")
+            // What was left goes back in front of what came since.
+            later.prepend(posted)
+            posted = later
+            later = PostedEvents()
+        }
+        #expect(rounds > 2, "the deadline stopped the hand-over (\(rounds) rounds for \(total) events)")
+        for sink in sinks {
+            #expect(sink.rows == expected[ObjectIdentifier(sink)], "each sink got its events once, in order")
+        }
     }
 }
 

@@ -63,7 +63,7 @@ import Testing
         func deliver(_ event: TableEvent, shared: SharedUpdateEncoding?) {
             if case .update(_, let values, _) = event { log.runs.append(["\(name)\(values[0] ?? "")"]) }
         }
-        func deliver(run: inout [QueuedTableEvent]) {
+        func deliver(run: inout [QueuedTableEvent], handleNow: Bool) {
             var names: [String] = []
             run.moveOutInOrder { e in
                 if case .update(_, let values, _) = e.event { names.append("\(name)\(values[0] ?? "")") }

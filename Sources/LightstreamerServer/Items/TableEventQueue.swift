@@ -1,3 +1,5 @@
+import NIOCore
+
 /// A queue shared by many sinks (the server's sessions of one event loop) that takes events
 /// in groups: the engine hands it all the events of one drain round for its sinks in one call,
 /// so that fanning one update out to N sessions costs a lock per queue rather than per session.
@@ -17,12 +19,14 @@ protocol TableEventQueue: AnyObject, Sendable {
 protocol QueuedTableSink: SharedEncodingTableSink {
     var queue: any TableEventQueue { get }
     /// Takes consecutive events of this sink at once, in order, and empties `run` (keeping
-    /// its capacity). Default: one by one (`QueuedTableEvent.deliver()`).
-    func deliver(run: inout [QueuedTableEvent])
+    /// its capacity). Default: one by one (`QueuedTableEvent.deliver()`). `handleNow`: the
+    /// hand-over runs on the sinks' event loop and the loop keeps up (it took a single post),
+    /// so the sink may handle the run at once rather than queue it.
+    func deliver(run: inout [QueuedTableEvent], handleNow: Bool)
 }
 
 extension QueuedTableSink {
-    func deliver(run: inout [QueuedTableEvent]) {
+    func deliver(run: inout [QueuedTableEvent], handleNow: Bool) {
         run.moveOutInOrder { $0.deliver() }
     }
 }
@@ -49,6 +53,8 @@ struct PostedEvents: Sendable {
     private var run: [QueuedTableEvent] = []
 
     var isEmpty: Bool { count == 0 }
+    /// The posts held (the arrays appended).
+    var postCount: Int { batches.count }
 
     mutating func append(_ events: [QueuedTableEvent]) {
         guard !events.isEmpty else { return }
@@ -61,22 +67,66 @@ struct PostedEvents: Sendable {
     /// Consecutive events of one sink go to it together (`QueuedTableSink.deliver(run:)`): a
     /// session takes its inbox's lock once for them rather than once per event. A Data
     /// Adapter batch posts each table's events together (`QueuedPosts.grouped`).
-    mutating func handOver() {
+    ///
+    /// `handleNow` is passed on to the sinks (`QueuedTableSink.deliver(run:handleNow:)`).
+    ///
+    /// With a `deadline` (uptime nanoseconds), it stops between two sinks' runs once the
+    /// deadline has passed (looked at every `runsPerClockRead` runs) and returns false: what
+    /// is left stays here, in order. A sink may do a session's whole batch in `deliver(run:)`
+    /// (`ServerSession.enqueueTableEvents`), so a hand-over can last as long as the sessions'
+    /// batches, which a loop runs a slice at a time (`DeliveryPump`).
+    @discardableResult
+    mutating func handOver(until deadline: UInt64? = nil, handleNow: Bool = false) -> Bool {
         var sink: (any QueuedTableSink)?
-        // Moved out: each event's sink, row and encoding go on to the session's inbox
-        // without a retain.
+        var runs = 0
         for b in batches.indices {
-            batches[b].moveOutInOrder { event in
+            // Out of the array while it is emptied: popping from an array inside an array
+            // checked the uniqueness of both for every event.
+            var events: [QueuedTableEvent] = []
+            swap(&events, &batches[b])
+            events.reverseInPlace()
+            // Moved out: each event's sink, row and encoding go on to the session without a
+            // retain.
+            while let event = events.popLast() {
                 if let current = sink, current !== event.sink {
-                    current.deliver(run: &run)
+                    current.deliver(run: &run, handleNow: handleNow)
                     sink = nil
+                    runs &+= 1
+                    if let deadline, runs % Self.runsPerClockRead == 0, NIODeadline.now().uptimeNanoseconds >= deadline {
+                        events.append(event)
+                        events.reverseInPlace()
+                        swap(&events, &batches[b])
+                        keep(from: b)
+                        return false
+                    }
                 }
                 if sink == nil { sink = event.sink }
-                run.append(event)
+                run.append(consume event)
             }
         }
-        if let sink { sink.deliver(run: &run) }
+        if let sink { sink.deliver(run: &run, handleNow: handleNow) }
         batches.removeAll(keepingCapacity: true)
         count = 0
+        return true
+    }
+
+    /// Runs handed over between two readings of the clock in `handOver(until:)`.
+    static let runsPerClockRead = 16
+
+    /// Drops the batches before `first` (all handed over).
+    private mutating func keep(from first: Int) {
+        batches.removeFirst(first)
+        count = batches.reduce(0) { $0 + $1.count }
+    }
+
+    /// Puts `earlier`'s events before these (what a hand-over left, back in front of what
+    /// was posted since).
+    mutating func prepend(_ earlier: consuming PostedEvents) {
+        guard !earlier.isEmpty else { return }
+        let count = earlier.count
+        var batches = earlier.batches
+        batches.append(contentsOf: self.batches)
+        self.batches = batches
+        self.count += count
     }
 }

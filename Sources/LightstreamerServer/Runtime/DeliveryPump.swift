@@ -13,17 +13,23 @@ import Darwin
 /// loop in one call (`TableEventQueue.post`): fanning an update out to N sessions costs the
 /// producer one lock per loop, and an append per session into one contiguous array, instead
 /// of a lock and a write into each session's inbox (whose cache lines the loop's thread then
-/// pulls back). The loop hands the events to the sessions' inboxes (`SessionInbox`, where
-/// MERGE updates conflate when a session is behind) at the start of each run. When more than
-/// `mailboxLimit` events wait, the producer hands them over itself (`post` says so, and the
-/// engine calls `flush` once it unlocked): the loop is far behind,
-/// and the producer slows down instead of the mailbox growing (a session's inbox has its own
-/// bound, past which its batch runs on the caller's thread, see `ServerSession`).
+/// pulls back). The loop hands the events over at the start of each run: a session with
+/// nothing waiting in its inbox handles them at once (its batch runs inside the hand-over,
+/// `ServerSession.enqueueTableEvents`); otherwise they wait in its inbox (`SessionInbox`,
+/// where MERGE updates conflate when a session is behind). When a post finds more than
+/// `mailboxLimit` events still waiting from earlier posts, the producer hands them over itself
+/// (`post` says so, and the engine calls `flush` once it unlocked), into the inboxes: the loop
+/// is far behind, and the producer slows down instead of the mailbox growing. The mailbox
+/// holds at most the limit plus one post (the engine posts at most some 20 K events at once,
+/// `ItemEngine.eventsPerDrain`); a session's inbox has its own bound, past which its batch
+/// runs on the caller's thread (see `ServerSession`).
 ///
 /// **Batches.** Sessions with a batch waiting add themselves (`add`); the pump runs their
 /// batches (`ServerSession.drainInbox`) as one task. A run hands the mailbox over for up to
-/// `sliceNanos`, runs batches for up to `sliceNanos` after each hand-over, and stops after two
-/// slices in all (see `handOverIfFree` for why the hand-over has a deadline). NIO runs queued
+/// `sliceNanos` (stopping between two sessions' runs, `PostedEvents.handOver(until:)`, the
+/// rest going back in front of the mailbox), runs batches for up to `sliceNanos` after each
+/// hand-over, and stops after two slices in all (see `handOverIfFree` for why the hand-over
+/// has a deadline). NIO runs queued
 /// tasks until none are left before it polls its sockets again:
 /// if every session scheduled its own task, a producer faster than the loop would keep the
 /// queue from ever emptying and the loop would stop accepting connections and reading
@@ -39,7 +45,9 @@ final class DeliveryPump: TableEventQueue {
     static let sliceNanos: UInt64 = 2_000_000
     /// Between two slices, while the loop polls its sockets (see above).
     static let gap = TimeAmount.microseconds(250)
-    /// Events the mailbox holds before the producer hands them over itself. Under overload the
+    /// Events waiting in the mailbox past which a post makes the producer hand them over
+    /// itself (until 2026-11-28 the count included the post itself, so that every tick of
+    /// 10,000 events at 1,000 sessions was "full"). Under overload the
     /// producer then does part of the hand-over on its own thread while the loop runs batches.
     /// With the hand-over's deadline, 8,000 sessions at 800 K updates/s got 34 % of them at p99
     /// 1.26 s with 16,384, 36 % at 0.94 s with 8,192, and 52–60 % at 0.69–0.75 s with 4,096
@@ -73,9 +81,13 @@ final class DeliveryPump: TableEventQueue {
     func post(_ events: [QueuedTableEvent]) -> Bool {
         guard !events.isEmpty else { return false }
         let (schedule, full) = state.withLockedValue { s -> (Bool, Bool) in
+            // Full when what waited already passed the limit: one post, however large (the
+            // engine posts at most some 20 K events at a time, `ItemEngine.eventsPerDrain`),
+            // is the loop's to hand over, straight to its sessions; the producer hands over
+            // itself only when the loop has not even taken the posts before.
+            let full = s.mailbox.count > Self.mailboxLimit
             s.mailbox.append(events)
             s.posted &+= events.count
-            let full = s.mailbox.count > Self.mailboxLimit
             if s.scheduled { return (false, full) }
             s.scheduled = true
             return (true, full)
@@ -104,9 +116,11 @@ final class DeliveryPump: TableEventQueue {
     /// ever, no session would run its batch or write, and the mailbox would never fill up to
     /// slow the producer down. Under twice the load the machine carries, that starved the
     /// sessions: 8,000 sessions got 9–19 % of the offered updates, at p99 3.5–6.9 s
-    /// (BENCHMARKS.md, "Overload at twice the capacity"). While the loop keeps up, it still
-    /// hands over everything before running batches, so that a session's updates of one
-    /// producer burst go out in one write.
+    /// (BENCHMARKS.md, "Overload at twice the capacity"). The deadline is looked at between
+    /// sessions' runs too, not only between posts: sessions with nothing waiting run their
+    /// batch inside the hand-over, and one post holds a whole tick of the load test. A post's
+    /// events of one session are together (`QueuedPosts.grouped`), so that session's updates
+    /// of one producer burst still go out in one write.
     @discardableResult
     private func handOverIfFree(until deadline: UInt64?) -> Bool {
         var events = state.withLockedValue { s -> PostedEvents? in
@@ -118,12 +132,23 @@ final class DeliveryPump: TableEventQueue {
         while var batch = events, !batch.isEmpty {
             events = nil
             let count = batch.count
-            batch.handOver()
-            let emptied = batch
+            // The loop (a deadline) with a single post in hand keeps up: its sessions with
+            // nothing waiting run their batch now. Several posts mean it fell behind: the
+            // events go to the inboxes, where each session's events of all of them make one
+            // batch and one write (handled at once, a tick split into several posts, as at
+            // 5,000 sessions, made a write per post: 48 K writes per second instead of 31 K,
+            // BENCHMARKS.md, "Batches handled during the hand-over").
+            let finished = batch.handOver(until: deadline, handleNow: deadline != nil && batch.postCount == 1)
+            let left = batch
             events = state.withLockedValue { s -> PostedEvents? in
-                s.handedOver &+= count
-                s.spare = emptied
-                if s.mailbox.isEmpty || Self.hasPassed(deadline) {
+                s.handedOver &+= count &- left.count
+                if finished {
+                    s.spare = left
+                } else {
+                    // Stopped at the deadline: the rest goes first next time.
+                    s.mailbox.prepend(left)
+                }
+                if !finished || s.mailbox.isEmpty || Self.hasPassed(deadline) {
                     s.handingOver = false
                     return nil
                 }

@@ -9,7 +9,8 @@ import TLCP
 ///
 /// What runs: a Data Adapter update enters the real `ItemEngine` (projection, shared encodings,
 /// the delivery gate, posts grouped by queue); the posts are handed to the sessions' real
-/// `SessionInbox`es as a loop's `DeliveryPump` does; each session's batch runs through its real
+/// `SessionInbox`es as a loop's `DeliveryPump` does (straight to the machine when the inbox is
+/// empty, as on the session's loop); each session's batch runs through its real
 /// `SessionStateMachine` (the `U` lines, the recovery log, the output). What does not: the
 /// pump's and the sessions' locks, the outbound queue, NIO's write path and the kernel.
 @_spi(Benchmarks)
@@ -56,7 +57,9 @@ public final class FanOutBench: @unchecked Sendable {
             for item in itemNames { feed.update(item: item, ts: ts) }
         }
         var posted = queue.take()
-        posted.handOver()
+        for session in sessions { session.now = now }
+        // As the loop's hand-over of a single post.
+        posted.handOver(handleNow: true)
         var lines = 0
         for session in sessions { lines += session.runBatch(now: now) }
         return lines
@@ -99,9 +102,14 @@ private final class BenchQueue: TableEventQueue, @unchecked Sendable {
 private final class BenchSession: @unchecked Sendable {
     @exclusivity(unchecked) var machine: SessionStateMachine
     let inbox = NIOLockedValueBox(SessionInbox())
+    /// The tick's time, and the `U` lines written straight from the hand-over since the last
+    /// `runBatch`.
+    @exclusivity(unchecked) var now: Int64
+    @exclusivity(unchecked) var lines = 0
     private(set) var sink: BenchSink!
 
     init(index: Int, items: Int, settings: SessionSettings, now: Int64, queue: BenchQueue) {
+        self.now = now
         let connection = ConnectionID(UInt64(index + 1))
         machine = SessionStateMachine(
             sessionId: "S\(index)", version: .v2_5, create: CreateSessionRequest(), connection: connection,
@@ -115,9 +123,10 @@ private final class BenchSession: @unchecked Sendable {
 
     /// Runs the waiting batch; returns the `U` lines written.
     func runBatch(now: Int64) -> Int {
+        var lines = self.lines
+        self.lines = 0
         let events = inbox.withLockedValue { $0.take() }
-        guard !events.isEmpty else { return 0 }
-        var lines = 0
+        guard !events.isEmpty else { return lines }
         for action in machine.tableEvents(events, now: now) {
             if case .write(_, _, let updates) = action { lines += updates }
         }
@@ -136,12 +145,22 @@ private final class BenchSink: QueuedTableSink, @unchecked Sendable {
 
     func deliver(_ event: TableEvent) { deliver(event, shared: nil) }
 
-    /// As `ServerSession.enqueueTableEvents`: a run of events, one lock round.
-    func deliver(run: inout [QueuedTableEvent]) {
-        run.reverseInPlace()
-        session.inbox.withLockedValue { box in
-            while let event = run.popLast() { _ = event.move(into: &box, subscriptionId: 1, mergeable: true) }
+    /// As `ServerSession.enqueueTableEvents` on the session's loop with an empty inbox: the
+    /// run straight to the machine (the inbox's lock checked once, as there).
+    func deliver(run: inout [QueuedTableEvent], handleNow: Bool) {
+        guard handleNow, session.inbox.withLockedValue({ $0.count == 0 }) else {
+            run.reverseInPlace()
+            session.inbox.withLockedValue { box in
+                while let event = run.popLast() { _ = event.move(into: &box, subscriptionId: 1, mergeable: true) }
+            }
+            return
         }
+        var lost = 0
+        session.lines += session.machine.tableEvents(subscriptionId: 1, run: &run, lost: &lost, now: session.now)
+            .reduce(0) { n, action in
+                if case .write(_, _, let updates) = action { return n + updates }
+                return n
+            }
     }
 
     func deliver(_ event: consuming TableEvent, shared: consuming SharedUpdateEncoding?) {

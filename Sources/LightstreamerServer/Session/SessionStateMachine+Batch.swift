@@ -51,6 +51,44 @@ extension SessionStateMachine {
 }
 
 extension SessionStateMachine {
+    /// `tableEvents(_:now:)` for consecutive events of one subscription, as the engine queued
+    /// them (`QueuedTableEvent`), moved out of `run`, which is left empty with its capacity:
+    /// the session's loop hands them straight over when nothing waits in the session's inbox
+    /// (`ServerSession.enqueueTableEvents`), without a round through it.
+    /// Adds to `lost` the updates the events report lost (`OV`).
+    mutating func tableEvents(
+        subscriptionId id: Int, run: inout [QueuedTableEvent], lost: inout Int, now: Int64
+    ) -> [Action] {
+        guard !isClosed, let index = tables.index(forKey: id) else {
+            run.removeAll(keepingCapacity: true)
+            return []
+        }
+        inBatch = true
+        run.moveOutInOrder { queued in
+            guard !isClosed else { return }
+            lost &+= queued.handle(by: &self, at: index, subscriptionId: id, now: now)
+        }
+        inBatch = false
+        pruneLog(now: now)
+        return output.take()
+    }
+}
+
+extension QueuedTableEvent {
+    /// Hands the event and its encoding on to `machine`, moved (see `Array.moveOutInOrder`);
+    /// returns the updates it reports lost (`OV`).
+    consuming func handle(
+        by machine: inout SessionStateMachine, at index: Dictionary<Int, SessionTable>.Index, subscriptionId id: Int,
+        now: Int64
+    ) -> Int {
+        var lost = 0
+        if case .overflow(_, let n) = event { lost = n }
+        machine.handleTableEvent(at: index, id, event, shared: shared, now: now)
+        return lost
+    }
+}
+
+extension SessionStateMachine {
     /// In-place access to one table (nil if there is none). Reading through `tables[id]?.x`
     /// copies the whole table first, which costs a retain and release per field on the
     /// per-update path, and makes the next write to its `rows` copy them.
