@@ -58,8 +58,9 @@ public final class FanOutBench: @unchecked Sendable {
         }
         var posted = queue.take()
         for session in sessions { session.now = now }
-        // As the loop's hand-over of a single post.
-        posted.handOver(handleNow: true)
+        // As the loop's hand-over (`DeliveryPump`): sessions handle their runs at once only
+        // when it holds a single post (a batched tick), else everything goes to the inboxes.
+        posted.handOver(handleNow: posted.postCount == 1)
         var lines = 0
         for session in sessions { lines += session.runBatch(now: now) }
         return lines
