@@ -138,8 +138,13 @@ public final class LightstreamerServer: Service, Sendable {
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             // Accept many connections per loop iteration (NIO's default is 4): when the loop is
-            // busy writing updates, iterations are long and new clients would wait.
-            .serverChannelOption(.maxMessagesPerRead, value: 256)
+            // busy writing updates, iterations are long and new clients would wait. More than
+            // the backlog, so that one readiness of the listening socket empties its queue: with
+            // 256, a loop at full load left connections queued that no later readiness reported,
+            // and stopped accepting (3 s with a full queue and not one accept4 call, the load
+            // tool's connects timing out past 4,200 sessions; BENCHMARKS.md, "Batches handled
+            // during the hand-over").
+            .serverChannelOption(.maxMessagesPerRead, value: 2048)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
