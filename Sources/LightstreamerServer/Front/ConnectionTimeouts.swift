@@ -83,22 +83,13 @@ final class ConnectionTimeoutHandler: ChannelInboundHandler, RemovableChannelHan
             timer = nil
         case .arm(let millis, let generation):
             timer?.cancel()
-            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            let delay = TimeAmount.nanoseconds(Saturating.nanoseconds(millis: Int64(millis)))
-            timer = context.eventLoop.scheduleTask(in: delay) {
-                let handler = loopBound.value
+            timer = context.scheduleTimeout(millis: millis, for: self) { handler, _ in
                 handler.apply(handler.phases.timerFired(generation: generation))
             }
         case .close(let reason):
             timer?.cancel()
             timer = nil
-            logger.debug(
-                "closing a connection",
-                metadata: [
-                    "reason": "\(reason.rawValue)",
-                    "remote": "\(context.channel.remoteAddress?.description ?? "?")",
-                ])
-            context.close(promise: nil)
+            context.closeForTimeout(reason, logger: logger)
         }
     }
 }

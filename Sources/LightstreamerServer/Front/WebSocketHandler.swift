@@ -99,10 +99,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         sessionTimer?.cancel()
         sessionTimerGeneration &+= 1
         let generation = sessionTimerGeneration
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        let delay = TimeAmount.nanoseconds(Saturating.nanoseconds(millis: Int64(millis)))
-        sessionTimer = context.eventLoop.scheduleTask(in: delay) {
-            let (handler, context) = loopBound.value
+        sessionTimer = context.scheduleTimeout(millis: millis, for: self) { handler, context in
             handler.sessionTimerFired(generation: generation, context: context)
         }
     }
@@ -115,13 +112,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     private func sessionTimerFired(generation: Int, context: ChannelHandlerContext) {
         guard generation == sessionTimerGeneration, !sessionObserver.bound else { return }
         sessionTimer = nil
-        logger.debug(
-            "closing a connection",
-            metadata: [
-                "reason": "\(ConnectionPhases.Reason.webSocketSessionTimeout.rawValue)",
-                "remote": "\(context.channel.remoteAddress?.description ?? "?")",
-            ])
-        context.close(promise: nil)
+        context.closeForTimeout(.webSocketSessionTimeout, logger: logger)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
