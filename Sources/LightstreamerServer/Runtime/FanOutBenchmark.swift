@@ -122,15 +122,20 @@ private final class BenchSession: @unchecked Sendable {
         sink = BenchSink(session: self, queue: queue)
     }
 
+    /// The `U` lines that `actions` write.
+    static func updatesWritten(_ actions: [SessionStateMachine.Action]) -> Int {
+        var lines = 0
+        for action in actions { if case .write(_, _, let updates) = action { lines += updates } }
+        return lines
+    }
+
     /// Runs the waiting batch; returns the `U` lines written.
     func runBatch(now: Int64) -> Int {
         var lines = self.lines
         self.lines = 0
         let events = inbox.withLockedValue { $0.take() }
         guard !events.isEmpty else { return lines }
-        for action in machine.tableEvents(events, now: now) {
-            if case .write(_, _, let updates) = action { lines += updates }
-        }
+        lines += Self.updatesWritten(machine.tableEvents(events, now: now))
         return lines
     }
 }
@@ -157,11 +162,8 @@ private final class BenchSink: QueuedTableSink, @unchecked Sendable {
             return
         }
         var lost = 0
-        session.lines += session.machine.tableEvents(subscriptionId: 1, run: &run, lost: &lost, now: session.now)
-            .reduce(0) { n, action in
-                if case .write(_, _, let updates) = action { return n + updates }
-                return n
-            }
+        session.lines += BenchSession.updatesWritten(
+            session.machine.tableEvents(subscriptionId: 1, run: &run, lost: &lost, now: session.now))
     }
 
     func deliver(_ event: consuming TableEvent, shared: consuming SharedUpdateEncoding?) {

@@ -259,9 +259,14 @@ extension QueuedTableEvent {
     /// Moves the event into `box` as subscription `id`'s; returns the updates it reports lost
     /// (`OV`), for the metrics.
     consuming func move(into box: inout SessionInbox, subscriptionId id: Int, mergeable: Bool) -> Int {
-        var lost = 0
-        if case .overflow(_, let n) = event { lost = n }
+        let lost = lostUpdates
         box.append(id, event, mergeable: mergeable, shared: shared)
         return lost
+    }
+
+    /// The updates the event reports lost (`OV`), else 0.
+    var lostUpdates: Int {
+        if case .overflow(_, let n) = event { return n }
+        return 0
     }
 }

@@ -81,8 +81,7 @@ extension QueuedTableEvent {
         by machine: inout SessionStateMachine, at index: Dictionary<Int, SessionTable>.Index, subscriptionId id: Int,
         now: Int64
     ) -> Int {
-        var lost = 0
-        if case .overflow(_, let n) = event { lost = n }
+        let lost = lostUpdates
         machine.handleTableEvent(at: index, id, event, shared: shared, now: now)
         return lost
     }
