@@ -6,6 +6,27 @@ import TLCP
 /// How long the MPN tests wait for an expected event.
 let mpnTestWaitSeconds: Int64 = 30
 
+/// The time one test's waits share. A wait that runs out marks the test failed, and every
+/// later wait of that test returns at once: a broken script then fails in 30 s, not in 30 s
+/// per remaining step.
+final class MPNWaitBudget: @unchecked Sendable {
+    private let lock = NSLock()
+    private var exhausted = false
+
+    /// Polls `condition` every 10 ms until it holds or the budget is gone; false then.
+    func wait(until condition: () -> Bool) async -> Bool {
+        if condition() { return true }
+        if lock.withLock({ exhausted }) { return false }
+        let deadline = ContinuousClock.now + .seconds(mpnTestWaitSeconds)
+        while ContinuousClock.now < deadline {
+            try? await Task.sleep(nanoseconds: 10_000_000)
+            if condition() { return true }
+        }
+        lock.withLock { exhausted = true }
+        return false
+    }
+}
+
 /// A transport that records what the client sends and lets a test inject server lines.
 final class MPNFakeTransport: TransportFactory, @unchecked Sendable {
     final class Connection: TransportConnection, @unchecked Sendable {
@@ -22,6 +43,9 @@ final class MPNFakeTransport: TransportFactory, @unchecked Sendable {
     private let lock = NSLock()
     private var sent: [String] = []
     private var webSocket: Connection?
+    let budget: MPNWaitBudget
+
+    init(budget: MPNWaitBudget = MPNWaitBudget()) { self.budget = budget }
 
     func openWebSocket(url: String, headers: [String: String], events: @escaping @Sendable (TransportEvent) -> Void) -> TransportConnection
     {
@@ -55,17 +79,12 @@ final class MPNFakeTransport: TransportFactory, @unchecked Sendable {
         lock.withLock { webSocket }?.events(.failed("test"))
     }
 
-    /// Waits (polling, at most `mpnTestWaitSeconds`) until the client has sent a message containing `part`;
-    /// returns every message sent since the last `takeControls()`.
+    /// Waits (polling, within the test's `budget`) until the client has sent a message
+    /// containing `part`; returns every message sent since the last `takeControls()`.
     func waitFor(_ part: String) async -> [String] {
         // A deadline rather than a number of rounds: under a loaded machine (the whole suite on
         // two cores) the client may take seconds; a passing wait returns at once anyway.
-        let deadline = ContinuousClock.now + .seconds(mpnTestWaitSeconds)
-        while ContinuousClock.now < deadline {
-            let all = lock.withLock { sent }
-            if all.contains(where: { $0.contains(part) }) { return all }
-            try? await Task.sleep(nanoseconds: 10_000_000)
-        }
+        _ = await budget.wait { lock.withLock { sent }.contains { $0.contains(part) } }
         return lock.withLock { sent }
     }
 
@@ -85,18 +104,16 @@ final class MPNFakeTransport: TransportFactory, @unchecked Sendable {
 final class MPNEventLog: MPNDeviceDelegate, MPNSubscriptionDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var events: [String] = []
+    let budget: MPNWaitBudget
+
+    init(budget: MPNWaitBudget = MPNWaitBudget()) { self.budget = budget }
 
     func add(_ e: String) { lock.withLock { events.append(e) } }
     var all: [String] { lock.withLock { events } }
 
-    /// Waits until `count` events containing `part` arrived (at most `mpnTestWaitSeconds`).
+    /// Waits until `count` events containing `part` arrived (within the test's `budget`).
     func waitFor(_ part: String, count: Int = 1) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(mpnTestWaitSeconds)
-        while ContinuousClock.now < deadline {
-            if all.filter({ $0.contains(part) }).count >= count { return true }
-            try? await Task.sleep(nanoseconds: 10_000_000)
-        }
-        return false
+        await budget.wait { all.filter { $0.contains(part) }.count >= count }
     }
 
     func mpnDeviceDidAddDelegate(_ device: MPNDevice) {}

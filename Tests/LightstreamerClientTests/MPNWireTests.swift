@@ -17,13 +17,21 @@ import Testing
     }
 
     struct Setup {
-        let transport = MPNFakeTransport()
+        let transport: MPNFakeTransport
         let client: LightstreamerClient
         let device: MPNDevice
-        let log = MPNEventLog()
+        let log: MPNEventLog
 
         init(platform: String = "Google") {
+            let budget = MPNWaitBudget()
+            transport = MPNFakeTransport(budget: budget)
+            log = MPNEventLog(budget: budget)
             client = LightstreamerClient("http://server", adapterSet: "TEST", transport: transport)
+            // These tests run on the real clock, in one process with the whole suite: a test's
+            // task may wait seconds for a thread of the cooperative pool. With the default 4 s,
+            // the client's create timeout fired during such a wait; it then (rightly) gave the
+            // WebSocket up for HTTP, which this fake never answers, and the script stalled.
+            client.connectionOptions.retryDelay = 600_000
             device = MPNDevice(deviceToken: "tok", applicationId: "com.example.testapp", platform: platform, tokenStore: nil)
             device.addDelegate(log)
         }
