@@ -27,10 +27,27 @@ import Testing
         }
     }
 
-    /// The same, fed through a loop's queue (`PostedQueue`), as the server's sessions are.
+    /// The same, fed through a loop's queue (`PostedQueue`), as the server's sessions are. It
+    /// keeps the runs the queue hands over as they came (`QueuedTableEvent`), so that the
+    /// machine takes them as a session's loop does (`tableEvents(subscriptionId:run:…)`, where
+    /// an update that shares its row with the encoding arrives as `EngineEvent.shared`).
     final class QueuedSharingSink: SharingSink, QueuedTableSink, @unchecked Sendable {
         let queue: any TableEventQueue
+        private let runLock = NSLock()
+        private var runs: [QueuedTableEvent] = []
         init(queue: any TableEventQueue) { self.queue = queue }
+
+        func deliver(run: inout [QueuedTableEvent], handleNow: Bool) {
+            runLock.withLock { runs.append(contentsOf: run) }
+            run.removeAll(keepingCapacity: true)
+        }
+
+        func takeRuns() -> [QueuedTableEvent] {
+            runLock.withLock {
+                defer { runs.removeAll() }
+                return runs
+            }
+        }
     }
 
     /// A loop's mailbox that hands its posts over when flushed, as `DeliveryPump` does
@@ -81,10 +98,17 @@ import Testing
         /// `batched`, as one batch (as a session runs its inbox), and to the reference one event
         /// at a time; returns (updates that could use the shared encoding, updates that carried
         /// one), judged on the reference's rows, which the sharing machine's must equal.
-        mutating func feed(batched: Bool = false) -> (hits: Int, offered: Int) {
+        mutating func feed(batched: Bool = false) -> (hits: Int, offered: Int, sharedPayloads: Int) {
             var hits = 0
             var offered = 0
-            let entries = sink.take()
+            var sharedPayloads = 0
+            var run: [QueuedTableEvent] = []
+            var entries = sink.take()
+            if let queued = sink as? QueuedSharingSink {
+                run = queued.takeRuns()
+                entries += run.map { ($0.event, $0.shared) }
+                sharedPayloads = run.filter { if case .shared = $0.payload { true } else { false } }.count
+            }
             for (event, shared) in entries {
                 if case .update(let item, let values, _) = event, let shared {
                     offered += 1
@@ -97,10 +121,11 @@ import Testing
                 reference.record(reference.machine.tableEvents([(subscriptionId: 1, event: event)], now: reference.now))
             }
             if batched {
-                let batch: [(subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)] = entries.map { (1, $0.0, $0.1) }
-                sharing.record(sharing.machine.tableEvents(batch, now: sharing.now))
+                // The events the queue handed over, as a session's loop takes them.
+                var lost = 0
+                sharing.record(sharing.machine.tableEvents(subscriptionId: 1, run: &run, lost: &lost, now: sharing.now))
             }
-            return (hits, offered)
+            return (hits, offered, sharedPayloads)
         }
     }
 
@@ -160,6 +185,7 @@ import Testing
 
         var hits = 0
         var offered = 0
+        var sharedPayloads = 0
         // Values with long common parts (diff formats pay off), repeats, nulls and empties.
         let prefix = String(repeating: "quote-", count: 8)
         for step in 1...60 {
@@ -179,9 +205,10 @@ import Testing
             // Late joiners start from whatever the items hold by then.
             if step == 20 || step == 40 { for i in clients.count..<(clients.count + 6) { try await join(i) } }
             for i in clients.indices {
-                let (h, o) = clients[i].feed(batched: batched)
+                let (h, o, p) = clients[i].feed(batched: batched)
                 hits += h
                 offered += o
+                sharedPayloads += p
             }
         }
         release()
@@ -199,6 +226,8 @@ import Testing
         // history or diff formats differ encoded by themselves.
         #expect(hits > offered / 2, "\(hits) of \(offered)")
         #expect(hits < offered, "\(hits) of \(offered)")
+        // Batched, most updates reached the sessions as the encoding alone.
+        if batched { #expect(sharedPayloads > offered / 2, "\(sharedPayloads) of \(offered)") }
     }
 
     /// The first encoding is kept without a lock: sessions on several loops read it at once.

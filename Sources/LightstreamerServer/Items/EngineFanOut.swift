@@ -120,24 +120,28 @@ extension TableRecord {
     ) -> Bool {
         guard !closed, pos < itemCount, !waitingForSnapshot[pos] else { return false }
         switch mode {
+        // MERGE, DISTINCT and RAW rows go as the shared encoding alone (`EngineEvent.shared`),
+        // unless a frequency limit holds them in the item's gate.
         case .raw:
-            let (values, shared) = cache.eventShared(eventFields, schemaId: schemaId, fields: fields)
-            guard selector?.matches(values) ?? true else { return false }
-            return send(.update(item: pos + 1, values: values, isSnapshot: false), shared: shared, ctx: ctx)
+            let shared = cache.eventShared(eventFields, schemaId: schemaId, fields: fields)
+            guard selector?.matches(shared.values) ?? true else { return false }
+            return sendShared(item: pos + 1, isSnapshot: false, shared, ctx: ctx)
         case .merge:
-            let (values, shared) = cache.mergedShared(state, schemaId: schemaId, fields: fields)
-            guard selector?.matches(values) ?? true else { return false }
+            let shared = cache.mergedShared(state, schemaId: schemaId, fields: fields)
+            guard selector?.matches(shared.values) ?? true else { return false }
             if firstIsSnapshot[pos] {
                 guard pos < items.count else { return false }
                 firstIsSnapshot[pos] = false
                 items[pos].gate.lastDelivery = ctx.now
-                return send(.update(item: pos + 1, values: values, isSnapshot: true), shared: shared, ctx: ctx)
+                return sendShared(item: pos + 1, isSnapshot: true, shared, ctx: ctx)
             }
-            return offer(pos: pos, Pending(values: values), shared: shared, ctx: ctx)
+            if gatesOpen { return sendShared(item: pos + 1, isSnapshot: false, shared, ctx: ctx) }
+            return offer(pos: pos, Pending(values: shared.values), shared: shared, ctx: ctx)
         case .distinct:
-            let (values, shared) = cache.eventShared(eventFields, schemaId: schemaId, fields: fields)
-            guard selector?.matches(values) ?? true else { return false }
-            return offer(pos: pos, Pending(values: values), shared: shared, ctx: ctx)
+            let shared = cache.eventShared(eventFields, schemaId: schemaId, fields: fields)
+            guard selector?.matches(shared.values) ?? true else { return false }
+            if gatesOpen { return sendShared(item: pos + 1, isSnapshot: false, shared, ctx: ctx) }
+            return offer(pos: pos, Pending(values: shared.values), shared: shared, ctx: ctx)
         case .command:
             guard let change else { return false }
             let values = cache.commandRow(change.row, schemaId: schemaId, fields: fields)

@@ -107,13 +107,13 @@ final class ItemRecord: @unchecked Sendable {
 /// What a table delivers, in order, through its sink.
 enum Outgoing: Sendable {
     case started(TableHandle)
-    case event(TableEvent, SharedUpdateEncoding?)
+    case event(EngineEvent)
 
-    /// The event and its encoding, moved out without a retain (nil for `started`).
-    consuming func takeEvent() -> (TableEvent, SharedUpdateEncoding?)? {
+    /// The event, moved out without a retain (nil for `started`).
+    consuming func takeEvent() -> EngineEvent? {
         switch consume self {
         case .started: return nil
-        case .event(let event, let shared): return (event, shared)
+        case .event(let event): return event
         }
     }
 }
@@ -199,9 +199,23 @@ final class TableRecord: @unchecked Sendable {
 
     /// Queues an event; returns true when the caller must drain this table (nobody else is).
     func send(_ event: TableEvent, shared: SharedUpdateEncoding? = nil) -> Bool {
+        send(.event(event, shared))
+    }
+
+    /// `send(_:shared:)` for an `EngineEvent`.
+    func send(_ event: consuming EngineEvent) -> Bool {
         guard !closed else { return false }
-        outbox.append(.event(event, shared))
+        outbox.append(.event(event))
         return claimDrain()
+    }
+
+    /// `send(_:ctx:)` for an update whose row is `encoding.values` (`EngineEvent.shared`).
+    func sendShared(item: Int, isSnapshot: Bool, _ encoding: consuming SharedUpdateEncoding, ctx: DispatchContext) -> Bool {
+        send(.shared(item: item, isSnapshot: isSnapshot, encoding: encoding), ctx: ctx)
+    }
+
+    func send(_ event: consuming TableEvent, shared: consuming SharedUpdateEncoding?, ctx: DispatchContext) -> Bool {
+        send(.event(event, shared), ctx: ctx)
     }
 
     /// `send(_:shared:)`, straight to the sink's queue when the section posts directly and
@@ -213,15 +227,15 @@ final class TableRecord: @unchecked Sendable {
     /// once it has posted), and the batch's later events for the table go straight on while
     /// its outbox stays empty. An event from elsewhere meanwhile finds the drain held and goes
     /// to the outbox, behind them.
-    func send(_ event: consuming TableEvent, shared: consuming SharedUpdateEncoding?, ctx: DispatchContext) -> Bool {
+    func send(_ event: consuming EngineEvent, ctx: DispatchContext) -> Bool {
         // A table that nobody drains has an empty outbox (`nextDrainStep` releases the drain
         // only then, or once closed): the outbox is read only when the drain is held.
         guard !closed, queuedSink != nil, queue != nil, let owner = ctx.direct?.owner,
             !draining || (owner != 0 && drainOwner == owner && outbox.isEmpty)
-        else { return send(event, shared: shared) }
+        else { return send(event) }
         // Read in place rather than bound to locals (checked just above): each binding was a
         // retain and a release per event (Benchmarks/server-callgrind.sh).
-        let queued = QueuedTableEvent(sink: queuedSink.unsafelyUnwrapped, event: event, shared: shared)
+        let queued = QueuedTableEvent(sink: queuedSink.unsafelyUnwrapped, payload: event)
         guard owner != 0 else {
             ctx.direct.unsafelyUnwrapped.posts.append(queued, to: queue.unsafelyUnwrapped)
             return false
@@ -341,11 +355,11 @@ struct Effects: Sendable {
 struct ProjectionCache {
     /// The item whose event is being projected: it keeps the previous shared row per schema.
     let record: ItemRecord
-    private var merged: [Int: ([String?], SharedUpdateEncoding)] = [:]
+    private var merged: [Int: SharedUpdateEncoding] = [:]
     /// The last MERGE row asked for: an item's subscribers almost all share one schema, and
     /// comparing an `Int` costs far less than hashing it.
-    private var lastMerged: (schemaId: Int, row: [String?], encoding: SharedUpdateEncoding)?
-    private var event: [Int: ([String?], SharedUpdateEncoding)] = [:]
+    private var lastMerged: (schemaId: Int, encoding: SharedUpdateEncoding)?
+    private var event: [Int: SharedUpdateEncoding] = [:]
     private var command: [Int: [String?]] = [:]
 
     init(record: ItemRecord) {
@@ -353,29 +367,30 @@ struct ProjectionCache {
     }
 
     mutating func mergedRow(_ state: ItemState, schemaId: Int, fields: [String]) -> [String?] {
-        mergedShared(state, schemaId: schemaId, fields: fields).0
+        mergedShared(state, schemaId: schemaId, fields: fields).values
     }
 
-    /// The MERGE row with the encoding sessions may share (`SharedUpdateEncoding`).
-    mutating func mergedShared(_ state: ItemState, schemaId: Int, fields: [String]) -> ([String?], SharedUpdateEncoding) {
-        if let last = lastMerged, last.schemaId == schemaId { return (last.row, last.encoding) }
-        let r: ([String?], SharedUpdateEncoding)
+    /// The MERGE row, as the encoding sessions may share (`SharedUpdateEncoding`), whose
+    /// `values` it is.
+    mutating func mergedShared(_ state: ItemState, schemaId: Int, fields: [String]) -> SharedUpdateEncoding {
+        if let last = lastMerged, last.schemaId == schemaId { return last.encoding }
+        let r: SharedUpdateEncoding
         if let cached = merged[schemaId] {
             r = cached
         } else {
             r = shared(project(state.row, onto: fields), key: schemaId << 1)
             merged[schemaId] = r
         }
-        lastMerged = (schemaId, r.0, r.1)
+        lastMerged = (schemaId, r)
         return r
     }
 
     mutating func eventRow(_ values: [String: String?], schemaId: Int, fields: [String]) -> [String?] {
-        eventShared(values, schemaId: schemaId, fields: fields).0
+        eventShared(values, schemaId: schemaId, fields: fields).values
     }
 
-    /// The DISTINCT/RAW row with the encoding sessions may share.
-    mutating func eventShared(_ values: [String: String?], schemaId: Int, fields: [String]) -> ([String?], SharedUpdateEncoding) {
+    /// The DISTINCT/RAW row, as the encoding sessions may share.
+    mutating func eventShared(_ values: [String: String?], schemaId: Int, fields: [String]) -> SharedUpdateEncoding {
         if let r = event[schemaId] { return r }
         let r = shared(project(values, onto: fields), key: schemaId << 1 | 1)
         event[schemaId] = r
@@ -389,9 +404,9 @@ struct ProjectionCache {
         return r
     }
 
-    private func shared(_ row: [String?], key: Int) -> ([String?], SharedUpdateEncoding) {
+    private func shared(_ row: [String?], key: Int) -> SharedUpdateEncoding {
         let encoding = SharedUpdateEncoding(previous: record.sharedRows[key], values: row)
         record.sharedRows[key] = row
-        return (row, encoding)
+        return encoding
     }
 }

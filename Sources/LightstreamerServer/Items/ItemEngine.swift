@@ -350,10 +350,13 @@ public final class ItemEngine: Sendable {
                         sink.started(handle)
                         return
                     }
-                    if let (event, shared) = item.takeEvent() {
+                    if let payload = item.takeEvent() {
                         if let queuedSink, let queue {
-                            posts.append(QueuedTableEvent(sink: queuedSink, event: event, shared: shared), to: queue)
-                        } else if let sharingSink {
+                            posts.append(QueuedTableEvent(sink: queuedSink, payload: payload), to: queue)
+                            return
+                        }
+                        let (event, shared) = payload.split()
+                        if let sharingSink {
                             sharingSink.deliver(event, shared: shared)
                         } else {
                             sink.deliver(event)

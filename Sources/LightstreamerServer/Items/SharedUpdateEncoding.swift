@@ -63,7 +63,15 @@ final class SharedUpdateEncoding: Sendable {
         // two pointer comparisons (`==` on the arrays, which compares identity only after a
         // call and a count check, cost about 50 instructions per update,
         // Benchmarks/server-callgrind.sh).
-        guard Self.same(sessionValues, values), Self.same(sessionPrevious, previous) else { return nil }
+        guard Self.same(sessionValues, values) else { return nil }
+        return encodedValues(previous: sessionPrevious, mask: mask)
+    }
+
+    /// The encoded values for a session that last sent `previous` and now sends this
+    /// encoding's own `values`, with the formats as `mask(diffs)`, or nil when this encoding
+    /// does not apply to it.
+    func encodedValues(previous sessionPrevious: [String?]?, mask: UInt8) -> [UInt8]? {
+        guard Self.same(sessionPrevious, previous) else { return nil }
         // Two sessions may encode at once: the first stored wins, and a session with other
         // formats than the winner's encodes by itself.
         let encoded =

@@ -34,11 +34,28 @@ extension QueuedTableSink {
 /// One event for one sink, waiting in a `TableEventQueue`.
 struct QueuedTableEvent: Sendable {
     let sink: any QueuedTableSink
-    let event: TableEvent
-    let shared: SharedUpdateEncoding?
+    let payload: EngineEvent
+
+    init(sink: any QueuedTableSink, payload: consuming EngineEvent) {
+        self.sink = sink
+        self.payload = payload
+    }
+
+    init(sink: any QueuedTableSink, event: consuming TableEvent, shared: consuming SharedUpdateEncoding?) {
+        self.sink = sink
+        self.payload = .event(event, shared)
+    }
+
+    /// The event (for `EngineEvent.shared`, made with the encoding's row).
+    var event: TableEvent { payload.tableEvent }
+    /// The encoding the event may share.
+    var shared: SharedUpdateEncoding? { payload.encoding }
 
     /// Hands the event to its sink.
-    consuming func deliver() { sink.deliver(event, shared: shared) }
+    consuming func deliver() {
+        let (event, shared) = payload.split()
+        sink.deliver(event, shared: shared)
+    }
 }
 
 /// The events posted to a queue and not handed over yet, kept as the arrays they were posted

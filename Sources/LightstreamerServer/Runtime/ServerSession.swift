@@ -259,14 +259,9 @@ extension QueuedTableEvent {
     /// Moves the event into `box` as subscription `id`'s; returns the updates it reports lost
     /// (`OV`), for the metrics.
     consuming func move(into box: inout SessionInbox, subscriptionId id: Int, mergeable: Bool) -> Int {
-        let lost = lostUpdates
+        let lost = payload.lostUpdates
+        let (event, shared) = payload.split()
         box.append(id, event, mergeable: mergeable, shared: shared)
         return lost
-    }
-
-    /// The updates the event reports lost (`OV`), else 0.
-    var lostUpdates: Int {
-        if case .overflow(_, let n) = event { return n }
-        return 0
     }
 }

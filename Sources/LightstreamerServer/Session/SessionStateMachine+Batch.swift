@@ -81,8 +81,13 @@ extension QueuedTableEvent {
         by machine: inout SessionStateMachine, at index: Dictionary<Int, SessionTable>.Index, subscriptionId id: Int,
         now: Int64
     ) -> Int {
-        let lost = lostUpdates
-        machine.handleTableEvent(at: index, id, event, shared: shared, now: now)
+        let lost = payload.lostUpdates
+        switch payload {
+        case .event(let event, let shared):
+            machine.handleTableEvent(at: index, id, event, shared: shared, now: now)
+        case .shared(let item, let isSnapshot, let encoding):
+            machine.handleSharedUpdate(at: index, id, item: item, isSnapshot: isSnapshot, encoding, now: now)
+        }
         return lost
     }
 }

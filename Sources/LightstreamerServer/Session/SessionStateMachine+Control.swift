@@ -270,6 +270,32 @@ extension SessionStateMachine {
         deliver(at: index, id, event, shared: shared, now: now)
     }
 
+    /// `handleTableEvent(at:…)` for an update whose row is `encoding.values`
+    /// (`EngineEvent.shared`): the row is read from the encoding, which holds it for every
+    /// session, rather than carried beside it.
+    mutating func handleSharedUpdate(
+        at index: Dictionary<Int, SessionTable>.Index, _ id: Int, item: Int, isSnapshot: Bool,
+        _ encoding: consuming SharedUpdateEncoding, now: Int64
+    ) {
+        if case .subscribing = tables.values[index].state {
+            tables.values[index].early.append(.update(item: item, values: encoding.values, isSnapshot: isSnapshot))
+            return
+        }
+        let diffMask = self.diffMask
+        let line = withTable(at: index) { t -> DataLine? in
+            guard let grant = t.grant, item >= 1, item <= grant.itemCount, encoding.values.count == grant.fieldCount,
+                let encoded = encoding.encodedValues(previous: t.rows[item - 1], mask: diffMask)
+            else { return nil }
+            t.rows[item - 1] = encoding.values
+            return .update(subscriptionId: id, item: item, encoded: encoded)
+        }
+        if let line {
+            emitLine(line, isUpdate: true, now: now)
+            return
+        }
+        deliver(at: index, id, .update(item: item, values: encoding.values, isSnapshot: isSnapshot), shared: nil, now: now)
+    }
+
     mutating func deliver(_ id: Int, _ event: TableEvent, shared: SharedUpdateEncoding? = nil, now: Int64) {
         guard let index = tables.index(forKey: id) else { return }
         deliver(at: index, id, event, shared: shared, now: now)
