@@ -23,6 +23,27 @@ struct ItemsBatchTests {
         await engine.shutdown()
     }
 
+    /// Sessions of two event loops, interleaved in subscription order: every event goes to
+    /// its own sink's queue, item by item and in a batch (the engine compares the queue's
+    /// identity per event and reads the queue only when it changes).
+    @Test func eachEventGoesToItsSinksQueue() async throws {
+        let adapter = ScriptedDataAdapter()
+        let engine = makeEngine(adapter)
+        let queues = [HoldingQueue(), HoldingQueue()]
+        let sinks = (0..<6).map { QueuedRecordingSink(queue: queues[$0 % 2]) }
+        for sink in sinks { _ = try await engine.subscribe(spec(.merge, ["a", "b"], ["n"]), sink: sink) }
+
+        adapter.push("a", ["n": "a1"])
+        adapter.pushBatch([ItemUpdateEvent(item: "a", fields: ["n": "a2"]), ItemUpdateEvent(item: "b", fields: ["n": "b1"])])
+        for queue in queues {
+            #expect(queue.postSizes == [3, 6])
+            #expect(queue.heldSinks.allSatisfy { $0.queue === queue })
+            queue.flush()
+        }
+        for sink in sinks { #expect(sink.rows == [["a1"], ["a2"], ["b1"]]) }
+        await engine.shutdown()
+    }
+
     @Test func aLargeBatchIsPostedInBoundedRounds() async throws {
         let adapter = ScriptedDataAdapter()
         let engine = makeEngine(adapter)

@@ -202,6 +202,8 @@ final class HoldingQueue: TableEventQueue, @unchecked Sendable {
         for e in taken { e.deliver() }
     }
     var held: Int { lock.withLock { events.count } }
+    /// The sink of each event held.
+    var heldSinks: [any QueuedTableSink] { lock.withLock { events.map(\.sink) } }
 }
 
 /// Records the rows a queued sink receives.

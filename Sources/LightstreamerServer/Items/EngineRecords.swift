@@ -159,6 +159,8 @@ final class TableRecord: @unchecked Sendable {
     /// `queuedSink`'s queue, read once here: asking the sink for it per event cost the
     /// producer two cache misses per session (the sink, then its session).
     let queue: (any TableEventQueue)?
+    /// `queue`'s identity, compared per event without touching the queue (`QueuedPosts`).
+    let queueId: ObjectIdentifier?
     let fields: [String]
     let selector: ItemSelector?
     @exclusivity(unchecked) var items: [SubscribedItem] = []
@@ -183,6 +185,7 @@ final class TableRecord: @unchecked Sendable {
         self.sharingSink = sink as? any SharedEncodingTableSink
         self.queuedSink = sink as? any QueuedTableSink
         self.queue = queuedSink?.queue
+        self.queueId = queue.map { ObjectIdentifier($0) }
         self.mode = plan.mode
         self.fields = plan.fields
         self.schemaId = schemaId
@@ -237,7 +240,7 @@ final class TableRecord: @unchecked Sendable {
         // retain and a release per event (Benchmarks/server-callgrind.sh).
         let queued = QueuedTableEvent(sink: queuedSink.unsafelyUnwrapped, payload: event)
         guard owner != 0 else {
-            ctx.direct.unsafelyUnwrapped.posts.append(queued, to: queue.unsafelyUnwrapped)
+            ctx.direct.unsafelyUnwrapped.posts.append(queued, of: self, slot: nil)
             return false
         }
         var claimed = false
@@ -247,7 +250,7 @@ final class TableRecord: @unchecked Sendable {
             batchSlot = ctx.direct.unsafelyUnwrapped.claimSlot()
             claimed = true
         }
-        ctx.direct.unsafelyUnwrapped.posts.append(queued, to: queue.unsafelyUnwrapped, slot: batchSlot)
+        ctx.direct.unsafelyUnwrapped.posts.append(queued, of: self, slot: batchSlot)
         return claimed
     }
 

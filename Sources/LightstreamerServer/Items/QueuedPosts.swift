@@ -77,6 +77,15 @@ struct QueuedPosts {
         current?.events.append(event)
     }
 
+    /// `append(_:to:slot:)` for an event of `table`, whose queue is read only when it is not
+    /// the current group's: passing it per event cost a retain and a release of the queue,
+    /// which every session of a loop shares. `slot`: nil for `append(_:to:)`.
+    mutating func append(_ event: consuming QueuedTableEvent, of table: TableRecord, slot: UInt32?) {
+        if currentQueue != table.queueId, let queue = table.queue { checkOut(queue) }
+        current?.events.append(event)
+        if let slot { current?.slots.append(slot) }
+    }
+
     /// `append(_:to:)` for an event of the table numbered `slot` in a Data Adapter batch
     /// (`DirectPosts.claimSlot()`): `post()` groups each table's events together, in order.
     mutating func append(_ event: consuming QueuedTableEvent, to queue: any TableEventQueue, slot: UInt32) {
