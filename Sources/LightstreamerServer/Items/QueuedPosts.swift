@@ -71,27 +71,26 @@ struct QueuedPosts {
         currentIndex = i
     }
 
-    /// `queue` is `event.sink.queue`, which the caller keeps at hand.
-    mutating func append(_ event: consuming QueuedTableEvent, to queue: any TableEventQueue) {
+    /// `queue` is `event.sink.queue`, which the caller keeps at hand. `slot`: the number of
+    /// the event's table in a Data Adapter batch (`DirectPosts.claimSlot()`), with which
+    /// `post()` groups each table's events together, in order; nil outside a batch.
+    mutating func append(_ event: consuming QueuedTableEvent, to queue: any TableEventQueue, slot: UInt32? = nil) {
         if currentQueue != ObjectIdentifier(queue) { checkOut(queue) }
-        current?.events.append(event)
+        appendToCurrent(event, slot: slot)
     }
 
     /// `append(_:to:slot:)` for an event of `table`, whose queue is read only when it is not
     /// the current group's: passing it per event cost a retain and a release of the queue,
-    /// which every session of a loop shares. `slot`: nil for `append(_:to:)`.
+    /// which every session of a loop shares.
     mutating func append(_ event: consuming QueuedTableEvent, of table: TableRecord, slot: UInt32?) {
         if currentQueue != table.queueId, let queue = table.queue { checkOut(queue) }
-        current?.events.append(event)
-        if let slot { current?.slots.append(slot) }
+        appendToCurrent(event, slot: slot)
     }
 
-    /// `append(_:to:)` for an event of the table numbered `slot` in a Data Adapter batch
-    /// (`DirectPosts.claimSlot()`): `post()` groups each table's events together, in order.
-    mutating func append(_ event: consuming QueuedTableEvent, to queue: any TableEventQueue, slot: UInt32) {
-        if currentQueue != ObjectIdentifier(queue) { checkOut(queue) }
+    @inline(__always)
+    private mutating func appendToCurrent(_ event: consuming QueuedTableEvent, slot: UInt32?) {
         current?.events.append(event)
-        current?.slots.append(slot)
+        if let slot { current?.slots.append(slot) }
     }
 
     /// Posts every group; returns the queues that must be flushed.
