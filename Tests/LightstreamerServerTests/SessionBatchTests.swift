@@ -63,8 +63,8 @@ import Testing
             (1, .clearSnapshot(item: 2)),
         ]
         for (id, e) in events { one.record(one.machine.tableEvent(id, e, now: one.now)) }
-        let shared: [(subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)] = events.map {
-            ($0.subscriptionId, $0.event, nil)
+        let shared: [(subscriptionId: Int, event: EngineEvent)] = events.map {
+            ($0.subscriptionId, .event($0.event, nil))
         }
         batch.record(batch.machine.tableEvents(shared, now: batch.now))
         let expected = ["U,1,1,a|b", "U,1,2,c|#", "U,2,1,x", "U,1,1,|B", "OV,2,1,3", "U,2,1,y", "CS,1,2"]
@@ -87,8 +87,8 @@ import Testing
         _ = s.take()
         #expect(!s.machine.isClosed)
         let before = s.machine.dataNotificationCount
-        let shared: [(subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)] = (0..<8).map {
-            ($0 % 2 + 1, .update(item: 1, values: ["\($0)"], isSnapshot: false), nil)
+        let shared: [(subscriptionId: Int, event: EngineEvent)] = (0..<8).map {
+            ($0 % 2 + 1, .event(.update(item: 1, values: ["\($0)"], isSnapshot: false), nil))
         }
         s.record(s.machine.tableEvents(shared, now: s.now))
         #expect(s.machine.isClosed)
@@ -130,8 +130,8 @@ import Testing
         #expect(t.machine.log.firstProgressive == s.machine.log.firstProgressive)
         // The engine's batches, which carry shared encodings, the same.
         var u = SessionScript.subscribed(items: 1, fields: 1, settings: settings)
-        let shared: [(subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)] = events.map {
-            ($0.subscriptionId, $0.event, nil)
+        let shared: [(subscriptionId: Int, event: EngineEvent)] = events.map {
+            ($0.subscriptionId, .event($0.event, nil))
         }
         u.record(u.machine.tableEvents(shared, now: u.now))
         #expect(u.take().count == 40)

@@ -16,7 +16,7 @@ import Testing
 
     static func values(_ entries: [SessionInbox.Entry], subscription: Int) -> [String] {
         entries.filter { $0.subscriptionId == subscription }.map { entry in
-            switch entry.event {
+            switch entry.event.tableEvent {
             case .update(let item, let values, let snapshot): "\(item)=\(values.first.flatMap { $0 } ?? "nil")\(snapshot ? "S" : "")"
             case .endOfSnapshot(let item): "EOS\(item)"
             case .clearSnapshot(let item): "CS\(item)"
@@ -63,6 +63,31 @@ import Testing
         inbox.append(1, Self.update(1, "d"), mergeable: true)
         inbox.append(1, Self.update(1, "e"), mergeable: true)
         #expect(Self.values(inbox.take(), subscription: 1) == ["1=snapS", "1=b", "CS1", "1=c", "OV1:2", "1=e"])
+    }
+
+    /// An update the engine sent as the encoding alone (`EngineEvent.shared`) waits in that
+    /// form, folds like any other, and a snapshot in that form is never folded.
+    @Test func sharedUpdatesWaitAsTheyCameAndFold() {
+        func shared(_ item: Int, _ value: String, snapshot: Bool = false) -> EngineEvent {
+            .shared(item: item, isSnapshot: snapshot, encoding: SharedUpdateEncoding(previous: nil, values: [value]))
+        }
+        var inbox = SessionInbox()
+        inbox.append(1, shared(1, "a"), mergeable: true)
+        var entries = inbox.take()
+        #expect(Self.values(entries, subscription: 1) == ["1=a"])
+        #expect(entries.allSatisfy { if case .shared = $0.event { true } else { false } })
+
+        inbox = Self.behind()
+        inbox.append(1, shared(1, "snap", snapshot: true), mergeable: true)
+        inbox.append(1, shared(1, "a"), mergeable: true)
+        inbox.append(1, Self.update(1, "b"), mergeable: true)
+        inbox.append(1, shared(1, "c"), mergeable: true)
+        inbox.append(1, shared(2, "x"), mergeable: true)
+        entries = inbox.take()
+        #expect(Self.values(entries, subscription: 1) == ["1=snapS", "1=c", "2=x"])
+        #expect(inbox.takeConflatedCount() == 2)
+        let forms = entries.filter { $0.subscriptionId == 1 }.map { if case .shared = $0.event { "shared" } else { "event" } }
+        #expect(forms == ["shared", "shared", "shared"])
     }
 
     @Test func subscriptionsDoNotFoldIntoEachOther() {

@@ -95,10 +95,17 @@ import Testing
         }
 
         /// Feeds what the engine delivered, to the sharing machine one event at a time or, with
-        /// `batched`, as one batch (as a session runs its inbox), and to the reference one event
-        /// at a time; returns (updates that could use the shared encoding, updates that carried
-        /// one), judged on the reference's rows, which the sharing machine's must equal.
-        mutating func feed(batched: Bool = false) -> (hits: Int, offered: Int, sharedPayloads: Int) {
+        /// `batched`, as one batch: the run the queue handed over, as a session's loop takes it
+        /// when its inbox is empty, or with `throughInbox` the run moved into a `SessionInbox`
+        /// and taken back out, as a session that is behind gets it. The reference gets them one
+        /// event at a time. Returns (updates that could use the shared encoding, updates that
+        /// carried one, updates that came as the encoding alone), judged on the reference's
+        /// rows, which the sharing machine's must equal.
+        mutating func feed(
+            batched: Bool = false, throughInbox: Bool = false
+        ) -> (
+            hits: Int, offered: Int, sharedPayloads: Int
+        ) {
             var hits = 0
             var offered = 0
             var sharedPayloads = 0
@@ -116,11 +123,15 @@ import Testing
                     if shared.encodedValues(previous: previous, values: values, diffs: reference.machine.diffs) != nil { hits += 1 }
                 }
                 if !batched {
-                    sharing.record(sharing.machine.tableEvents([(subscriptionId: 1, event: event, shared: shared)], now: sharing.now))
+                    sharing.record(sharing.machine.tableEvents([(subscriptionId: 1, event: .event(event, shared))], now: sharing.now))
                 }
                 reference.record(reference.machine.tableEvents([(subscriptionId: 1, event: event)], now: reference.now))
             }
-            if batched {
+            if batched && throughInbox {
+                var inbox = SessionInbox()
+                for queued in run { _ = queued.move(into: &inbox, subscriptionId: 1, mergeable: true) }
+                sharing.record(sharing.machine.tableEvents(inbox.take(), now: sharing.now))
+            } else if batched {
                 // The events the queue handed over, as a session's loop takes them.
                 var lost = 0
                 sharing.record(sharing.machine.tableEvents(subscriptionId: 1, run: &run, lost: &lost, now: sharing.now))
@@ -129,11 +140,22 @@ import Testing
         }
     }
 
-    /// Item by item, each event fed on its own; or `batched`: the adapter's updates in
-    /// batches (`ItemEventListener.update(_:)`), through a loop's queue, each client's events
-    /// fed as one batch (the engine's direct posts grouped by table, runs, the session's batch).
-    @Test(arguments: [false, true])
-    func sharedEncodingsNeverChangeWhatASessionReceives(batched: Bool) async throws {
+    /// How the sessions of `sharedEncodingsNeverChangeWhatASessionReceives` take their events.
+    enum Feed: CaseIterable, Sendable {
+        /// Item by item, each event fed on its own.
+        case itemByItem
+        /// The adapter's updates in batches (`ItemEventListener.update(_:)`), through a loop's
+        /// queue, each client's events fed as one batch (the engine's direct posts grouped by
+        /// table, runs, the session's batch).
+        case batched
+        /// The same, each client's run going through a `SessionInbox` first (a session behind).
+        case batchedThroughInbox
+    }
+
+    @Test(arguments: Feed.allCases)
+    func sharedEncodingsNeverChangeWhatASessionReceives(feed: Feed) async throws {
+        let batched = feed != .itemByItem
+        let throughInbox = feed == .batchedThroughInbox
         let adapter = ScriptedDataAdapter(snapshotItems: ["a", "b"])
         let clock = ManualEngineClock()
         let engine = makeEngine(adapter, clock: clock)
@@ -205,7 +227,7 @@ import Testing
             // Late joiners start from whatever the items hold by then.
             if step == 20 || step == 40 { for i in clients.count..<(clients.count + 6) { try await join(i) } }
             for i in clients.indices {
-                let (h, o, p) = clients[i].feed(batched: batched)
+                let (h, o, p) = clients[i].feed(batched: batched, throughInbox: throughInbox)
                 hits += h
                 offered += o
                 sharedPayloads += p
@@ -214,7 +236,7 @@ import Testing
         release()
         clock.advance(by: .ms(2_000))
         queue.flush()
-        for i in clients.indices { _ = clients[i].feed(batched: batched) }
+        for i in clients.indices { _ = clients[i].feed(batched: batched, throughInbox: throughInbox) }
 
         for i in clients.indices {
             let got = clients[i].sharing.take()

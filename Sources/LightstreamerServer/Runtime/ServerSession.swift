@@ -260,8 +260,7 @@ extension QueuedTableEvent {
     /// (`OV`), for the metrics.
     consuming func move(into box: inout SessionInbox, subscriptionId id: Int, mergeable: Bool) -> Int {
         let lost = payload.lostUpdates
-        let (event, shared) = payload.split()
-        box.append(id, event, mergeable: mergeable, shared: shared)
+        box.append(id, payload, mergeable: mergeable)
         return lost
     }
 }

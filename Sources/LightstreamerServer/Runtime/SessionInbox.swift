@@ -11,8 +11,10 @@
 /// caller marks so), snapshot updates, and anything across another event of the same item
 /// (an EOS, CS or OV keeps its place between the updates around it).
 struct SessionInbox {
-    /// An event, with the encoding its update may share with other sessions.
-    typealias Entry = (subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)
+    /// An event of a subscription, in the form the engine sent it: an update every session
+    /// of the item shares stays `EngineEvent.shared` here too (one reference to what the
+    /// sessions share, where a `TableEvent` beside its encoding held two).
+    typealias Entry = (subscriptionId: Int, event: EngineEvent)
 
     private struct ItemKey: Hashable {
         var subscriptionId: Int
@@ -31,35 +33,46 @@ struct SessionInbox {
     /// Events waiting before updates start being folded together.
     static let conflateAfter = 16
 
-    /// Appends `event`, or folds it into the waiting update of the same item when `mergeable`.
+    /// `append(_:_:mergeable:)` for a `TableEvent` and the encoding its update may share.
     mutating func append(
         _ subscriptionId: Int, _ event: consuming TableEvent, mergeable: Bool, shared: consuming SharedUpdateEncoding? = nil
     ) {
+        append(subscriptionId, .event(event, shared), mergeable: mergeable)
+    }
+
+    /// Appends `event`, or folds it into the waiting update of the same item when `mergeable`.
+    mutating func append(_ subscriptionId: Int, _ event: consuming EngineEvent, mergeable: Bool) {
+        let item: Int
+        let isSnapshot: Bool
         switch event {
-        case .update(let item, let values, let isSnapshot):
-            // A loop that keeps up never lets this many wait: no hashing on the fast path.
-            guard events.count >= Self.conflateAfter || !replaceable.isEmpty else {
-                events.append((subscriptionId, event, shared))
-                return
-            }
-            let key = ItemKey(subscriptionId: subscriptionId, item: item)
-            guard mergeable, !isSnapshot else {
-                replaceable[key] = nil
-                events.append((subscriptionId, event, shared))
-                return
-            }
-            if let i = replaceable[key], i < events.count {
-                // The shared encoding still applies if the session's previous row matches it
-                // (it checks): keep the newer update's.
-                events[i] = (subscriptionId, .update(item: item, values: values, isSnapshot: false), shared)
-                conflated += 1
-            } else {
-                replaceable[key] = events.count
-                events.append((subscriptionId, event, shared))
-            }
-        case .endOfSnapshot(let item), .clearSnapshot(let item), .overflow(let item, _):
-            if !replaceable.isEmpty { replaceable[ItemKey(subscriptionId: subscriptionId, item: item)] = nil }
-            events.append((subscriptionId, event, nil))
+        case .shared(let i, let snapshot, _), .event(.update(let i, _, let snapshot), _):
+            item = i
+            isSnapshot = snapshot
+        case .event(.endOfSnapshot(let i), _), .event(.clearSnapshot(let i), _), .event(.overflow(let i, _), _):
+            if !replaceable.isEmpty { replaceable[ItemKey(subscriptionId: subscriptionId, item: i)] = nil }
+            events.append((subscriptionId, event))
+            return
+        }
+        // A loop that keeps up never lets this many wait: no hashing on the fast path.
+        guard events.count >= Self.conflateAfter || !replaceable.isEmpty else {
+            events.append((subscriptionId, event))
+            return
+        }
+        let key = ItemKey(subscriptionId: subscriptionId, item: item)
+        guard mergeable, !isSnapshot else {
+            replaceable[key] = nil
+            events.append((subscriptionId, event))
+            return
+        }
+        if let i = replaceable[key], i < events.count {
+            // The newer update (not a snapshot, checked above) takes the older one's place,
+            // with its own encoding, which still applies if the session's previous row
+            // matches it (the session checks).
+            events[i] = (subscriptionId, event)
+            conflated += 1
+        } else {
+            replaceable[key] = events.count
+            events.append((subscriptionId, event))
         }
     }
 

@@ -14,11 +14,11 @@ extension SessionStateMachine {
         return output.take()
     }
 
-    /// `tableEvents(_:now:)` for events that carry the encoding their update may share with
-    /// other sessions (`SharedUpdateEncoding`, used only where it applies to this session).
+    /// `tableEvents(_:now:)` for events as the engine sent them (`EngineEvent`), which may
+    /// carry the encoding their update shares with other sessions (`SharedUpdateEncoding`,
+    /// used only where it applies to this session).
     mutating func tableEvents(
-        _ events: consuming [(subscriptionId: Int, event: TableEvent, shared: SharedUpdateEncoding?)],
-        now: Int64
+        _ events: consuming [(subscriptionId: Int, event: EngineEvent)], now: Int64
     ) -> [SessionAction] {
         // Moved out (`Array.moveOutInOrder`): no retain and release of each event's row and
         // encoding, which every session of the update shares.
@@ -42,7 +42,7 @@ extension SessionStateMachine {
                 index = found
                 last = (id, found)
             }
-            handleTableEvent(at: index, id, entry.event, shared: entry.shared, now: now)
+            handleEngineEvent(at: index, id, entry.event, now: now)
         }
         inBatch = false
         pruneLog(now: now)
@@ -82,13 +82,23 @@ extension QueuedTableEvent {
         now: Int64
     ) -> Int {
         let lost = payload.lostUpdates
-        switch payload {
-        case .event(let event, let shared):
-            machine.handleTableEvent(at: index, id, event, shared: shared, now: now)
-        case .shared(let item, let isSnapshot, let encoding):
-            machine.handleSharedUpdate(at: index, id, item: item, isSnapshot: isSnapshot, encoding, now: now)
-        }
+        machine.handleEngineEvent(at: index, id, payload, now: now)
         return lost
+    }
+}
+
+extension SessionStateMachine {
+    /// One engine event for the table at `index` (see `handleTableEvent(at:…)`).
+    @inline(__always)
+    mutating func handleEngineEvent(
+        at index: Dictionary<Int, SessionTable>.Index, _ id: Int, _ event: consuming EngineEvent, now: Int64
+    ) {
+        switch consume event {
+        case .event(let event, let shared):
+            handleTableEvent(at: index, id, event, shared: shared, now: now)
+        case .shared(let item, let isSnapshot, let encoding):
+            handleSharedUpdate(at: index, id, item: item, isSnapshot: isSnapshot, encoding, now: now)
+        }
     }
 }
 
