@@ -19,11 +19,13 @@ import Testing
     func anUpdateLineInPartsIsTheLineItStandsFor(id: Int) {
         for item in Self.numbers {
             for encoded in [[], Array("a|#|$|^P1|é€".utf8), Array(repeating: UInt8(ascii: "x"), count: 300)] {
-                let line = DataLine.update(subscriptionId: id, item: item, encoded: encoded)
-                let bytes = [7] + Self.written(line)
-                let expected = Array(UpdateNotification.line(subscriptionId: id, item: item, encodedValues: encoded).utf8)
-                #expect(Array(bytes.dropFirst()) == expected)
-                #expect(line.byteCount == expected.count)
+                encoded.withUnsafeBufferPointer { borrowed in
+                    let line = DataLine.update(subscriptionId: id, item: item, encoded: borrowed)
+                    let bytes = [7] + Self.written(line)
+                    let expected = Array(UpdateNotification.line(subscriptionId: id, item: item, encodedValues: encoded).utf8)
+                    #expect(Array(bytes.dropFirst()) == expected)
+                    #expect(line.byteCount == expected.count)
+                }
             }
         }
     }

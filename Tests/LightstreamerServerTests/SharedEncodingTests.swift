@@ -252,6 +252,34 @@ import Testing
         if batched { #expect(sharedPayloads > offered / 2, "\(sharedPayloads) of \(offered)") }
     }
 
+    /// The bytes are read in place (`encodedBytes(mask:)`), from an encoding the object holds
+    /// by a raw pointer: it is freed with the object, and a racing loser's with the race.
+    @Test func theEncodedBytesLiveAsLongAsTheirEncoding() {
+        weak var published: AnyObject?
+        do {
+            let encoding = SharedUpdateEncoding(previous: ["a", "b"], values: ["a", "c"])
+            #expect(encoding.publishedEncoding == nil)
+            let bytes = encoding.encodedBytes(mask: 0).map { Array($0) }
+            #expect(bytes == Array("|c".utf8))
+            // Another session with other formats: none for it, and the first stays.
+            #expect(encoding.encodedBytes(mask: 2) == nil)
+            published = encoding.publishedEncoding
+            #expect(published != nil)
+            #expect(encoding.encodedBytes(mask: 0).map { Array($0) } == bytes)
+        }
+        #expect(published == nil)
+        for _ in 0..<100 {
+            weak var winner: AnyObject?
+            do {
+                let encoding = SharedUpdateEncoding(previous: nil, values: ["x"])
+                DispatchQueue.concurrentPerform(iterations: 4) { _ in _ = encoding.encodedBytes(mask: 0) }
+                winner = encoding.publishedEncoding
+                #expect(winner != nil)
+            }
+            #expect(winner == nil)
+        }
+    }
+
     /// The first encoding is kept without a lock: sessions on several loops read it at once.
     /// Racing first readers with other diff formats may each encode, one wins, and a session
     /// only ever gets bytes made for its own formats.

@@ -12,35 +12,49 @@ import TLCP
 /// only write their own `U,<subId>,<item>,` head.
 ///
 /// A session uses the shared bytes only when its own previous row and the row it sends are
-/// equal to the ones they were computed for (`encodedValues(previous:values:mask:)` checks
-/// both); any session whose history diverged (frequency limits, conflation, a snapshot, a
+/// equal to the ones they were computed for (`applies(previous:values:)` checks both); any session whose history diverged (frequency limits, conflation, a snapshot, a
 /// late start, a selector) falls back to its own encoding, so sharing never changes what a
 /// session receives.
-final class SharedUpdateEncoding: Sendable {
+///
+/// `@unchecked Sendable`: its rows are immutable, and its only other state is the pointer to
+/// the first encoding, published once with an atomic exchange to an object never changed
+/// afterwards.
+final class SharedUpdateEncoding: @unchecked Sendable {
     /// The row of the previous update of this item and schema (nil: there was none).
     let previous: [String?]?
     /// The row of this update.
     let values: [String?]
 
-    /// The first encoding made, with the diff formats it was made for (sessions almost
-    /// always accept the same formats; others encode by themselves). Set once, then only read:
-    /// every session of the update reads it, from every event loop, so it is an atomic
-    /// reference rather than a lock, whose every use wrote to a line all the loops share.
-    private let cache = ManagedAtomicLazyReference<Encoded>()
+    /// The first encoding made (an `Encoded`, retained once here and released in `deinit`),
+    /// with the diff formats it was made for: sessions almost always accept the same formats;
+    /// others encode by themselves. Set once, then only read: every session of the update
+    /// reads it, from every event loop, so it is an atomic pointer rather than a lock, whose
+    /// every use wrote to a line all the loops share. A raw pointer rather than a reference:
+    /// loading a reference retained the `Encoded` and its bytes for every session and
+    /// released them again, atomic operations on counters that all the update's sessions
+    /// touch (BENCHMARKS.md, "Encoded bytes read in place").
+    private let published = ManagedAtomic<UnsafeRawPointer?>(nil)
 
-    /// Encoded values and the diff formats (`mask`) they were made for.
-    private final class Encoded: Sendable {
+    /// Encoded values and the diff formats (`mask`) they were made for, in a buffer of their
+    /// own that lives as long as this object.
+    private final class Encoded {
         let mask: UInt8
-        let bytes: [UInt8]
+        let bytes: UnsafeMutableBufferPointer<UInt8>
         init(mask: UInt8, bytes: [UInt8]) {
             self.mask = mask
-            self.bytes = bytes
+            self.bytes = .allocate(capacity: bytes.count)
+            _ = self.bytes.initialize(from: bytes)
         }
+        deinit { bytes.deallocate() }
     }
 
     init(previous: [String?]?, values: [String?]) {
         self.previous = previous
         self.values = values
+    }
+
+    deinit {
+        if let p = published.load(ordering: .acquiring) { Unmanaged<Encoded>.fromOpaque(p).release() }
     }
 
     /// The encoded values for a session that last sent `previous` and now sends `values`
@@ -53,35 +67,59 @@ final class SharedUpdateEncoding: Sendable {
     }
 
     /// The same, with the formats as `mask(diffs)`, computed once by the session rather than
-    /// per update. The session does not pass its set: copying it per update cost a retain and
-    /// a release of a set every session shares; the set is made from the mask only when this
-    /// session is the one that encodes.
+    /// per update (copying its set per update cost a retain and a release of a set every
+    /// session shares; the set is made from the mask only when this session is the one that
+    /// encodes).
     func encodedValues(
         previous sessionPrevious: [String?]?, values sessionValues: [String?], mask: UInt8
     ) -> [UInt8]? {
-        // Sessions that received the engine's rows hold these very buffers, so the check is
-        // two pointer comparisons (`==` on the arrays, which compares identity only after a
-        // call and a count check, cost about 50 instructions per update,
-        // Benchmarks/server-callgrind.sh).
-        guard Self.same(sessionValues, values) else { return nil }
-        return encodedValues(previous: sessionPrevious, mask: mask)
+        guard applies(previous: sessionPrevious, values: sessionValues), let bytes = encodedBytes(mask: mask) else { return nil }
+        return Array(bytes)
     }
 
-    /// The encoded values for a session that last sent `previous` and now sends this
-    /// encoding's own `values`, with the formats as `mask(diffs)`, or nil when this encoding
-    /// does not apply to it.
-    func encodedValues(previous sessionPrevious: [String?]?, mask: UInt8) -> [UInt8]? {
-        guard Self.same(sessionPrevious, previous) else { return nil }
-        // Two sessions may encode at once: the first stored wins, and a session with other
-        // formats than the winner's encodes by itself.
-        let encoded =
-            cache.load()
-            ?? cache.storeIfNilThenLoad(
-                Encoded(
-                    mask: mask,
-                    bytes: UpdateNotification.encodedValues(
-                        UpdateCodec.encode(previous: previous, current: values, diffs: Self.diffs(mask: mask)))))
-        return encoded.mask == mask ? encoded.bytes : nil
+    /// Whether this encoding applies to a session that last sent `previous` and now sends
+    /// `values` (its formats aside, see `encodedBytes(mask:)`).
+    ///
+    /// Sessions that received the engine's rows hold these very buffers, so the check is two
+    /// pointer comparisons (`==` on the arrays, which compares identity only after a call and
+    /// a count check, cost about 50 instructions per update, Benchmarks/server-callgrind.sh).
+    @inline(__always)
+    func applies(previous sessionPrevious: [String?]?, values sessionValues: [String?]) -> Bool {
+        Self.same(sessionValues, values) && Self.same(sessionPrevious, previous)
+    }
+
+    /// The encoded values for sessions with the formats `mask(diffs)`, made on the first call,
+    /// or nil when the first were made for other formats. The bytes stay valid, unchanged,
+    /// as long as this object lives: the caller holds it while it reads them
+    /// (`withExtendedLifetime`). Check `applies(previous:values:)` first.
+    func encodedBytes(mask: UInt8) -> UnsafeBufferPointer<UInt8>? {
+        let p = published.load(ordering: .acquiring) ?? publish(mask: mask)
+        return Unmanaged<Encoded>.fromOpaque(p)._withUnsafeGuaranteedRef { encoded in
+            encoded.mask == mask ? UnsafeBufferPointer(encoded.bytes) : nil
+        }
+    }
+
+    #if DEBUG
+    /// The published encoding, for tests that check it is freed with this object.
+    var publishedEncoding: AnyObject? {
+        published.load(ordering: .acquiring).map { Unmanaged<Encoded>.fromOpaque($0).takeUnretainedValue() }
+    }
+    #endif
+
+    /// Encodes for `mask` and publishes the result unless another session did first (two may
+    /// encode at once: the first stored wins, and a session with other formats than the
+    /// winner's encodes by itself); returns what is published.
+    private func publish(mask: UInt8) -> UnsafeRawPointer {
+        let encoded = Encoded(
+            mask: mask,
+            bytes: UpdateNotification.encodedValues(UpdateCodec.encode(previous: previous, current: values, diffs: Self.diffs(mask: mask))))
+        let mine = UnsafeRawPointer(Unmanaged.passRetained(encoded).toOpaque())
+        let (stored, winner) = published.compareExchange(expected: nil, desired: mine, ordering: .acquiringAndReleasing)
+        // A failed exchange found the winner's pointer (only an exchange stores, and nothing
+        // clears it).
+        guard !stored, let winner else { return mine }
+        Unmanaged<Encoded>.fromOpaque(mine).release()
+        return winner
     }
 
     /// Whether two rows are equal: the same buffer, or else equal values.

@@ -7,8 +7,10 @@ import TLCP
 /// instructions per update with its release, Benchmarks/server-callgrind.sh).
 enum DataLine {
     case text(String)
-    /// `U,<subscriptionId>,<item>,` followed by `encoded` (valid UTF-8: the encoder's output).
-    case update(subscriptionId: Int, item: Int, encoded: [UInt8])
+    /// `U,<subscriptionId>,<item>,` followed by `encoded` (valid UTF-8: the encoder's output),
+    /// borrowed from a `SharedUpdateEncoding` that the caller holds while the line is
+    /// emitted: a line is written into the log and dropped, never kept.
+    case update(subscriptionId: Int, item: Int, encoded: UnsafeBufferPointer<UInt8>)
 
     /// The line's length in bytes.
     var byteCount: Int {
@@ -37,9 +39,7 @@ enum DataLine {
                 out.count >= UpdateNotification.maxHeadBytes + encoded.count || out.count >= byteCount
             else { return 0 }
             let head = UpdateNotification.writeHead(subscriptionId: id, item: item, into: out)
-            encoded.withUnsafeBufferPointer { values in
-                if let source = values.baseAddress { (target + head).update(from: source, count: values.count) }
-            }
+            if let source = encoded.baseAddress { (target + head).update(from: source, count: encoded.count) }
             return head + encoded.count
         }
     }

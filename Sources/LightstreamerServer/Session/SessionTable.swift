@@ -18,6 +18,8 @@ struct SessionTable: Sendable {
     var ack: Bool
     /// A delete arrived while the add was still being handled.
     var deleteRequested = false
+    /// Waiting for the engine's answer to the add (its events wait in `early`).
+    var isSubscribing: Bool { if case .subscribing = state { true } else { false } }
     /// Subscribing or active (not on its way out).
     var isLive: Bool { if case .unsubscribing = state { false } else { true } }
     var grant: SubscriptionGrant?
