@@ -240,17 +240,17 @@ final class TableRecord: @unchecked Sendable {
         // retain and a release per event (Benchmarks/server-callgrind.sh).
         let queued = QueuedTableEvent(sink: queuedSink.unsafelyUnwrapped, payload: event)
         guard owner != 0 else {
-            ctx.direct.unsafelyUnwrapped.posts.append(queued, of: self, slot: nil)
+            ctx.direct?.append(queued, of: self, slot: nil)
             return false
         }
         var claimed = false
         if !draining {
             draining = true
             drainOwner = owner
-            batchSlot = ctx.direct.unsafelyUnwrapped.claimSlot()
+            batchSlot = ctx.direct?.claimSlot() ?? 0
             claimed = true
         }
-        ctx.direct.unsafelyUnwrapped.posts.append(queued, of: self, slot: batchSlot)
+        ctx.direct?.append(queued, of: self, slot: batchSlot)
         return claimed
     }
 

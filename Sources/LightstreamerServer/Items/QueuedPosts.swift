@@ -172,6 +172,14 @@ final class DirectPosts: @unchecked Sendable {
         return claimed
     }
 
+    /// `QueuedPosts.append(_:of:slot:)`. Called through the context's optional
+    /// (`ctx.direct?.append`), which borrows this object, where reaching `posts` through
+    /// `unsafelyUnwrapped` retained and released it for every event.
+    @inline(__always)
+    func append(_ event: consuming QueuedTableEvent, of table: TableRecord, slot: UInt32?) {
+        posts.append(event, of: table, slot: slot)
+    }
+
     /// Posts what is held (see `QueuedPosts.post()`); slots start again from 0.
     func post() -> [any TableEventQueue] {
         claimed = 0
