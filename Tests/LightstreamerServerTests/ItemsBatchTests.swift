@@ -51,16 +51,17 @@ struct ItemsBatchTests {
         let sinks = (0..<50).map { _ in QueuedRecordingSink(queue: queue) }
         for sink in sinks { _ = try await engine.subscribe(spec(.raw, ["a"], ["n"]), sink: sink) }
 
-        // 400 updates × 50 subscriptions: the lock is let go every 4,096 events (82 updates
-        // here), and what is held is delivered once 16,384 events are.
-        adapter.pushBatch((0..<400).map { ItemUpdateEvent(item: "a", fields: ["n": "\($0)"]) })
+        // 2,000 updates × 50 subscriptions: the lock is let go every 4,096 events (82 updates
+        // here), and what is held is delivered once 65,536 events are.
+        let updates = 2_000
+        adapter.pushBatch((0..<updates).map { ItemUpdateEvent(item: "a", fields: ["n": "\($0)"]) })
         let perSection = (ItemEngine.eventsPerSection + 49) / 50
         let sectionsPerRound = (ItemEngine.eventsPerDrain + perSection * 50 - 1) / (perSection * 50)
         let perRound = sectionsPerRound * perSection
-        #expect(perRound < 400)
-        #expect(queue.postSizes == [perRound * 50, (400 - perRound) * 50])
+        #expect(perRound < updates)
+        #expect(queue.postSizes == [perRound * 50, (updates - perRound) * 50])
         queue.flush()
-        for sink in sinks { #expect(sink.rows == (0..<400).map { ["\($0)"] }) }
+        for sink in sinks { #expect(sink.rows == (0..<updates).map { ["\($0)"] }) }
         await engine.shutdown()
     }
 

@@ -224,7 +224,7 @@ public final class ItemEngine: Sendable {
             store.withLockedValue { s in
                 if direct.owner == 0 {
                     direct.owner = s.makeId()
-                    // Both factors bounded (a post holds at most some 20 K events), so the
+                    // Both factors bounded (a post holds at most some 70 K events), so the
                     // product cannot overflow.
                     let updates = min(batch.count, Self.eventsPerDrain)
                     direct.posts.reserveHint = min(s.batchPostsPerUpdate * updates, Self.eventsPerDrain)
@@ -260,9 +260,16 @@ public final class ItemEngine: Sendable {
 
     /// See `adapterUpdates`: about 3 ms of fan-out on this project's machine.
     static let eventsPerSection = 4_096
-    /// See `adapterUpdates`: a tick of the load test at 1,000 sessions (10,000 events) is
-    /// delivered in one round.
-    static let eventsPerDrain = 16_384
+    /// See `adapterUpdates`: a tick of the load test at 5,000 sessions (50,000 events) is
+    /// delivered in one round, so each session gets its events of the tick together and
+    /// writes once. With 16,384, such a tick went out in four posts: the loop, still on the
+    /// first when the third came, left the rest to the producer, which moved them into the
+    /// sessions' inboxes while the loop ran them, and sessions wrote up to once per post:
+    /// 2.15–2.26 µs of CPU per update against 1.65–1.70, and 66–69 K writes per second
+    /// against 50 K (BENCHMARKS.md, "One post per tick at 5,000 sessions"). A post holds at
+    /// most this plus a section's events: some 3.5 MB at 48 bytes an event, twice that while
+    /// `QueuedPosts.grouped` orders them.
+    static let eventsPerDrain = 65_536
 
     func adapterEndOfSnapshot(_ key: ItemKey) {
         dispatch(direct: false) { s, ctx, e in s.itemEndOfSnapshot(key, ctx: ctx, effects: &e) }

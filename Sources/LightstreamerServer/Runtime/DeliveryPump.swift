@@ -20,7 +20,7 @@ import Darwin
 /// `mailboxLimit` events still waiting from earlier posts, the producer hands them over itself
 /// (`post` says so, and the engine calls `flush` once it unlocked), into the inboxes: the loop
 /// is far behind, and the producer slows down instead of the mailbox growing. The mailbox
-/// holds at most the limit plus one post (the engine posts at most some 20 K events at once,
+/// holds at most the limit plus one post (the engine posts at most some 70 K events at once,
 /// `ItemEngine.eventsPerDrain`); a session's inbox has its own bound, past which its batch
 /// runs on the caller's thread (see `ServerSession`).
 ///
@@ -82,7 +82,7 @@ final class DeliveryPump: TableEventQueue {
         guard !events.isEmpty else { return false }
         let (schedule, full) = state.withLockedValue { s -> (Bool, Bool) in
             // Full when what waited already passed the limit: one post, however large (the
-            // engine posts at most some 20 K events at a time, `ItemEngine.eventsPerDrain`),
+            // engine posts at most some 70 K events at a time, `ItemEngine.eventsPerDrain`),
             // is the loop's to hand over, straight to its sessions; the producer hands over
             // itself only when the loop has not even taken the posts before.
             let full = s.mailbox.count > Self.mailboxLimit
