@@ -74,8 +74,10 @@ struct NotificationLog: Sendable {
 
     mutating func append(_ line: DataLine, isUpdate: Bool, now: Int64) -> Int {
         let length = line.byteCount
-        let page = pageWithRoom(for: length + 2)
-        let start = page.append(line)
+        // The current page is used through the optional, which borrows it: a page returned
+        // by `pageWithRoom` was retained and released for every line.
+        if (current?.free ?? -1) < length + 2 { startPage(for: length + 2) }
+        let start = current?.append(line) ?? 0
         slots.append(
             Slot(
                 atMillis: now, length: length, page: UInt32(truncatingIfNeeded: firstPage + pages.count),
@@ -85,9 +87,8 @@ struct NotificationLog: Sendable {
         return lastProgressive
     }
 
-    /// The current page, or a new one when `bytes` do not fit in it.
-    private mutating func pageWithRoom(for bytes: Int) -> LogPage {
-        if let current, current.free >= bytes { return current }
+    /// Closes the current page (if any) and starts one with room for `bytes`.
+    private mutating func startPage(for bytes: Int) {
         var capacity = Self.firstPageBytes
         if let full = current {
             pages.append(full)
@@ -95,9 +96,7 @@ struct NotificationLog: Sendable {
         } else if let last = pages.last {
             capacity = min(Self.pageBytes, last.capacity * 2)
         }
-        let page = LogPage(capacity: max(capacity, bytes))
-        current = page
-        return page
+        current = LogPage(capacity: max(capacity, bytes))
     }
 
     /// Whether every notification after `progressive` is still held.
