@@ -57,11 +57,14 @@ extension EngineState {
             var next = 0
             while true {
                 visited &+= 1
-                let claim =
+                // Called on an unretained reference: the local copy of the array holds every
+                // table through the loop, and calling a method on the array's element retained
+                // and released the table per session (Benchmarks/server-callgrind.sh).
+                let claim = Unmanaged.passUnretained(subscribers[i].table)._withUnsafeGuaranteedRef { table in
                     inSnapshot
-                    ? subscribers[i].table.snapshotEvent(pos: pos, state: state, cache: &cache, ctx: ctx)
-                    : subscribers[i].table.dispatchLive(
-                        pos: pos, state: state, fields: fields, change: change, cache: &cache, ctx: ctx)
+                        ? table.snapshotEvent(pos: pos, state: state, cache: &cache, ctx: ctx)
+                        : table.dispatchLive(pos: pos, state: state, fields: fields, change: change, cache: &cache, ctx: ctx)
+                }
                 if claim { effects.drain.append(subscribers[i].table) }
                 // Further positions of the item in the same subscription (rare).
                 guard next < subscribers[i].more.count else { break }
