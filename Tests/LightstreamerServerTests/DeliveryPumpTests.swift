@@ -129,7 +129,7 @@ import Testing
         // Three posts; each sink gets runs of 1 to 3 events in each.
         var expected: [ObjectIdentifier: [[String?]]] = [:]
         var serial = 0
-        for post in 0..<3 {
+        func post(_ post: Int) -> [QueuedTableEvent] {
             var events: [QueuedTableEvent] = []
             for (k, sink) in sinks.enumerated() {
                 for _ in 0..<(1 + (k + post) % 3) {
@@ -138,8 +138,9 @@ import Testing
                     serial += 1
                 }
             }
-            posted.append(events)
+            return events
         }
+        for p in 0..<3 { posted.append(post(p)) }
         let total = posted.count
         var rounds = 0
         var later = PostedEvents()
@@ -150,14 +151,44 @@ import Testing
             let finished = posted.handOver(until: 0)
             #expect(finished == posted.isEmpty)
             #expect(posted.count < before, "each hand-over makes progress")
+            // Posts that came meanwhile, in the first rounds: into the mailbox (behind what
+            // is left), or straight behind what is left.
+            if rounds < 12, rounds % 3 == 1 { later.append(post(rounds)) }
             // What was left goes back in front of what came since.
             later.prepend(posted)
             posted = later
             later = PostedEvents()
+            if rounds < 12, rounds % 3 == 2 { posted.append(post(rounds)) }
         }
         #expect(rounds > 2, "the deadline stopped the hand-over (\(rounds) rounds for \(total) events)")
         for sink in sinks {
             #expect(sink.rows == expected[ObjectIdentifier(sink)], "each sink got its events once, in order")
+        }
+    }
+}
+
+extension PostedEventsDeadlineTests {
+    /// What a stopped hand-over left (kept reversed inside) can itself get events put in
+    /// front of it: they come first, then the rest in its order.
+    @Test func eventsPutInFrontOfAStoppedHandOverComeFirst() {
+        let loop = EmbeddedEventLoop()
+        let pump = DeliveryPump(eventLoop: loop, delayMillis: 0)
+        let sinks = (0..<40).map { _ in QueuedRecordingSink(queue: pump) }
+        var left = PostedEvents()
+        left.append(sinks.enumerated().flatMap { k, sink in DeliveryPumpTests.events((k * 10)..<(k * 10 + 2), to: sink) })
+        let finished = left.handOver(until: 0)
+        #expect(!finished)
+        let handed = sinks.filter { !$0.rows.isEmpty }.count
+        #expect(handed > 0 && handed < sinks.count)
+        var front = PostedEvents()
+        front.append(sinks.enumerated().flatMap { k, sink in DeliveryPumpTests.events((1_000 + k)..<(1_001 + k), to: sink) })
+        left.prepend(front)
+        let finishedAll = left.handOver()
+        #expect(finishedAll)
+        for (k, sink) in sinks.enumerated() {
+            let own: [[String?]] = [["\(k * 10)"], ["\(k * 10 + 1)"]]
+            let expected = k < handed ? own + [["\(1_000 + k)"]] : [["\(1_000 + k)"]] + own
+            #expect(sink.rows == expected, "sink \(k)")
         }
     }
 }
