@@ -75,7 +75,7 @@ struct NotificationLog: Sendable {
     mutating func append(_ line: DataLine, isUpdate: Bool, now: Int64) -> Int {
         let length = line.byteCount
         // The current page is used through the optional, which borrows it: a page returned
-        // by `pageWithRoom` was retained and released for every line.
+        // by a helper was retained and released for every line.
         if (current?.free ?? -1) < length + 2 { startPage(for: length + 2) }
         let start = current?.append(line) ?? 0
         slots.append(
