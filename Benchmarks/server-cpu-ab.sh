@@ -4,6 +4,7 @@
 #   DRIVER=path: the lightstreamer-loadtest build that drives the load (default BINARY), so that
 #   two servers are measured by the same load tool.
 #   SERVER_THREADS=n: the server's event-loop threads (the --serve default is 1).
+#   SERVE_FLAGS="...": more options for the --serve process (e.g. --per-item-updates).
 # Starts BINARY --serve on port 19090, runs BINARY as the driver (SESSIONS WebSocket sessions x
 # 10 items x 10 updates/s), and averages the "µs per update" the --serve process printed for its
 # 5-second windows after the first (connect and warm-up), keeping windows where at least 90 % of
@@ -15,7 +16,8 @@ set -euo pipefail
 bin=$1; n=${2:-1000}; secs=${3:-25}
 log=$(mktemp); drv=$(mktemp)
 trap 'rm -f "$log" "$drv" "$sysw"' EXIT
-"$bin" --serve --port 19090 ${SERVER_THREADS:+--server-threads "$SERVER_THREADS"} > "$log" 2>&1 &
+# shellcheck disable=SC2086 # SERVE_FLAGS holds several options.
+"$bin" --serve --port 19090 ${SERVER_THREADS:+--server-threads "$SERVER_THREADS"} ${SERVE_FLAGS:-} > "$log" 2>&1 &
 server=$!
 sleep 2
 # Write-type system calls of the server per second over 5 s in the middle of the run
