@@ -12,9 +12,9 @@ import TLCP
 /// only write their own `U,<subId>,<item>,` head.
 ///
 /// A session uses the shared bytes only when its own previous row and the row it sends are
-/// equal to the ones they were computed for (`applies(previous:values:)` checks both); any session whose history diverged (frequency limits, conflation, a snapshot, a
-/// late start, a selector) falls back to its own encoding, so sharing never changes what a
-/// session receives.
+/// equal to the ones they were computed for (`applies(previous:values:)` checks both); any
+/// session whose history diverged (frequency limits, conflation, a snapshot, a late start, a
+/// selector) falls back to its own encoding, so sharing never changes what a session receives.
 ///
 /// `@unchecked Sendable`: its rows are immutable, and its only other state is the pointer to
 /// the first encoding, published once with an atomic exchange to an object never changed
@@ -57,26 +57,6 @@ final class SharedUpdateEncoding: @unchecked Sendable {
         if let p = published.load(ordering: .acquiring) { Unmanaged<Encoded>.fromOpaque(p).release() }
     }
 
-    /// The encoded values for a session that last sent `previous` and now sends `values`
-    /// with `diffs`, or nil when this encoding does not apply to it.
-    func encodedValues(
-        previous sessionPrevious: [String?]?, values sessionValues: [String?],
-        diffs: Set<DiffFormat>
-    ) -> [UInt8]? {
-        encodedValues(previous: sessionPrevious, values: sessionValues, mask: Self.mask(diffs))
-    }
-
-    /// The same, with the formats as `mask(diffs)`, computed once by the session rather than
-    /// per update (copying its set per update cost a retain and a release of a set every
-    /// session shares; the set is made from the mask only when this session is the one that
-    /// encodes).
-    func encodedValues(
-        previous sessionPrevious: [String?]?, values sessionValues: [String?], mask: UInt8
-    ) -> [UInt8]? {
-        guard applies(previous: sessionPrevious, values: sessionValues), let bytes = encodedBytes(mask: mask) else { return nil }
-        return Array(bytes)
-    }
-
     /// Whether this encoding applies to a session that last sent `previous` and now sends
     /// `values` (its formats aside, see `encodedBytes(mask:)`).
     ///
@@ -85,7 +65,13 @@ final class SharedUpdateEncoding: @unchecked Sendable {
     /// a count check, cost about 50 instructions per update, Benchmarks/server-callgrind.sh).
     @inline(__always)
     func applies(previous sessionPrevious: [String?]?, values sessionValues: [String?]) -> Bool {
-        Self.same(sessionValues, values) && Self.same(sessionPrevious, previous)
+        Self.same(sessionValues, values) && applies(previous: sessionPrevious)
+    }
+
+    /// `applies(previous:values:)` for a session that sends this encoding's own `values`.
+    @inline(__always)
+    func applies(previous sessionPrevious: [String?]?) -> Bool {
+        Self.same(sessionPrevious, previous)
     }
 
     /// The encoded values for sessions with the formats `mask(diffs)`, made on the first call,

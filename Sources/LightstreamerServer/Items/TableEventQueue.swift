@@ -41,16 +41,6 @@ struct QueuedTableEvent: Sendable {
         self.payload = payload
     }
 
-    init(sink: any QueuedTableSink, event: consuming TableEvent, shared: consuming SharedUpdateEncoding?) {
-        self.sink = sink
-        self.payload = .event(event, shared)
-    }
-
-    /// The event (for `EngineEvent.shared`, made with the encoding's row).
-    var event: TableEvent { payload.tableEvent }
-    /// The encoding the event may share.
-    var shared: SharedUpdateEncoding? { payload.encoding }
-
     /// Hands the event to its sink.
     consuming func deliver() {
         let (event, shared) = payload.split()

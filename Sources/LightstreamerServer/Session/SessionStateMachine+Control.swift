@@ -290,7 +290,7 @@ extension SessionStateMachine {
         let diffMask = self.diffMask
         let encoded = withTable(at: index) { t -> UnsafeBufferPointer<UInt8>? in
             guard let grant = t.grant, item >= 1, item <= grant.itemCount, encoding.values.count == grant.fieldCount,
-                SharedUpdateEncoding.same(t.rows[item - 1], encoding.previous),
+                encoding.applies(previous: t.rows[item - 1]),
                 let encoded = encoding.encodedBytes(mask: diffMask)
             else { return nil }
             t.rows[item - 1] = encoding.values
