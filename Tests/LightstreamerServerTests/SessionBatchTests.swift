@@ -77,12 +77,14 @@ import Testing
     }
 
     /// A session that closes in the middle of a batch (unbound, with too much waiting for a
-    /// stream) ignores the batch's remaining events, for every subscription.
+    /// stream) ignores the batch's remaining events, for every subscription. DISTINCT, whose
+    /// updates an unbound session keeps one by one (MERGE ones fold, SessionUnboundFoldingTests).
     @Test func aSessionClosedMidBatchIgnoresTheRest() {
         var settings = SessionScript.settings
         settings.maxPendingNotifications = 3
-        var s = SessionScript.subscribed(items: 1, fields: 1, settings: settings)
-        s.subscribe(2, items: 1, fields: 1, ack: false)
+        var s = SessionScript(settings: settings)
+        s.subscribe(1, mode: .distinct, items: 1, fields: 1, ack: false)
+        s.subscribe(2, mode: .distinct, items: 1, fields: 1, ack: false)
         s.record(s.machine.connectionClosed(SessionScript.stream, now: s.now))
         _ = s.take()
         #expect(!s.machine.isClosed)

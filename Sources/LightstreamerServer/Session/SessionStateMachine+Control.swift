@@ -267,6 +267,16 @@ extension SessionStateMachine {
             tables.values[index].early.append(event)
             return
         }
+        if isUnbound {
+            // No stream: MERGE updates fold, and other events of an item come after its held row.
+            switch event {
+            case .update(let item, let values, let isSnapshot):
+                if holdWhileUnbound(at: index, item: item, values: values, isSnapshot: isSnapshot) { return }
+                releaseHeld(at: index, id, item: item, now: now)
+            case .endOfSnapshot(let item), .clearSnapshot(let item), .overflow(let item, _):
+                releaseHeld(at: index, id, item: item, now: now)
+            }
+        }
         deliver(at: index, id, event, shared: shared, now: now)
     }
 
@@ -286,6 +296,10 @@ extension SessionStateMachine {
         if withTable(at: index, { $0.isSubscribing }) {
             tables.values[index].early.append(.update(item: item, values: encoding.values, isSnapshot: isSnapshot))
             return
+        }
+        if isUnbound {
+            if holdWhileUnbound(at: index, item: item, values: encoding.values, isSnapshot: isSnapshot) { return }
+            releaseHeld(at: index, id, item: item, now: now)
         }
         let diffMask = self.diffMask
         let encoded = withTable(at: index) { t -> UnsafeBufferPointer<UInt8>? in
@@ -313,7 +327,7 @@ extension SessionStateMachine {
 
     /// `deliver` for the table at `index` in `tables` (which holds until `tables` changes:
     /// nothing below touches another table before the line is made).
-    private mutating func deliver(
+    mutating func deliver(
         at index: Dictionary<Int, SessionTable>.Index, _ id: Int, _ event: consuming TableEvent,
         shared: consuming SharedUpdateEncoding?, now: Int64
     ) {

@@ -128,6 +128,8 @@ extension SessionStateMachine {
         recoveryFrom: Int?, sendConok: Bool, sendHead: Bool, now: Int64
     ) {
         output.actions.append(.cancelTimer(.unboundTimeout))
+        // Before the binding: the held rows go into the log, sent below after the stream's head.
+        releaseAllHeld(now: now)
         wroteDataSinceBind = false
         let polling = stream.polling
         let keepalive = min(

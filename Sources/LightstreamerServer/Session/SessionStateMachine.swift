@@ -155,6 +155,8 @@ public struct SessionStateMachine: Sendable {
 
     /// The bound stream, if any (only an open session has one).
     var binding: Binding? { streamBinding }
+    /// No stream or poll is bound (read without copying the binding).
+    var isUnbound: Bool { streamBinding == nil }
 
     /// Changes the pending create in place; nothing happens once the create has finished.
     mutating func modifyPendingCreate(_ body: (inout PendingCreate) -> Void) {

@@ -27,6 +27,20 @@ struct SessionTable: Sendable {
     var early: [TableEvent] = []
     /// The last row sent per item (index item-1), what "unchanged" refers to.
     var rows: [[String?]?] = []
+    /// While the session has no stream: the latest row of each item not yet put in the log
+    /// (index item-1), for subscriptions that fold (`foldsWhileUnbound`). Empty, without a
+    /// buffer, when nothing is held (see `SessionStateMachine+Held.swift`).
+    var held: [[String?]?] = []
+    /// MERGE, not `unfiltered`, and no buffer of more than one update asked
+    /// (`LS_requested_buffer_size`): only each item's latest values are owed, so the updates
+    /// of a session without a stream fold into one per item.
+    var foldsWhileUnbound: Bool {
+        guard parameters.mode == .merge, parameters.maxFrequency != .unfiltered else { return false }
+        switch parameters.bufferSize {
+        case nil, .size(1): return true
+        case .size, .unlimited: return false
+        }
+    }
     /// A reconf waiting for the engine.
     var pendingReconf: (origin: RequestOrigin, requestId: String, ack: Bool)?
 

@@ -4,12 +4,14 @@ import Testing
 
 /// Memory comes back: WebSocket clients that never read a fast item are closed for their
 /// backlog, their sessions end, and the server's resident memory returns near where it was.
+/// RAW, whose every update a session owes its client: an unbound MERGE session keeps only the
+/// item's latest row and lives on to its timeout (SlowReaderTests covers both modes).
 @Suite(.serialized, .timeLimit(.minutes(3))) struct AdversarialMemoryTests {
     /// One item, `flood`: 40 fields of 9-decimal random walks, 1,000 updates a second.
     static let floodSet: String = {
         let fields = (1...40).map { #""f\#($0)": {"start": 100, "step": 10, "min": 0, "max": 1000, "decimals": 9}"# }
         return #"""
-            [{"name": "FLOOD", "metadata": {"allowedModes": ["MERGE"]},
+            [{"name": "FLOOD", "metadata": {"allowedModes": ["MERGE", "RAW"]},
               "dataAdapters": [{"name": "DEFAULT", "items": [
                 {"name": "flood", "behavior": "randomWalk", "updatesPerSecond": 1000, "walkFields": {\#(fields.joined(separator: ","))}}
               ]}]}]
@@ -27,7 +29,7 @@ import Testing
             for _ in 0..<Self.clients {
                 let channel = try await FrontBackpressureTests.muteWebSocket(
                     port: server.port, group: group, adapterSet: "FLOOD",
-                    control: "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=flood&LS_schema=\(schema)&LS_ack=false")
+                    control: "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=RAW&LS_group=flood&LS_schema=\(schema)&LS_ack=false")
                 channels.append(channel)
             }
             var peak = 0
