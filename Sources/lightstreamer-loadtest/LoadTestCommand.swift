@@ -146,11 +146,10 @@ struct LoadTestCommand: AsyncParsableCommand {
         offset: Int = 0
     ) async throws -> [any Channel] {
         var channels: [any Channel] = []
-        var batch: [EventLoopFuture<any Channel>] = []
-        for i in 0..<count {
-            let first = ((i + offset) * itemsPerSession) % max(items, 1)
-            let names = (0..<itemsPerSession).map { "load\((first + $0) % items)" }
-            let f = ClientBootstrap(group: group)
+        var batch: [(EventLoopFuture<any Channel>, names: [String])] = []
+        var retried = 0
+        func connect(_ names: [String]) -> EventLoopFuture<any Channel> {
+            ClientBootstrap(group: group)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .channelInitializer { ch in
                     ch.eventLoop.makeCompletedFuture {
@@ -161,13 +160,35 @@ struct LoadTestCommand: AsyncParsableCommand {
                     }
                 }
                 .connect(host: "127.0.0.1", port: port)
-            batch.append(f)
-            if batch.count == 200 {
-                for f in batch { channels.append(try await f.get()) }
-                batch = []
-            }
         }
-        for f in batch { channels.append(try await f.get()) }
+        // A server past its capacity accepts slowly (its accept queue fills, and the kernel
+        // drops connection attempts until it has room): a connect that fails is tried again,
+        // up to five times, as a client would, rather than ending the run.
+        func settle() async throws {
+            for (f, names) in batch {
+                var attempt = 1
+                var future = f
+                while true {
+                    do {
+                        channels.append(try await future.get())
+                        break
+                    } catch  where attempt < 5 {
+                        attempt += 1
+                        retried += 1
+                        future = connect(names)
+                    }
+                }
+            }
+            batch = []
+        }
+        for i in 0..<count {
+            let first = ((i + offset) * itemsPerSession) % max(items, 1)
+            let names = (0..<itemsPerSession).map { "load\((first + $0) % items)" }
+            batch.append((connect(names), names))
+            if batch.count == 200 { try await settle() }
+        }
+        try await settle()
+        if retried > 0 { print("load: \(retried) connects tried again after a failure") }
         // Wait until every session answered (SUBOK, or CONOK without subscription).
         let deadline = ContinuousClock.now + .seconds(120)
         while stats.state.withLockedValue({ $0.subscribed + $0.errors }) < count, ContinuousClock.now < deadline {
