@@ -225,7 +225,7 @@ extension PostedEventsDeadlineTests {
         #expect(afterFirstRun > 0)
         #expect(afterFirstRun < limit, "the run handed over for as long as events came (\(afterFirstRun))")
         // The rest comes on later runs, each after the loop had its turn.
-        loop.advanceTime(by: DeliveryPump.gap)
+        loop.advanceTime(by: SaturationYield.short)
         #expect(sink.received > afterFirstRun)
     }
 }

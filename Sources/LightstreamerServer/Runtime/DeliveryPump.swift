@@ -33,18 +33,18 @@ import Darwin
 /// tasks until none are left before it polls its sockets again:
 /// if every session scheduled its own task, a producer faster than the loop would keep the
 /// queue from ever emptying and the loop would stop accepting connections and reading
-/// requests. After a slice the pump reschedules itself `gap` ahead: only a task that is not
-/// due yet lets the loop poll its sockets (NIO runs due tasks, scheduled or not, until none is
-/// left). 250 µs: with 50 µs, at 5,000 sessions under overload, the pump was due again before
-/// the producer's tick ended, the loop stopped accepting and new sessions timed out; 1 ms
-/// added latency (BENCHMARKS.md, "Fan-out per event loop").
+/// requests. After a slice the pump reschedules itself a little ahead (`SaturationYield`):
+/// only a task that is not due yet lets the loop poll its sockets (NIO runs due tasks,
+/// scheduled or not, until none is left). 250 µs: with 50 µs, at 5,000 sessions under
+/// overload, the pump was due again before the producer's tick ended, the loop stopped
+/// accepting and new sessions timed out; 1 ms added latency (BENCHMARKS.md, "Fan-out per event
+/// loop"). A pump busy for 50 ms waits 2 ms once, for a loop so saturated that 250 µs is not
+/// enough.
 final class DeliveryPump: TableEventQueue {
     let eventLoop: any EventLoop
     /// Delay of the first run after the pump went idle (`SessionSettings.maxUpdateDelayMillis`).
     let delayMillis: Int
     static let sliceNanos: UInt64 = 2_000_000
-    /// Between two slices, while the loop polls its sockets (see above).
-    static let gap = TimeAmount.microseconds(250)
     /// Events waiting in the mailbox past which a post makes the producer hand them over
     /// itself (until 2026-11-28 the count included the post itself, so that every tick of
     /// 10,000 events at 1,000 sessions was "full"). Under overload the
@@ -60,6 +60,8 @@ final class DeliveryPump: TableEventQueue {
         var spare = PostedEvents()
         var ready: [ServerSession] = []
         var scheduled = false
+        /// The wait between runs while work is left (see above).
+        var yield = SaturationYield()
         /// A thread is handing mailbox events to their sessions; it goes on until it finds
         /// the mailbox empty, so one at a time keeps the order.
         var handingOver = false
@@ -204,6 +206,7 @@ final class DeliveryPump: TableEventQueue {
                 s.ready = []
                 if b.isEmpty && s.mailbox.isEmpty {
                     s.scheduled = false
+                    s.yield.idle()
                     return nil
                 }
                 return b
@@ -212,7 +215,8 @@ final class DeliveryPump: TableEventQueue {
             guard let batch else { return }
             if batch.isEmpty, NIODeadline.now().uptimeNanoseconds &- start > Self.sliceNanos {
                 // Only posts (another thread is handing them over): let the loop poll.
-                eventLoop.scheduleTask(in: Self.gap) { self.run() }
+                let wait = state.withLockedValue { $0.yield.wait(at: NIODeadline.now().uptimeNanoseconds) }
+                eventLoop.scheduleTask(in: wait) { self.run() }
                 return
             }
             for i in batch.indices {
@@ -221,9 +225,12 @@ final class DeliveryPump: TableEventQueue {
                 // A slice of batches after each hand-over, and two slices in all per run.
                 if now &- batchesStart > Self.sliceNanos || now &- start > 2 * Self.sliceNanos {
                     let rest = batch[(i + 1)...]
-                    state.withLockedValue { s in s.ready.insert(contentsOf: rest, at: 0) }
+                    let wait = state.withLockedValue { s in
+                        s.ready.insert(contentsOf: rest, at: 0)
+                        return s.yield.wait(at: now)
+                    }
                     // Still scheduled: producers keep posting; the loop polls first.
-                    eventLoop.scheduleTask(in: Self.gap) { self.run() }
+                    eventLoop.scheduleTask(in: wait) { self.run() }
                     return
                 }
             }
