@@ -86,6 +86,9 @@ import Testing
         for i in 0..<20_000 { s.update(1, item: i % 10 + 1, ["\(i)", "some value \(i)"]) }
         #expect(s.machine.log.heldBytes == before)
         #expect(!s.machine.isClosed)
+        // Each item's first update is held, the other 19,990 replace one.
+        #expect(s.machine.takeFoldedCount() == 19_990)
+        #expect(s.machine.takeFoldedCount() == 0)
     }
 
     @Test func unfilteredBufferedDistinctRawAndSnapshotUpdatesAreNotFolded() {

@@ -29,7 +29,8 @@ public final class ServerMetrics: Sendable {
         /// Sessions closed because they held more undelivered data than `maxBacklogBytes`.
         public var sessionsClosedForBacklog = 0
         /// MERGE updates replaced by a newer one of the same item before their session's event
-        /// loop got to them (`SessionInbox`).
+        /// loop got to them (`SessionInbox`), or while their session had no stream
+        /// (`SessionStateMachine+Held.swift`).
         public var updatesConflated = 0
         /// Events lost before reaching their clients (the sum of `OV` counts sent or due).
         public var updatesLost = 0

@@ -32,14 +32,15 @@ extension ServerSession {
         registering connection: (any OutboundConnection)? = nil, expectingReply: Bool = false,
         _ event: (inout SessionStateMachine, Int64) -> [SessionStateMachine.Action]
     ) {
-        let deferred = inner.withLockedValue { s -> [DeferredWork] in
+        let (deferred, folded) = inner.withLockedValue { s -> ([DeferredWork], Int) in
             if let connection {
                 s.connections[connection.connectionID] = connection
                 if expectingReply { s.pendingReplies[connection.connectionID, default: 0] += 1 }
             }
             let actions = event(&s.machine, monotonicMillis())
-            return applyLocked(actions, to: &s)
+            return (applyLocked(actions, to: &s), s.machine.takeFoldedCount())
         }
+        if folded > 0 { manager.metrics.update { $0.updatesConflated += folded } }
         for work in deferred { perform(work) }
     }
 

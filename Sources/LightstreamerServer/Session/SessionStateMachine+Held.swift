@@ -19,14 +19,25 @@ extension SessionStateMachine {
         at index: Dictionary<Int, SessionTable>.Index, item: Int, values: [String?], isSnapshot: Bool
     ) -> Bool {
         guard isUnbound, !isSnapshot else { return false }
-        return withTable(at: index) { t in
+        let outcome = withTable(at: index) { t -> HoldOutcome in
             guard t.foldsWhileUnbound, let grant = t.grant, item >= 1, item <= grant.itemCount,
                 values.count == grant.fieldCount
-            else { return false }
+            else { return .delivered }
             if t.held.isEmpty { t.held = Array(repeating: nil, count: grant.itemCount) }
+            let replaced = t.held[item - 1] != nil
             t.held[item - 1] = values
-            return true
+            return replaced ? .replaced : .held
         }
+        if outcome == .replaced { foldedWhileUnbound &+= 1 }
+        return outcome != .delivered
+    }
+
+    private enum HoldOutcome { case delivered, held, replaced }
+
+    /// The updates folded away since the last call (`ServerMetrics`' `updatesConflated`).
+    mutating func takeFoldedCount() -> Int {
+        defer { foldedWhileUnbound = 0 }
+        return foldedWhileUnbound
     }
 
     /// Puts the held row of `item`, if any, in the log, before another event of that item.

@@ -61,6 +61,9 @@ public struct SessionStateMachine: Sendable {
     var log = NotificationLog()
     /// The last progressive written on a stream.
     var delivered = 0
+    /// MERGE updates replaced by a newer one while the session had no stream, since the last
+    /// `takeFoldedCount()` (`SessionStateMachine+Held.swift`).
+    var foldedWhileUnbound = 0
     var tables: [Int: SessionTable] = [:]
 
     // MARK: - Messages and MPN
