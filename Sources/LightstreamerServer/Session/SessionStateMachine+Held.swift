@@ -7,8 +7,9 @@ import TLCP
 /// update went into the log, and a session whose client went away grew by each update until
 /// its timeout or `maxBacklogBytes`: thousands of dropped clients held gigabytes.
 ///
-/// MERGE promises an item's latest state, not every change: `unfiltered` subscriptions,
-/// DISTINCT, RAW and COMMAND never fold, and neither do snapshot updates. Any other event of an
+/// MERGE promises an item's latest state, not every change. `unfiltered` MERGE, MERGE with a
+/// buffer of more than one update asked (`LS_requested_buffer_size`), DISTINCT, RAW and COMMAND
+/// never fold, and neither do snapshot updates. Any other event of an
 /// item (EOS, CS, OV, a snapshot update) puts the item's held row in the log first, so the
 /// order within an item is kept.
 extension SessionStateMachine {
@@ -28,8 +29,12 @@ extension SessionStateMachine {
             t.held[item - 1] = values
             return replaced ? .replaced : .held
         }
-        if outcome == .replaced { foldedWhileUnbound &+= 1 }
-        return outcome != .delivered
+        switch outcome {
+        case .delivered: return false
+        case .held: holdsRows = true
+        case .replaced: foldedWhileUnbound &+= 1
+        }
+        return true
     }
 
     private enum HoldOutcome { case delivered, held, replaced }
@@ -53,7 +58,8 @@ extension SessionStateMachine {
     /// Puts every held row in the log (subscriptions by id, items in order), before a stream
     /// binds; the holding ends.
     mutating func releaseAllHeld(now: Int64) {
-        guard !isClosed else { return }
+        guard holdsRows, !isClosed else { return }
+        holdsRows = false
         for id in tables.keys.sorted() {
             guard let index = tables.index(forKey: id) else { continue }
             let held = withTable(at: index) { t -> [[String?]?] in

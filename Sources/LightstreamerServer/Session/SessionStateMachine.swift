@@ -64,6 +64,8 @@ public struct SessionStateMachine: Sendable {
     /// MERGE updates replaced by a newer one while the session had no stream, since the last
     /// `takeFoldedCount()` (`SessionStateMachine+Held.swift`).
     var foldedWhileUnbound = 0
+    /// Some table holds a row (`SessionTable.held`): a bind has rows to put in the log.
+    var holdsRows = false
     var tables: [Int: SessionTable] = [:]
 
     // MARK: - Messages and MPN
