@@ -17,22 +17,22 @@ import Testing
             #expect(wait == SaturationYield.short || wait == SaturationYield.long)
             if wait == SaturationYield.long { longs.append(t) }
         }
-        // 1 s of work: one long wait per 50 ms, never two within 50 ms.
-        #expect(longs.count == 19)
+        // 1 s of work: one long wait per 100 ms, never two within 100 ms.
+        #expect(longs.count == 9)
         for (a, b) in zip(longs, longs.dropFirst()) { #expect(b - a >= SaturationYield.pollEveryNanos) }
-        #expect(longs.first == 1_052 * Self.ms)
+        #expect(longs.first == 1_100 * Self.ms)
     }
 
     @Test func aPumpThatRanOutOfWorkStartsAfresh() {
         var y = SaturationYield()
         #expect(y.wait(at: 0) == SaturationYield.short)
-        #expect(y.wait(at: 49 * Self.ms) == SaturationYield.short)
+        #expect(y.wait(at: 99 * Self.ms) == SaturationYield.short)
         y.idle()
-        // Busy again: the 50 ms count from the first wait after the idle.
-        #expect(y.wait(at: 60 * Self.ms) == SaturationYield.short)
-        #expect(y.wait(at: 109 * Self.ms) == SaturationYield.short)
-        #expect(y.wait(at: 110 * Self.ms) == SaturationYield.long)
-        #expect(y.wait(at: 111 * Self.ms) == SaturationYield.short)
+        // Busy again: the 100 ms count from the first wait after the idle.
+        #expect(y.wait(at: 110 * Self.ms) == SaturationYield.short)
+        #expect(y.wait(at: 209 * Self.ms) == SaturationYield.short)
+        #expect(y.wait(at: 210 * Self.ms) == SaturationYield.long)
+        #expect(y.wait(at: 211 * Self.ms) == SaturationYield.short)
     }
 
     @Test func theLongWaitOutlastsTheShortOne() {

@@ -38,7 +38,7 @@ import Darwin
 /// scheduled or not, until none is left). 250 µs: with 50 µs, at 5,000 sessions under
 /// overload, the pump was due again before the producer's tick ended, the loop stopped
 /// accepting and new sessions timed out; 1 ms added latency (BENCHMARKS.md, "Fan-out per event
-/// loop"). A pump busy for 50 ms waits 2 ms once, for a loop so saturated that 250 µs is not
+/// loop"). A pump busy for 100 ms waits 2 ms once, for a loop so saturated that 250 µs is not
 /// enough.
 final class DeliveryPump: TableEventQueue {
     let eventLoop: any EventLoop
