@@ -101,7 +101,7 @@ struct SoakCommand: AsyncParsableCommand {
         let rampSeconds = (ContinuousClock.now - started).seconds
         let up = all.filter { $0.probe.snapshot.lastCount != nil }.count
         log("ramp-up: \(up)/\(sessions) sessions receiving the counter after \(String(format: "%.1f", rampSeconds)) s")
-        if let readyFile { FileManager.default.createFile(atPath: readyFile, contents: Data()) }
+        if let readyFile { _ = FileManager.default.createFile(atPath: readyFile, contents: Data()) }
 
         // MPN: each device gets its ticker subscription now, and a trigger every `triggerEvery` s.
         let mpnClientsList = all.filter { $0.mpn != nil }

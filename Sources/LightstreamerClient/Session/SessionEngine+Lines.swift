@@ -155,7 +155,7 @@ extension SessionEngine {
         switch s.kind {
         case .create:
             let control = settings.serverInstanceAddressIgnored ? nil : configuredAddress?.applyingControlLink(link)
-            var started = Session(
+            let started = Session(
                 id: sid, requestLimit: ServerNumbers.requestLimit(limit), keepaliveMillis: keepalive,
                 controlAddress: control, stream: s)
             state = .active(started)

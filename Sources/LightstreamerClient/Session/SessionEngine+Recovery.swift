@@ -50,7 +50,7 @@ extension SessionEngine {
     /// `PROG,<p>` after a CONOK. During recovery p ≤ count means "drop count − p"; any other
     /// mismatch means the session cannot continue.
     mutating func progReceived(_ p: Int) {
-        guard let session, let s = stream else { return }
+        guard session != nil, let s = stream else { return }
         let count = lines.dataCount
         // A negative PROG is out of range (ServerNumbers): a mismatch like any other.
         if p < 0 || (s.kind == .recovery || s.asksRecovery ? p > count : p != count) {

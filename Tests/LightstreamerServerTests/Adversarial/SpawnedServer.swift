@@ -43,7 +43,7 @@ final class SpawnedServer: @unchecked Sendable {
         let config = dir.appendingPathComponent("server.json")
         try Data(#"{"demo": true, "limits": \#(limits), "timeouts": \#(timeouts), "adapterSets": \#(adapterSets)}"#.utf8).write(to: config)
         let output = dir.appendingPathComponent("output.txt")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
         let p = Process()
         p.executableURL = binary
