@@ -271,8 +271,7 @@ extension SessionStateMachine {
             // No stream: MERGE updates fold, and other events of an item come after its held row.
             switch event {
             case .update(let item, let values, let isSnapshot):
-                if holdWhileUnbound(at: index, item: item, values: values, isSnapshot: isSnapshot) { return }
-                releaseHeld(at: index, id, item: item, now: now)
+                if holdOrRelease(at: index, id, item: item, values: values, isSnapshot: isSnapshot, now: now) { return }
             case .endOfSnapshot(let item), .clearSnapshot(let item), .overflow(let item, _):
                 releaseHeld(at: index, id, item: item, now: now)
             }
@@ -297,9 +296,8 @@ extension SessionStateMachine {
             tables.values[index].early.append(.update(item: item, values: encoding.values, isSnapshot: isSnapshot))
             return
         }
-        if isUnbound {
-            if holdWhileUnbound(at: index, item: item, values: encoding.values, isSnapshot: isSnapshot) { return }
-            releaseHeld(at: index, id, item: item, now: now)
+        if isUnbound, holdOrRelease(at: index, id, item: item, values: encoding.values, isSnapshot: isSnapshot, now: now) {
+            return
         }
         let diffMask = self.diffMask
         let encoded = withTable(at: index) { t -> UnsafeBufferPointer<UInt8>? in

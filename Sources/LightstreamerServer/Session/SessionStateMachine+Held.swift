@@ -13,13 +13,21 @@ import TLCP
 /// item (EOS, CS, OV, a snapshot update) puts the item's held row in the log first, so the
 /// order within an item is kept.
 extension SessionStateMachine {
-    /// Holds `values` as the latest row of `item` if the session has no stream and the
-    /// subscription at `index` folds; false if the update is to be delivered now.
-    @inline(__always)
-    mutating func holdWhileUnbound(
-        at index: Dictionary<Int, SessionTable>.Index, item: Int, values: [String?], isSnapshot: Bool
+    /// An update while the session has no stream (`isUnbound`, checked by the caller): held
+    /// as the latest row of `item` if the subscription at `index` folds (true); otherwise the
+    /// item's held row, if any, goes into the log first and the caller delivers the update
+    /// (false).
+    mutating func holdOrRelease(
+        at index: Dictionary<Int, SessionTable>.Index, _ id: Int, item: Int, values: [String?], isSnapshot: Bool,
+        now: Int64
     ) -> Bool {
-        guard isUnbound, !isSnapshot else { return false }
+        if !isSnapshot, hold(at: index, item: item, values: values) { return true }
+        releaseHeld(at: index, id, item: item, now: now)
+        return false
+    }
+
+    /// Holds `values` as the latest row of `item` if the subscription at `index` folds.
+    private mutating func hold(at index: Dictionary<Int, SessionTable>.Index, item: Int, values: [String?]) -> Bool {
         let outcome = withTable(at: index) { t -> HoldOutcome in
             guard t.foldsWhileUnbound, let grant = t.grant, item >= 1, item <= grant.itemCount,
                 values.count == grant.fieldCount
