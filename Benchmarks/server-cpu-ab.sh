@@ -5,6 +5,11 @@
 #   two servers are measured by the same load tool.
 #   SERVER_THREADS=n: the server's event-loop threads (the --serve default is 1).
 #   SERVE_FLAGS="...": more options for the --serve process (e.g. --per-item-updates).
+#   SERVER_CPUS=list, DRIVER_CPUS=list: run the server, or the load tool, on those CPUs only
+#   (`taskset -c`, e.g. SERVER_CPUS=0 DRIVER_CPUS=1). Unpinned, the kernel tends to wake the
+#   load tool on the CPU of the server thread that wrote to it, and the two then take turns on
+#   one core while the other idles; the latency measured then includes the load tool's turns
+#   (BENCHMARKS.md, "The load tool on its own core").
 # Starts BINARY --serve on port 19090, runs BINARY as the driver (SESSIONS WebSocket sessions x
 # 10 items x 10 updates/s), and averages the "µs per update" the --serve process printed for its
 # 5-second windows after the first (connect and warm-up), keeping windows where at least 90 % of
@@ -17,7 +22,7 @@ bin=$1; n=${2:-1000}; secs=${3:-25}
 log=$(mktemp); drv=$(mktemp)
 trap 'rm -f "$log" "$drv" "$sysw"' EXIT
 # shellcheck disable=SC2086 # SERVE_FLAGS holds several options.
-"$bin" --serve --port 19090 ${SERVER_THREADS:+--server-threads "$SERVER_THREADS"} ${SERVE_FLAGS:-} > "$log" 2>&1 &
+${SERVER_CPUS:+taskset -c "$SERVER_CPUS"} "$bin" --serve --port 19090 ${SERVER_THREADS:+--server-threads "$SERVER_THREADS"} ${SERVE_FLAGS:-} > "$log" 2>&1 &
 server=$!
 sleep 2
 # Write-type system calls of the server per second over 5 s in the middle of the run
@@ -25,7 +30,7 @@ sleep 2
 sysw=$(mktemp)
 ( sleep $((secs / 2)); a=$(awk '/syscw/ {print $2}' /proc/$server/io); sleep 5
   b=$(awk '/syscw/ {print $2}' /proc/$server/io); echo $(( (b - a) / 5 )) > "$sysw" ) &
-"${DRIVER:-$bin}" --connect-port 19090 --sessions "$n" --seconds "$secs" > "$drv" 2>&1
+${DRIVER_CPUS:+taskset -c "$DRIVER_CPUS"} "${DRIVER:-$bin}" --connect-port 19090 --sessions "$n" --seconds "$secs" > "$drv" 2>&1
 sleep 1
 kill "$server"; wait "$server" 2>/dev/null || true
 awk -v n="$n" '/µs per update/ {
