@@ -99,6 +99,9 @@ public final class ConfiguredMetadataAdapter: MetadataAdapter {
         rules.items.first { $0.pattern.matches(item) }
     }
 
+    /// Its user table checks names and passwords only.
+    public var readsHTTPHeaders: Bool { false }
+
     /// With a user table, accepts only a listed user with its password (a missing password counts
     /// as empty); refuses with `Rules.refusalCode`.
     public func notifyUser(user: String?, password: String?, headers: [String: String], clientIP: String?) async throws {

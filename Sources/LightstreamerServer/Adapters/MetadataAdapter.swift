@@ -11,6 +11,11 @@ public protocol MetadataAdapter: AnyObject, Sendable {
     /// Authenticates a new session. `headers` are the HTTP (or WS upgrade) headers, lower-case
     /// names. Throw `.access(code:message:)` (CONERR 1, or a code ≤0) to refuse.
     func notifyUser(user: String?, password: String?, headers: [String: String], clientIP: String?) async throws
+    /// Whether `notifyUser` looks at `headers`. When no adapter set's Metadata Adapter does, a
+    /// WebSocket does not keep its upgrade headers for the sessions created on it (some 240
+    /// bytes per WebSocket) and `notifyUser` gets none. The default, `true`, keeps them; an
+    /// adapter that never reads them may say `false`.
+    var readsHTTPHeaders: Bool { get }
     /// Resolves an item group (the `LS_group` text) into item names.
     func items(user: String?, sessionId: String, group: String, dataAdapter: String) async throws -> [String]
     /// Resolves a field schema (the `LS_schema` text) into field names.
@@ -103,6 +108,8 @@ public enum MetadataError: Error, Sendable, Equatable {
 extension MetadataAdapter {
     /// Default: every user is accepted.
     public func notifyUser(user: String?, password: String?, headers: [String: String], clientIP: String?) async throws {}
+    /// Default: the headers are kept and handed over.
+    public var readsHTTPHeaders: Bool { true }
     /// Default: nothing to prepare.
     public func prepareItemChecks(user: String?, sessionId: String, items: [String]) async throws {}
     /// Default: every mode is allowed.
@@ -134,6 +141,9 @@ extension MetadataAdapter {
 public final class LiteralBasedMetadataAdapter: MetadataAdapter {
     /// The literal adapter; it keeps no state.
     public init() {}
+
+    /// It accepts every user without looking at the headers.
+    public var readsHTTPHeaders: Bool { false }
 
     /// The group split at spaces; an empty group is refused (`MetadataError.itemsNotFound`).
     public func items(user: String?, sessionId: String, group: String, dataAdapter: String) async throws -> [String] {

@@ -18,6 +18,9 @@ public final class DemoMetadataAdapter: MetadataAdapter {
         self.options = options
     }
 
+    /// It refuses by user name only.
+    public var readsHTTPHeaders: Bool { false }
+
     /// Refuses the configured refused user (`DemoAdapters.refusedLoginCode`); accepts everyone else.
     public func notifyUser(user: String?, password: String?, headers: [String: String], clientIP: String?) async throws {
         if let refused = options.refusedUser, user == refused {

@@ -115,7 +115,7 @@ struct FrontChannelInitializer: Sendable {
                 let handler = WebSocketTLCPHandler(
                     manager: manager, version: version,
                     clientIP: channel.remoteAddress?.ipAddress,
-                    headers: UpgradeHeaders(head.headers),
+                    headers: manager.engine.readsHTTPHeaders ? UpgradeHeaders(head.headers) : UpgradeHeaders(),
                     logger: logger, maxMessageBytes: maxFrameSize, sessionTimeoutMillis: webSocketSessionMillis)
                 return channel.eventLoop.makeCompletedFuture {
                     // The TLCP handler runs the WebSocket's only timeout from here on (a session

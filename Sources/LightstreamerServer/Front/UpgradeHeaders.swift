@@ -10,6 +10,12 @@ struct UpgradeHeaders: Sendable {
     /// `name NUL value NUL` per header.
     private let packed: String
 
+    /// No headers: what a WebSocket keeps when no Metadata Adapter reads them
+    /// (`MetadataAdapter.readsHTTPHeaders`). An empty string allocates nothing.
+    init() {
+        packed = ""
+    }
+
     init(_ headers: HTTPHeaders) {
         // Gathered as bytes with the exact capacity, then made a string of just that size:
         // appending to a `String` doubles its capacity as it grows, and the spare room stayed

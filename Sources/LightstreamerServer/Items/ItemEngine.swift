@@ -23,6 +23,9 @@ import NIOConcurrencyHelpers
 /// waits for the Data Adapter's `subscribe` of its new items before it starts.
 public final class ItemEngine: Sendable {
     let adapterSets: [String: AdapterSet]
+    /// Whether some adapter set's Metadata Adapter reads the HTTP headers in `notifyUser`; if
+    /// none does, WebSockets do not keep their upgrade headers.
+    let readsHTTPHeaders: Bool
     let store = NIOLockedValueBox(EngineState())
     /// Counts touched under `store`'s lock only.
     let tally = EngineTally()
@@ -47,6 +50,7 @@ public final class ItemEngine: Sendable {
         var sets: [String: AdapterSet] = [:]
         for set in adapterSets where sets[set.name] == nil { sets[set.name] = set }
         self.adapterSets = sets
+        self.readsHTTPHeaders = sets.values.contains { $0.metadata.readsHTTPHeaders }
         self.clock = clock
         self.logger = logger
         self.queueCap = max(1, maxQueuedUpdatesPerItem)

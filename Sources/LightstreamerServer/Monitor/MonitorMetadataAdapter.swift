@@ -9,6 +9,9 @@ final class MonitorMetadataAdapter: MetadataAdapter {
         access.withLockedValue { $0 = check }
     }
 
+    /// The administrator is checked by name, password and address.
+    var readsHTTPHeaders: Bool { false }
+
     func notifyUser(user: String?, password: String?, headers: [String: String], clientIP: String?) async throws {
         guard let check = access.withLockedValue({ $0 }), check(user, password, clientIP) else {
             throw MetadataError.access(code: 1, message: "The monitor is for the administrator")
