@@ -7,15 +7,17 @@
 # is the PROBEs (one per session every 5 s) and the loop's own wake-ups; the script prints
 # the CPU per PROBE. Alternate two binaries a few times to compare builds.
 # Usage: Benchmarks/idle-probe-cpu.sh BINARY [N]   (default 5000)
+#   SERVER_CPUS=list, DRIVER_CPUS=list: run the server, or the load tool, on those CPUs only
+#   (`taskset -c`), as in server-cpu-ab.sh.
 set -euo pipefail
 bin=$1; n=${2:-5000}; port=$((21000 + RANDOM % 10000)); window=20
 log=$(mktemp); drv=$(mktemp)
-"$bin" --serve --port "$port" > "$log" 2>&1 &
+${SERVER_CPUS:+taskset -c "$SERVER_CPUS"} "$bin" --serve --port "$port" > "$log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; rm -f "$log" "$drv"' EXIT
 sleep 2
 # Line-buffered: the driver's "holding" line must show while the sessions are open.
-stdbuf -oL "${DRIVER:-$bin}" --connect-port "$port" --sessions 0 --idle-sessions "$n" --idle-hold-seconds 30 > "$drv" 2>&1 &
+${DRIVER_CPUS:+taskset -c "$DRIVER_CPUS"} stdbuf -oL "${DRIVER:-$bin}" --connect-port "$port" --sessions 0 --idle-sessions "$n" --idle-hold-seconds 30 > "$drv" 2>&1 &
 driver=$!
 for _ in $(seq 300); do grep -q "holding" "$drv" && break; sleep 0.2; done
 sleep 3
