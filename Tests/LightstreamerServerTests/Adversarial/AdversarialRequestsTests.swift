@@ -112,6 +112,13 @@ import Testing
                 try await ws.wsText("create_session\r\nLS_adapter_set=DEMO&LS_cid=x&LS_send_sync=false")
                 _ = await ws.waitFor("CON", seconds: 5)
                 healthy = ws.text.contains("CONOK,")
+                if healthy {
+                    // Destroyed, it frees its place at once: left unbound it would hold the
+                    // address's last place until it expired, and the health check below, from
+                    // the same address, was once refused with CONERR 8 for it.
+                    try await ws.wsText("control\r\nLS_reqId=1&LS_op=destroy")
+                    #expect(await ws.waitFor("END,", seconds: 10), "no END after destroy: \(ws.text.suffix(300))")
+                }
                 await ws.close()
                 if !healthy { try await Task.sleep(for: .milliseconds(500)) }
             }
