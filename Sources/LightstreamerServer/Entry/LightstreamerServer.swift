@@ -148,6 +148,13 @@ public final class LightstreamerServer: Service, Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
+            // One read per readiness (the socket is polled level-triggered, so what is left is
+            // read at the next turn). NIO keeps up to this many read buffers per connection,
+            // for as long as it lives: with 4, a request cut over reads while the HTTP decoder
+            // held the first part left two or three buffers with every idle WebSocket (1.7 KB
+            // for a browser's 792-byte upgrade request, 512 bytes after; BENCHMARKS.md, "Read
+            // buffers"). Clients send little, so the extra turns cost nothing measurable.
+            .childChannelOption(.maxMessagesPerRead, value: 1)
             .childChannelInitializer { channel in initializer.initialize(channel) }
         let channel: any Channel
         var adminChannel: (any Channel)?
@@ -180,8 +187,9 @@ public final class LightstreamerServer: Service, Sendable {
     }
 
     /// Read buffers of client connections: small to start with (TLCP requests are short, and an
-    /// idle connection's last read buffer may stay allocated with it), growing for bigger reads.
-    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
+    /// idle connection's read buffer stays allocated with it, at the largest size it grew to),
+    /// doubling after each read that fills one.
+    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 128, maximum: 65_536)
 
     /// The admin listener: `/metrics` and the health endpoints, plain HTTP, a few connections.
     private func bindAdmin(host: String, port: Int, group: any EventLoopGroup) async throws -> any Channel {
