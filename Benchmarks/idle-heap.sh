@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Live heap per idle WebSocket session, by allocation site: runs BINARY --serve (a build of
+# lightstreamer-loadtest) under heaptrack twice, holding SMALL and then LARGE idle sessions
+# (create_session, no subscription), kills it while they are held, and prints what each added
+# session holds (the difference of the two runs over LARGE - SMALL: start-up cancels out),
+# with Benchmarks/heap-by-site.py. Unlike RSS, which moves with malloc's arenas from run to
+# run, this repeats to a few bytes.
+# Usage: Benchmarks/idle-heap.sh BINARY [SMALL] [LARGE]   (defaults 2000 and 6000)
+#   CLIENT=browser: the sessions come from Benchmarks/browserlike-websockets.py (a browser's
+#   792-byte upgrade request) instead of the load tool.   FRAMES=n: sites n frames deep.
+set -euo pipefail
+bin=$1; small=${2:-2000}; large=${3:-6000}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'pkill -9 -f "$bin --serve --port $port" 2>/dev/null || true; rm -rf "$work"' EXIT
+run() {  # $1 sessions -> $work/$1.stacks
+  port=$((21000 + RANDOM % 10000))
+  ( heaptrack -o "$work/h$1" "$bin" --serve --port "$port" > "$work/server.log" 2>&1 & )
+  sleep 4
+  if [ "${CLIENT:-}" = browser ]; then
+    python3 "$here/browserlike-websockets.py" "$port" "$1" 60 > "$work/client.log" 2>&1 &
+  else
+    stdbuf -oL "$bin" --connect-port "$port" --sessions 0 --idle-sessions "$1" --idle-hold-seconds 60 > "$work/client.log" 2>&1 &
+  fi
+  local client=$!
+  for _ in $(seq 600); do grep -q "holding" "$work/client.log" && break; sleep 0.2; done
+  sleep 2
+  pkill -9 -f "$bin --serve --port $port"
+  sleep 1
+  kill "$client" 2>/dev/null || true
+  wait || true
+  heaptrack_print --flamegraph-cost-type leaked -F "$work/$1.stacks" "$work"/h"$1".*zst > /dev/null 2>&1
+}
+run "$small"
+run "$large"
+python3 "$here/heap-by-site.py" "$work/$small.stacks" "$work/$large.stacks" "$((large - small))" "${FRAMES:-1}"
