@@ -76,21 +76,10 @@ import Testing
     }
 
     @Test func aCreateOverAWebSocketHandsTheUpgradeHeadersToNotifyUser() async throws {
-        let metadata = RecordingMetadata()
-        let set = AdapterSet(name: "REC", metadata: metadata, dataAdapters: [:])
-        try await FrontIntegrationTests.withServer(adapterSets: [set]) { server, group in
-            let port = try #require(server.port)
-            let ws = try await RawTestConnection.webSocket(port: port, group: group)
-            #expect(await ws.waitFor("HTTP/1.1 101"))
-            try await ws.wsText("wsok")
-            try await ws.wsText("create_session\r\nLS_adapter_set=REC&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false")
-            #expect(await ws.waitFor("CONOK,", seconds: 10), "received: \(ws.text)")
-            let seen = metadata.seen.withLockedValue { $0 }
-            #expect(seen.count == 1)
-            #expect(seen.first?["host"] == "127.0.0.1")
-            #expect(seen.first?["sec-websocket-version"] == "13")
-            #expect(seen.first?["sec-websocket-protocol"] == "TLCP-2.5.0.lightstreamer.com")
-            await ws.close()
-        }
+        let seen = try await headersOverAWebSocket(RecordingMetadata())
+        #expect(seen.count == 1)
+        #expect(seen.first?["host"] == "127.0.0.1")
+        #expect(seen.first?["sec-websocket-version"] == "13")
+        #expect(seen.first?["sec-websocket-protocol"] == "TLCP-2.5.0.lightstreamer.com")
     }
 }
