@@ -12,7 +12,7 @@ public protocol MetadataAdapter: AnyObject, Sendable {
     /// names. Throw `.access(code:message:)` (CONERR 1, or a code ≤0) to refuse.
     func notifyUser(user: String?, password: String?, headers: [String: String], clientIP: String?) async throws
     /// Whether `notifyUser` looks at `headers`. When no adapter set's Metadata Adapter does, a
-    /// WebSocket does not keep its upgrade headers for the sessions created on it (some 240
+    /// WebSocket does not keep its upgrade headers for the sessions created on it (some 200
     /// bytes per WebSocket) and `notifyUser` gets none. The default, `true`, keeps them; an
     /// adapter that never reads them may say `false`.
     var readsHTTPHeaders: Bool { get }

@@ -151,9 +151,10 @@ public final class LightstreamerServer: Service, Sendable {
             // One read per readiness (the socket is polled level-triggered, so what is left is
             // read at the next turn). NIO keeps up to this many read buffers per connection,
             // for as long as it lives: with 4, a request cut over reads while the HTTP decoder
-            // held the first part left two or three buffers with every idle WebSocket (1.7 KB
-            // for a browser's 792-byte upgrade request, 512 bytes after; BENCHMARKS.md, "Read
-            // buffers"). Clients send little, so the extra turns cost nothing measurable.
+            // held the first part left two or three buffers with every idle WebSocket (1.8 KB
+            // for a browser's 792-byte upgrade request, 0.6 KB after; BENCHMARKS.md, "The load
+            // tool on its own core; headers kept only when read; read buffers"). Clients send
+            // little, so the extra turns cost nothing measurable.
             .childChannelOption(.maxMessagesPerRead, value: 1)
             .childChannelInitializer { channel in initializer.initialize(channel) }
         let channel: any Channel
