@@ -4,6 +4,8 @@
 # subscription; held 8 s), reads VmRSS again while they are open and prints the difference per
 # session. Alternate two binaries a few times to compare builds.
 # Usage: Benchmarks/idle-memory.sh BINARY [N]   (default 5000)
+#   CLIENT=browser: the sessions come from Benchmarks/browserlike-websockets.py (a browser's
+#   792-byte upgrade request) instead of the load tool.
 set -euo pipefail
 bin=$1; n=${2:-5000}; port=$((21000 + RANDOM % 10000))
 log=$(mktemp); drv=$(mktemp)
@@ -13,7 +15,11 @@ trap 'kill $server 2>/dev/null || true; rm -f "$log" "$drv"' EXIT
 sleep 2
 before=$(awk '/VmRSS/ {print $2}' "/proc/$server/status")
 # Line-buffered: the driver's "holding" line must show while the sessions are open.
-stdbuf -oL "$bin" --connect-port "$port" --sessions 0 --idle-sessions "$n" > "$drv" 2>&1 &
+if [ "${CLIENT:-}" = browser ]; then
+  python3 "$(dirname "$0")/browserlike-websockets.py" "$port" "$n" 8 > "$drv" 2>&1 &
+else
+  stdbuf -oL "$bin" --connect-port "$port" --sessions 0 --idle-sessions "$n" > "$drv" 2>&1 &
+fi
 driver=$!
 for _ in $(seq 300); do grep -q "holding" "$drv" && break; sleep 0.2; done
 sleep 3
