@@ -15,7 +15,7 @@ import Testing
             logger: .init(label: "test"))
         return WebSocketTLCPHandler(
             manager: manager, version: .current, clientIP: "127.0.0.1", headers: UpgradeHeaders([:]),
-            logger: .init(label: "test"), maxMessageBytes: 65_536)
+            maxMessageBytes: 65_536)
     }
 
     /// A client's text frame, as bytes (the handler cuts frames itself).

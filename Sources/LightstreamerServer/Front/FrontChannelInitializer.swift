@@ -109,14 +109,14 @@ struct FrontChannelInitializer: Sendable {
                 headers.add(name: "Sec-WebSocket-Protocol", value: chosen)
                 return channel.eventLoop.makeSucceededFuture(headers)
             },
-            setUp: { [manager, logger, maxFrameSize, webSocketSessionMillis = front.phaseLimits.webSocketSessionMillis] channel, head in
+            setUp: { [manager, maxFrameSize, webSocketSessionMillis = front.phaseLimits.webSocketSessionMillis] channel, head in
                 let offered = Self.offeredSubprotocols(head.headers)
                 let version = TLCPVersion.negotiate(webSocketSubprotocols: offered) ?? .current
                 let handler = WebSocketTLCPHandler(
                     manager: manager, version: version,
                     clientIP: channel.remoteAddress?.ipAddress,
                     headers: manager.engine.readsHTTPHeaders ? UpgradeHeaders(head.headers) : UpgradeHeaders(),
-                    logger: logger, maxMessageBytes: maxFrameSize, sessionTimeoutMillis: webSocketSessionMillis)
+                    maxMessageBytes: maxFrameSize, sessionTimeoutMillis: webSocketSessionMillis)
                 return channel.eventLoop.makeCompletedFuture {
                     // The TLCP handler runs the WebSocket's only timeout from here on (a session
                     // bound within `webSocketSessionMillis`, see `WebSocketSessionObserver`).

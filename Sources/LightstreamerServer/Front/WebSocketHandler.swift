@@ -42,7 +42,9 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     let version: TLCPVersion
     let clientIP: String?
     let headers: UpgradeHeaders
-    let logger: Logger
+    /// The manager's logger (the one the front was given), read when a line is logged rather
+    /// than kept in every WebSocket's handler.
+    var logger: Logger { manager.logger }
     let connectionID = ConnectionIDs.next()
     private var outbound: WebSocketOutbound?
     private var stream: StreamState = .none
@@ -69,7 +71,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     /// `maxMessageBytes`: the most a frame, or a message over its fragments, may carry (close
     /// 1009 beyond).
     init(
-        manager: SessionManager, version: TLCPVersion, clientIP: String?, headers: UpgradeHeaders, logger: Logger,
+        manager: SessionManager, version: TLCPVersion, clientIP: String?, headers: UpgradeHeaders,
         maxMessageBytes: Int, sessionTimeoutMillis: Int? = nil
     ) {
         self.sessionTimeoutMillis = sessionTimeoutMillis
@@ -79,7 +81,6 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         self.version = version
         self.clientIP = clientIP
         self.headers = headers
-        self.logger = logger
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
