@@ -7,10 +7,10 @@ import Testing
 /// `OutboundQueue`: what sessions push reaches the channel's loop in order, in one drain per
 /// hop, with consecutive texts joined and a stream's last text and its end together.
 @Suite struct OutboundQueueTests {
-    private func drained(_ pushes: (OutboundQueue) -> Void) -> [[String]] {
+    private func drained(transport: TransportKind = .http, _ pushes: (OutboundQueue) -> Void) -> [[String]] {
         let loop = EmbeddedEventLoop()
         let drains = NIOLockedValueBox<[[String]]>([])
-        let queue = OutboundQueue(eventLoop: loop) { ops in
+        let queue = OutboundQueue(connectionID: ConnectionIDs.next(), transport: transport, eventLoop: loop) { ops in
             let described = ops.map { op -> String in
                 switch op {
                 case .text(let t): return "text:\(t)"
@@ -35,10 +35,25 @@ import Testing
         #expect(result == [["text:a\r\nb\r\n", "reply:1:REQOK", "text:c\r\n", "end:true"]])
     }
 
+    /// As a connection: an HTTP response counts each reply against its batch (a missing line
+    /// too); a WebSocket writes a reply's line like any text, and nothing for a missing one.
+    @Test func repliesAsEachTransportAnswersThem() {
+        let send: (OutboundQueue) -> Void = { q in
+            q.send("U,1\r\n")
+            q.reply(index: 0, line: "REQOK,1")
+            q.reply(index: 1, line: nil)
+            q.send("LOOP,0\r\n", thenEndStream: false)
+        }
+        #expect(drained(transport: .http, send) == [["text:U,1\r\n", "reply:0:REQOK,1", "reply:1:-", "text:LOOP,0\r\n", "end:false"]])
+        #expect(drained(transport: .webSocket, send) == [["text:U,1\r\nREQOK,1\r\nLOOP,0\r\n", "end:false"]])
+    }
+
     @Test func aPushAfterADrainSchedulesAnother() {
         let loop = EmbeddedEventLoop()
         let drains = NIOLockedValueBox(0)
-        let queue = OutboundQueue(eventLoop: loop) { _ in drains.withLockedValue { $0 += 1 } }
+        let queue = OutboundQueue(connectionID: ConnectionIDs.next(), transport: .http, eventLoop: loop) { _ in
+            drains.withLockedValue { $0 += 1 }
+        }
         queue.push(.text("x"))
         loop.run()
         queue.push(.end(closeSocket: false))

@@ -1,39 +1,24 @@
 import NIOCore
 import NIOHTTP1
 
-/// One HTTP response carrying TLCP lines: a stream (create/bind, ended by `endStream`) or the
-/// answers to a batch of controls/messages/heartbeats (ended once every line is answered).
-/// The body is sent chunked, line by line as it is produced.
-final class HTTPResponseOutbound: OutboundConnection {
+/// One HTTP response carrying TLCP lines, on the event loop's side (sessions write to it
+/// through an `OutboundQueue` of transport `.http`): a stream (create/bind, ended by
+/// `endStream`) or the answers to a batch of controls/messages/heartbeats (ended once every
+/// line is answered). It writes the head, then the body chunked, line by line as it is
+/// produced, then the end.
+struct HTTPResponseWriter {
     enum Kind: Sendable {
         case stream
         case batch(lines: Int)
     }
 
-    let connectionID: ConnectionID
-    var transport: TransportKind { .http }
-    let queue: OutboundQueue
-
-    init(connectionID: ConnectionID, queue: OutboundQueue) {
-        self.connectionID = connectionID
-        self.queue = queue
-    }
-
-    func send(_ text: String) { queue.push(.text(text)) }
-    func endStream(closeSocket: Bool) { queue.push(.end(closeSocket: closeSocket)) }
-    func send(_ text: String, thenEndStream closeSocket: Bool) { queue.push(.text(text), .end(closeSocket: closeSocket)) }
-    func reply(index: Int, line: String?) { queue.push(.reply(index: index, line: line)) }
-}
-
-/// The event-loop side of an `HTTPResponseOutbound`: writes the head, the chunks and the end.
-struct HTTPResponseWriter {
-    let kind: HTTPResponseOutbound.Kind
+    let kind: Kind
     let keepAlive: Bool
     var headSent = false
     var ended = false
     var answered: Set<Int> = []
 
-    init(kind: HTTPResponseOutbound.Kind, keepAlive: Bool) {
+    init(kind: Kind, keepAlive: Bool) {
         self.kind = kind
         self.keepAlive = keepAlive
     }

@@ -206,7 +206,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
             respondPlain(status: .ok, n.encodedLine(), keepAlive: keepAlive, context: context)
             return
         }
-        let kind: HTTPResponseOutbound.Kind = isStream ? .stream : .batch(lines: batch.requests.count)
+        let kind: HTTPResponseWriter.Kind = isStream ? .stream : .batch(lines: batch.requests.count)
         let outbound = startResponse(kind: kind, keepAlive: keepAlive, context: context)
         let clientIP = context.channel.remoteAddress?.ipAddress
         if isStream {
@@ -216,14 +216,13 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func startResponse(kind: HTTPResponseOutbound.Kind, keepAlive: Bool, context: ChannelHandlerContext) -> HTTPResponseOutbound {
+    private func startResponse(kind: HTTPResponseWriter.Kind, keepAlive: Bool, context: ChannelHandlerContext) -> OutboundQueue {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let id = ConnectionIDs.next()
-        let queue = OutboundQueue(eventLoop: context.eventLoop) { ops in
+        let outbound = OutboundQueue(connectionID: id, transport: .http, eventLoop: context.eventLoop) { ops in
             let (handler, context) = loopBound.value
             handler.drainResponse(id, ops, context: context)
         }
-        let outbound = HTTPResponseOutbound(connectionID: id, queue: queue)
         response = (outbound.connectionID, HTTPResponseWriter(kind: kind, keepAlive: keepAlive), nil)
         return outbound
     }
@@ -253,7 +252,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func handleStream(
-        _ batch: ParsedRequestBatch, version: TLCPVersion, outbound: HTTPResponseOutbound,
+        _ batch: ParsedRequestBatch, version: TLCPVersion, outbound: OutboundQueue,
         clientIP: String?, headers: HTTPHeaders, context: ChannelHandlerContext
     ) {
         func refuse(_ code: Int, _ message: String) {
@@ -297,13 +296,13 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// `REQERR,<id>,20` for a control or message naming a session this server does not have.
-    private func replySessionNotFound(_ requestId: String, index: Int, on outbound: HTTPResponseOutbound, version: TLCPVersion) {
+    private func replySessionNotFound(_ requestId: String, index: Int, on outbound: OutboundQueue, version: TLCPVersion) {
         manager.metrics.update { $0.requestErrors += 1 }
         let line = TLCPNotification.reqerr(requestId: requestId, code: 20, message: "Session not found").encoded(version: version)
         outbound.reply(index: index, line: line)
     }
 
-    private func handleBatch(_ batch: ParsedRequestBatch, version: TLCPVersion, outbound: HTTPResponseOutbound) {
+    private func handleBatch(_ batch: ParsedRequestBatch, version: TLCPVersion, outbound: OutboundQueue) {
         for (index, result) in batch.requests.enumerated() {
             let origin = RequestOrigin.http(outbound.connectionID, index: index)
             switch result {

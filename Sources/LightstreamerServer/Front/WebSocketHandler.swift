@@ -4,24 +4,6 @@ import NIOWebSocket
 import TLCP
 
 /// Writes session output on a WS as text frames.
-final class WebSocketOutbound: OutboundConnection {
-    let connectionID: ConnectionID
-    var transport: TransportKind { .webSocket }
-    let queue: OutboundQueue
-
-    init(connectionID: ConnectionID, queue: OutboundQueue) {
-        self.connectionID = connectionID
-        self.queue = queue
-    }
-
-    func send(_ text: String) { queue.push(.text(text)) }
-    func endStream(closeSocket: Bool) { queue.push(.end(closeSocket: closeSocket)) }
-    func send(_ text: String, thenEndStream closeSocket: Bool) { queue.push(.text(text), .end(closeSocket: closeSocket)) }
-    func reply(index: Int, line: String?) {
-        if let line { queue.push(.text(line + "\r\n")) }
-    }
-}
-
 /// TLCP over one WebSocket (docs/protocol/TLCP.md §1.3): one request per text message, `wsok`, at
 /// most one stream at a time (69), controls without `LS_session` meaning the last session bound
 /// here, and controls that follow a create or bind waiting for its outcome.
@@ -46,7 +28,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     /// than kept in every WebSocket's handler.
     var logger: Logger { manager.logger }
     let connectionID = ConnectionIDs.next()
-    private var outbound: WebSocketOutbound?
+    private var outbound: OutboundQueue?
     private var stream: StreamState = .none
     private var lastSession: String?
     /// Requests without `LS_session` that arrived while a create or bind was pending.
@@ -85,11 +67,10 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        let queue = OutboundQueue(eventLoop: context.eventLoop) { ops in
+        outbound = OutboundQueue(connectionID: connectionID, transport: .webSocket, eventLoop: context.eventLoop) { ops in
             let (handler, context) = loopBound.value
             handler.drain(ops, context: context)
         }
-        outbound = WebSocketOutbound(connectionID: connectionID, queue: queue)
         manager.metrics.update { $0.connectionsOpen += 1 }
         armSessionTimer(context: context)
     }
