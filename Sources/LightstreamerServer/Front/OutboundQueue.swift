@@ -6,8 +6,8 @@ import NIOCore
 /// meanwhile, so bursts of updates become one write).
 ///
 /// It is also the connection as sessions see it (`OutboundConnection`): a WebSocket, or one
-/// HTTP response. One object per connection rather than a wrapper around a queue: 48 bytes
-/// less with every idle WebSocket, and one hop less on every write.
+/// HTTP response. One object per connection rather than a wrapper around a queue: one
+/// allocation less with every idle WebSocket, and one call less on every write.
 final class OutboundQueue: OutboundConnection {
     enum Op: Sendable {
         case text(String)
