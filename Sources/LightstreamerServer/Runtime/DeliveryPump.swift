@@ -213,9 +213,9 @@ final class DeliveryPump: TableEventQueue {
             }
             // Nothing ready and nothing posted: done until the next post or add.
             guard let batch else { return }
-            if batch.isEmpty, NIODeadline.now().uptimeNanoseconds &- start > Self.sliceNanos {
+            if batch.isEmpty, batchesStart &- start > Self.sliceNanos {
                 // Only posts (another thread is handing them over): let the loop poll.
-                let wait = state.withLockedValue { $0.yield.wait(at: NIODeadline.now().uptimeNanoseconds) }
+                let wait = state.withLockedValue { $0.yield.wait(at: batchesStart) }
                 eventLoop.scheduleTask(in: wait) { self.run() }
                 return
             }
