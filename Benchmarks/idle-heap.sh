@@ -9,7 +9,7 @@
 #   CLIENT=browser: the sessions come from Benchmarks/browserlike-websockets.py (a browser's
 #   792-byte upgrade request) instead of the load tool.   FRAMES=n: sites n frames deep.
 set -euo pipefail
-bin=$1; small=${2:-2000}; large=${3:-6000}
+bin=$1; small=${2:-2000}; large=${3:-6000}; port=0
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'pkill -9 -f "$bin --serve --port $port" 2>/dev/null || true; rm -rf "$work"' EXIT
