@@ -65,7 +65,13 @@ import Testing
                 #expect(await ws.waitFor("CONOK,", seconds: 20))
                 streams.append(ws)
             }
-            // A keepalive and a SYNC timer per stream, both on the wheel.
+            // A keepalive and a SYNC timer per stream, both on the wheel. Read until seen: while
+            // the wheel fires a slot, its entries are out until their sessions re-arm them (a
+            // single read during a tick once saw 8 of 10 under CI load).
+            let deadline = ContinuousClock.now + .seconds(5)
+            while server.manager.keepaliveTimersPending < 2 * streams.count, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             #expect(
                 server.manager.keepaliveTimersPending >= 2 * streams.count, "\(server.manager.keepaliveTimersPending) timers on the wheels")
             for ws in streams {
