@@ -6,6 +6,16 @@ import Testing
 
 @testable import LightstreamerServer
 
+extension TableEventQueue {
+    /// `post(_:)` for an array the test makes on the spot, and checks that the queue took it.
+    func post(_ events: [QueuedTableEvent]) -> Bool {
+        var taken = events
+        let full = post(&taken)
+        #expect(taken.isEmpty, "a post leaves the producer nothing of the events")
+        return full
+    }
+}
+
 /// The per-loop mailbox of `DeliveryPump`: events posted by the engine reach their sinks on the
 /// loop, in order; past `mailboxLimit` the producer hands them over itself.
 @Suite struct DeliveryPumpTests {

@@ -44,6 +44,23 @@ struct ItemsBatchTests {
         await engine.shutdown()
     }
 
+    /// The queue is handed the posted array as its only owner (`TableEventQueue.post(_:)`):
+    /// when the producer kept a reference through the post, the loop that took it found it
+    /// shared and copied every event to hand them over.
+    @Test func aPostIsTheQueuesAlone() async throws {
+        let adapter = ScriptedDataAdapter()
+        let engine = makeEngine(adapter)
+        let queue = OwnershipCheckingQueue()
+        let sinks = (0..<4).map { _ in QueuedRecordingSink(queue: queue) }
+        for sink in sinks { _ = try await engine.subscribe(spec(.merge, ["a", "b"], ["n"]), sink: sink) }
+
+        adapter.push("a", ["n": "a1"])
+        adapter.pushBatch([ItemUpdateEvent(item: "a", fields: ["n": "a2"]), ItemUpdateEvent(item: "b", fields: ["n": "b1"])])
+        #expect(queue.posts == [4, 8])
+        #expect(queue.owned == [true, true])
+        await engine.shutdown()
+    }
+
     @Test func aLargeBatchIsPostedInBoundedRounds() async throws {
         let adapter = ScriptedDataAdapter()
         let engine = makeEngine(adapter)
@@ -282,4 +299,27 @@ final class HookedClock: EngineClock, @unchecked Sendable {
         first.flush()
         #expect(sinkA.rows == (0..<6).map { ["a\($0)"] })
     }
+}
+
+/// Records, for each post, its size and whether the array it took was its own: making a shared
+/// array's storage unique copies it to a new buffer.
+final class OwnershipCheckingQueue: TableEventQueue, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _posts: [Int] = []
+    private var _owned: [Bool] = []
+
+    func post(_ events: inout [QueuedTableEvent]) -> Bool {
+        var taken: [QueuedTableEvent] = []
+        swap(&taken, &events)
+        let before = taken.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        let after = taken.withUnsafeMutableBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        lock.withLock {
+            _posts.append(taken.count)
+            _owned.append(before == after)
+        }
+        return false
+    }
+    func flush() {}
+    var posts: [Int] { lock.withLock { _posts } }
+    var owned: [Bool] { lock.withLock { _owned } }
 }

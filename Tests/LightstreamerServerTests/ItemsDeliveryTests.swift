@@ -185,10 +185,11 @@ final class HoldingQueue: TableEventQueue, @unchecked Sendable {
     private var events: [QueuedTableEvent] = []
     private var _postSizes: [Int] = []
 
-    func post(_ events: [QueuedTableEvent]) -> Bool {
+    func post(_ events: inout [QueuedTableEvent]) -> Bool {
         lock.withLock {
             self.events += events
             _postSizes.append(events.count)
+            events = []
         }
         return false
     }

@@ -55,8 +55,8 @@ import Testing
     final class PostedQueue: TableEventQueue, @unchecked Sendable {
         private let lock = NSLock()
         private var mailbox = PostedEvents()
-        func post(_ events: [QueuedTableEvent]) -> Bool {
-            lock.withLock { mailbox.append(events) }
+        func post(_ events: inout [QueuedTableEvent]) -> Bool {
+            lock.withLock { mailbox.append(moving: &events) }
             return false
         }
         func flush() {

@@ -103,7 +103,13 @@ struct QueuedPosts {
         }
         largestPosted = groups.reduce(0) { max($0, $1.events.count) }
         // A group that was planned for and got no event (its tables had only `started`) posts nothing.
-        for group in groups where !group.events.isEmpty && group.queue.post(group.events) { full.append(group.queue) }
+        for g in groups.indices where !groups[g].events.isEmpty {
+            // Moved out and handed over: the queue holds the only reference when its loop
+            // takes the post (`TableEventQueue.post(_:)`).
+            var events: [QueuedTableEvent] = []
+            swap(&events, &groups[g].events)
+            if groups[g].queue.post(&events) { full.append(groups[g].queue) }
+        }
         groups.removeAll()
         return full
     }

@@ -8,9 +8,16 @@ import NIOCore
 /// the order posted, and `flush()` must return only once everything posted before the call has
 /// been handed over.
 protocol TableEventQueue: AnyObject, Sendable {
-    /// Queues `events`, in order. Returns true when the queue is full: the caller must call
-    /// `flush()` once it holds no lock (the engine may post under its own).
-    func post(_ events: [QueuedTableEvent]) -> Bool
+    /// Queues `events`, in order, and leaves `events` empty. Returns true when the queue is
+    /// full: the caller must call `flush()` once it holds no lock (the engine may post under
+    /// its own).
+    ///
+    /// The array is taken, not copied: the queue must hold its only reference once the post
+    /// is visible to its consumer (`PostedEvents.append(moving:)` under the queue's lock).
+    /// While the producer still held one, the loop that took the post found the array shared
+    /// and copied it whole to hand it over (a retain of each event's sink and encoding), and
+    /// the producer then released every event of the original.
+    func post(_ events: inout [QueuedTableEvent]) -> Bool
     /// Hands over everything queued so far before returning (see `ItemEngine.unsubscribe`).
     func flush()
 }
@@ -73,6 +80,14 @@ struct PostedEvents: Sendable {
         guard !events.isEmpty else { return }
         batches.append(events)
         count += events.count
+    }
+
+    /// Appends `events` and leaves the argument empty, so that this holds the array's only
+    /// reference (see `TableEventQueue.post(_:)`).
+    mutating func append(moving events: inout [QueuedTableEvent]) {
+        var moved: [QueuedTableEvent] = []
+        swap(&moved, &events)
+        append(moved)
     }
 
     /// Hands every event to its sink, in order, and empties this (keeping its capacity).

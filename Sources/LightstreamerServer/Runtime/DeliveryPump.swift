@@ -80,16 +80,17 @@ final class DeliveryPump: TableEventQueue {
 
     // MARK: - TableEventQueue
 
-    func post(_ events: [QueuedTableEvent]) -> Bool {
+    func post(_ events: inout [QueuedTableEvent]) -> Bool {
         guard !events.isEmpty else { return false }
+        let count = events.count
         let (schedule, full) = state.withLockedValue { s -> (Bool, Bool) in
             // Full when what waited already passed the limit: one post, however large (the
             // engine posts at most some 70 K events at a time, `ItemEngine.eventsPerDrain`),
             // is the loop's to hand over, straight to its sessions; the producer hands over
             // itself only when the loop has not even taken the posts before.
             let full = s.mailbox.count > Self.mailboxLimit
-            s.mailbox.append(events)
-            s.posted &+= events.count
+            s.mailbox.append(moving: &events)
+            s.posted &+= count
             if s.scheduled { return (false, full) }
             s.scheduled = true
             return (true, full)

@@ -81,8 +81,8 @@ private final class BenchFeed: DataAdapter, @unchecked Sendable {
 /// The benchmark's loop mailbox: keeps the posts until the tick hands them over.
 private final class BenchQueue: TableEventQueue, @unchecked Sendable {
     private var mailbox = PostedEvents()
-    func post(_ events: [QueuedTableEvent]) -> Bool {
-        mailbox.append(events)
+    func post(_ events: inout [QueuedTableEvent]) -> Bool {
+        mailbox.append(moving: &events)
         return false
     }
     func flush() {}
