@@ -132,7 +132,55 @@ import Testing
 }
 
 extension LogPageTests {
-    /// Reads clamp to what the page holds, whatever bounds a span carries.
+    /// A batch's lines wait for its end to go out together (`SessionStateMachine.endBatch`).
+    /// When the log passes `maxBacklogBytes` meanwhile, what was delivered before is dropped
+    /// first, as one by one: lines held back for the batch's write count as delivered, so a
+    /// stream that reads closes no sooner in a batch, and one that cannot take its lines (a
+    /// bandwidth limit) closes at the same line either way.
+    @Test(arguments: [nil, 0.1] as [Double?])
+    func aBatchPassingTheBacklogLimitEndsAsOneByOne(kbps: Double?) {
+        var settings = SessionScript.settings
+        settings.maxBacklogBytes = 2_000
+        func script() -> SessionScript {
+            var s = SessionScript.subscribed(items: 2, fields: 2, settings: settings)
+            if let kbps { s.control(.constrain(maxBandwidth: .kbps(kbps)), id: "bw", ack: false) }
+            _ = s.take()
+            return s
+        }
+        var one = script()
+        var batch = script()
+        let events: [(subscriptionId: Int, event: TableEvent)] = (0..<200).map { i in
+            (1, .update(item: i % 2 + 1, values: ["\(i)", String(repeating: "z", count: 40 + i % 9)], isSnapshot: false))
+        }
+        for (id, e) in events { one.record(one.machine.tableEvent(id, e, now: one.now)) }
+        batch.record(batch.machine.tableEvents(events, now: batch.now))
+        let expected = one.take()
+        #expect(batch.take() == expected)
+        #expect(batch.machine.isClosed == one.machine.isClosed)
+        // Read as it goes, the stream carries every update; held back, it closes (END 32).
+        #expect(one.machine.isClosed == (kbps != nil))
+        #expect(expected.filter { $0.hasPrefix("U,") }.count == (kbps == nil ? 200 : expected.count - 1))
+    }
+
+    /// A line longer than `maxBacklogBytes` closes the session however well it reads, in a
+    /// batch as one by one: it is not delivered yet when the limit is checked.
+    @Test func aLineOverTheBacklogLimitClosesInABatchToo() {
+        var settings = SessionScript.settings
+        settings.maxBacklogBytes = 2_000
+        var one = SessionScript.subscribed(items: 1, fields: 1, settings: settings)
+        var batch = SessionScript.subscribed(items: 1, fields: 1, settings: settings)
+        let events: [(subscriptionId: Int, event: TableEvent)] = [100, 2_500, 100].map { n in
+            (1, .update(item: 1, values: [String(repeating: "q", count: n)], isSnapshot: false))
+        }
+        for (id, e) in events { one.record(one.machine.tableEvent(id, e, now: one.now)) }
+        batch.record(batch.machine.tableEvents(events, now: batch.now))
+        let expected = one.take()
+        #expect(one.machine.isClosed)
+        #expect(expected.count == 2 && expected.last?.hasPrefix("END,32,") == true)
+        #expect(batch.take() == expected)
+        #expect(batch.machine.isClosed)
+    }
+
     @Test func readsAreClampedToWhatWasWritten() {
         let page = LogPage(capacity: 16)
         _ = page.append(.text("abc"))
@@ -141,5 +189,58 @@ extension LogPageTests {
         #expect(LogPage.Span(page: page, start: 3, end: 1).count == 0)
         #expect(LogPage.Span(page: page, start: -5, end: 2).text == "ab")
         #expect(page.free == 11)
+    }
+}
+
+/// Runs of lines (`NotificationLog.run(after:maxBytes:)`): what a stream with no bandwidth limit
+/// writes at once instead of line by line.
+@Suite struct NotificationLogRunTests {
+    /// Every run is the lines that follow in one page, back to back, cut at `maxBytes`; taken
+    /// one after another, the runs give every held line once, in order, with the right count
+    /// of updates.
+    @Test func runsCoverTheHeldLinesInOrderPageByPage() throws {
+        var log = NotificationLog()
+        var lines: [String] = []
+        for i in 1...500 {
+            let line = (i % 5 == 0 ? "OV,1,1," : "U,1,1,") + String(repeating: "y", count: (i * 29) % 900)
+            lines.append(line)
+            _ = log.append(line, isUpdate: i % 5 != 0, now: 0)
+        }
+        for maxBytes in [Int.max, 1_000, 64] {
+            var delivered = 0
+            var text = ""
+            var updates = 0
+            var pages = 0
+            var previous: LogPage?
+            while delivered < log.lastProgressive {
+                let run = try #require(log.run(after: delivered, maxBytes: maxBytes))
+                if run.lines == 0 {
+                    // Only a line longer than the cap stops a run before its first line.
+                    let line = try #require(log.locate(delivered + 1))
+                    #expect(line.length + 2 > maxBytes)
+                    text += try #require(log.span(of: line)).text
+                    updates += line.isUpdate ? 1 : 0
+                    delivered += 1
+                    continue
+                }
+                #expect(run.span.count <= maxBytes)
+                if run.span.page !== previous { pages += 1 }
+                previous = run.span.page
+                text += run.span.text
+                updates += run.updates
+                delivered += run.lines
+            }
+            #expect(text == lines.map { $0 + "\r\n" }.joined())
+            #expect(updates == 400)
+            if maxBytes == .max {
+                // Uncapped, a run ends only where its page does.
+                #expect(pages > 1)
+                #expect(log.run(after: 0).map { $0.lines } ?? 0 < 500)
+            }
+        }
+        #expect(log.run(after: 500) == nil)
+        log.dropDelivered(100)
+        #expect(log.run(after: 99) == nil)
+        #expect(log.run(after: 100)?.span.text.hasPrefix(lines[100] + "\r\n") == true)
     }
 }

@@ -153,6 +153,71 @@ import Testing
         #expect(updates.first == "U,1,1,value-\(count - 1)")
     }
 
+    /// With no bandwidth limit the stream takes its lines in runs (`NotificationLog.run`); a
+    /// limit so high it never holds a line back takes the path that checks line by line. Both
+    /// must write the same lines, and loop at the same one when the content length runs out.
+    @Test(arguments: [nil, 20_000] as [Int?])
+    func linesGoOutInRunsExactlyAsLineByLine(contentLength: Int?) {
+        // Lines up to 1.3 KB, so that runs end where log pages do.
+        let written = Self.runsAndLineByLine(contentLength: contentLength, updates: 600) { i in
+            String(repeating: "w", count: (i * 67) % 1_300)
+        }
+        if contentLength != nil {
+            #expect(written.last == "LOOP,0")
+        } else {
+            #expect(written.filter { $0.hasPrefix("U,") }.count == 600)
+        }
+    }
+
+    /// The same at every content length over a range of 400 bytes, with short lines: the stream
+    /// loops at the same line whichever byte its content length ends on.
+    @Test func runsLoopWhereLineByLineLoopsAtEveryContentLength() {
+        for contentLength in 1_000...1_400 {
+            let written = Self.runsAndLineByLine(contentLength: contentLength, updates: 80) { i in
+                String(repeating: "v", count: (i * 13) % 41)
+            }
+            #expect(written.last == "LOOP,0")
+        }
+    }
+
+    /// Feeds the same updates (and some `OV` lines) in batches to an HTTP stream of each kind,
+    /// expects the same lines and the same end on both, and returns the lines.
+    private static func runsAndLineByLine(contentLength: Int?, updates: Int, wide: (Int) -> String) -> [String] {
+        let stream = ConnectionID(10)
+        func script(kbps: Double?) -> SessionScript {
+            var s = SessionScript(
+                create: CreateSessionRequest(
+                    requestedMaxBandwidth: kbps.map { .kbps($0) }, supportedDiffs: [], stream: StreamParameters(polling: true)),
+                transport: .http, connection: ConnectionID(9))
+            s.bind(StreamParameters(contentLength: contentLength, sendSync: false), on: stream)
+            // The bandwidth limiter starts empty: a millisecond fills it with 12.5 MB.
+            s.advance(1)
+            s.subscribe(1, items: 3, fields: 2, ack: false)
+            return s
+        }
+        var runs = script(kbps: nil)
+        var lineByLine = script(kbps: 1e8)
+        var events: [(subscriptionId: Int, event: TableEvent)] = []
+        for i in 0..<updates {
+            events.append((1, .update(item: i % 3 + 1, values: ["\(i)", wide(i)], isSnapshot: false)))
+            if i % 89 == 0 { events.append((1, .overflow(item: i % 3 + 1, lost: i + 1))) }
+        }
+        for chunk in stride(from: 0, to: events.count, by: 50) {
+            let batch = Array(events[chunk..<min(chunk + 50, events.count)])
+            runs.record(runs.machine.tableEvents(batch, now: runs.now))
+            lineByLine.record(lineByLine.machine.tableEvents(batch, now: lineByLine.now))
+        }
+        let written = runs.take(stream).filter { !$0.hasPrefix("CONS,") }
+        let reference = lineByLine.take(stream).filter { !$0.hasPrefix("CONS,") }
+        let firstDifference =
+            zip(written, reference).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(written.count, reference.count)
+        #expect(
+            written == reference,
+            "content length \(contentLength ?? 0): \(written.count) and \(reference.count) lines, first difference at \(firstDifference)")
+        #expect(runs.ended[stream] == lineByLine.ended[stream])
+        return written
+    }
+
     @Test func keepaliveProbesOnlyAfterSilence() {
         var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(keepaliveMillis: 2_000, sendSync: false)))
         _ = s.take()

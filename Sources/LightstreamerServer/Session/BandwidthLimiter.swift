@@ -7,6 +7,9 @@ struct BandwidthLimiter: Sendable, Hashable {
 
     init() {}
 
+    /// No limit: `consume` lets everything through and changes nothing.
+    var isUnlimited: Bool { bytesPerSecond == nil }
+
     mutating func setLimit(kbps: Double?, now: Int64) {
         bytesPerSecond = kbps.map { max($0, 0.001) * 1000 / 8 }
         lastRefill = now

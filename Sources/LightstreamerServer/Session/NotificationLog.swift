@@ -128,6 +128,49 @@ struct NotificationLog: Sendable {
         return Location(pageIndex: pageIndex, start: start, length: slot.length, isUpdate: slot.isUpdate, atMillis: slot.atMillis)
     }
 
+    /// Consecutive held notifications that lie back to back in one page, from the first after
+    /// `progressive`: their lines with their CR-LFs as one span, how many they are, and how
+    /// many of them are updates (`U`).
+    struct Run {
+        var span: LogPage.Span
+        var lines: Int
+        var updates: Int
+    }
+
+    /// The run that starts with the notification after `progressive` (see `Run`), of at most
+    /// `maxLines`, and of at most `maxBytes` with the line ends (no line at all when the first
+    /// is longer). Nil if that
+    /// notification is not held. Walks the slots in order from there: finding each line on its
+    /// own (`locate`, `span(of:)`) cost some 150 instructions per line, with a retain and a
+    /// release of its page (Benchmarks/server-callgrind.sh).
+    func run(after progressive: Int, maxBytes: Int = .max, maxLines: Int = .max) -> Run? {
+        let offset = progressive + 1 - firstProgressive
+        guard offset >= 0, offset < slots.count else { return nil }
+        var i = slots.index(slots.startIndex, offsetBy: offset)
+        let first = slots[i]
+        let start = Int(first.start)
+        guard first.length >= 0, let page = page(pageIndex(of: first)) else { return nil }
+        guard first.length + 2 <= maxBytes else {
+            return Run(span: LogPage.Span(page: page, start: start, end: start), lines: 0, updates: 0)
+        }
+        var end = start + first.length + 2
+        var lines = 1
+        var updates = first.isUpdate ? 1 : 0
+        i = slots.index(after: i)
+        while i != slots.endIndex, lines < maxLines {
+            let next = slots[i]
+            guard next.page == first.page, Int(next.start) == end, next.length >= 0,
+                end - start + next.length + 2 <= maxBytes
+            else { break }
+            end += next.length + 2
+            lines += 1
+            if next.isUpdate { updates += 1 }
+            i = slots.index(after: i)
+        }
+        guard end <= page.count else { return nil }
+        return Run(span: LogPage.Span(page: page, start: start, end: end), lines: lines, updates: updates)
+    }
+
     /// The line of `location` (from `locate`, with no change to the log since) and its CR-LF.
     func span(of location: Location) -> LogPage.Span? {
         guard let page = page(location.pageIndex) else { return nil }

@@ -9,8 +9,7 @@ extension SessionStateMachine {
         // action array per event.
         inBatch = true
         for (id, event) in events { handleTableEvent(id, event, now: now) }
-        inBatch = false
-        pruneLog(now: now)
+        endBatch(now: now)
         return output.take()
     }
 
@@ -44,8 +43,7 @@ extension SessionStateMachine {
             }
             handleEngineEvent(at: index, id, entry.event, now: now)
         }
-        inBatch = false
-        pruneLog(now: now)
+        endBatch(now: now)
         return output.take()
     }
 }
@@ -68,8 +66,7 @@ extension SessionStateMachine {
             guard !isClosed else { return }
             lost &+= queued.handle(by: &self, at: index, subscriptionId: id, now: now)
         }
-        inBatch = false
-        pruneLog(now: now)
+        endBatch(now: now)
         return output.take()
     }
 }

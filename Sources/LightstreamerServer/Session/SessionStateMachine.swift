@@ -49,6 +49,9 @@ public struct SessionStateMachine: Sendable {
     /// A batch of engine events is being handled (`tableEvents`): the log is pruned once at
     /// its end rather than after every line written.
     var inBatch = false
+    /// Lines of the batch being handled wait in the log to go out together when it ends
+    /// (`endBatch`), as one run per log page rather than one line at a time.
+    var flushDeferred = false
     /// The connection of the latest stream or poll.
     var lastStreamConnection: ConnectionID?
     var clientIP: String?
@@ -251,6 +254,12 @@ public struct SessionStateMachine: Sendable {
     mutating func emitLine(_ line: DataLine, isUpdate: Bool, now: Int64) {
         _ = log.append(line, isUpdate: isUpdate, now: now)
         if log.heldBytes > settings.maxBacklogBytes {
+            // What is dropped is what was delivered: the lines before this one that wait for
+            // the batch's end go out first, as they would have one by one.
+            if flushDeferred {
+                flushDeferred = false
+                flushData(now: now, through: log.lastProgressive - 1)
+            }
             // Recovery gives way first; past that the client cannot keep up.
             log.dropDelivered(delivered)
             if log.heldBytes > settings.maxBacklogBytes {
@@ -273,17 +282,48 @@ public struct SessionStateMachine: Sendable {
             }
             return
         }
+        // In a batch the line waits for the others (`endBatch`): nothing else is written on
+        // the stream meanwhile, and it goes out in the same place.
+        if inBatch {
+            flushDeferred = true
+            return
+        }
         flushData(now: now)
+    }
+
+    /// Ends a batch of engine events: writes the lines it held back, prunes the log.
+    mutating func endBatch(now: Int64) {
+        if flushDeferred {
+            flushDeferred = false
+            flushData(now: now)
+        }
+        inBatch = false
+        pruneLog(now: now)
     }
 
     /// Writes held data notifications on the bound stream, within the content length and
     /// bandwidth limits. Each line goes out from its page in the log (`NotificationLog.span`),
     /// not from a copy of its own.
-    mutating func flushData(now: Int64) {
+    mutating func flushData(now: Int64, through last: Int? = nil) {
         defer { if !inBatch { pruneLog(now: now) } }
+        let last = last ?? log.lastProgressive
         // The binding's fields are read and written in place: copying the whole binding out
         // per line cost some 60 instructions per update (Benchmarks/server-callgrind.sh).
-        while let connection = streamBinding?.connection, delivered < log.lastProgressive {
+        while let connection = streamBinding?.connection, delivered < last {
+            if limiter.isUnlimited {
+                // No bandwidth limit: whole runs of lines at once, as many as the content
+                // length leaves room for (what `mayWrite` would let through line by line).
+                let room = streamBinding?.contentLength.map { $0 - (streamBinding?.bytesWritten ?? 0) - 16 } ?? .max
+                guard let run = log.run(after: delivered, maxBytes: room, maxLines: last - delivered) else { break }
+                if run.lines > 0 {
+                    noteWrite(bytes: run.span.count, to: connection, now: now)
+                    output.write(run.span, to: connection, updates: run.updates)
+                    delivered += run.lines
+                    wroteDataSinceBind = true
+                    continue
+                }
+                // The next line does not fit: it ends the poll or the stream below.
+            }
             guard let line = log.locate(delivered + 1) else { break }
             guard mayWrite(line.length + 2, now: now) else { return }
             guard let span = log.span(of: line) else { break }
