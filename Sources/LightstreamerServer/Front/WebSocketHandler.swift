@@ -131,9 +131,11 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     }
 
     private func drain(_ ops: [OutboundQueue.Op], context: ChannelHandlerContext) {
-        guard context.channel.isActive, !closing else { return }
+        // Read once: each `context.channel` retains and releases the channel.
+        let channel = context.channel
+        guard channel.isActive, !closing else { return }
         let limit = manager.settings.maxBacklogBytes
-        if BacklogGuard.wouldExceed(context.channel, incoming: BacklogGuard.bytes(of: ops), limit: limit) {
+        if BacklogGuard.wouldExceed(channel, incoming: BacklogGuard.bytes(of: ops), limit: limit) {
             logger.info(
                 "closing a WebSocket whose client does not read: unsent data passed maxBacklogBytes",
                 metadata: sessionMetadata(["connection": "\(connectionID)", "maxBacklogBytes": "\(limit)"]))
@@ -145,9 +147,9 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         for op in ops {
             switch op {
             case .text(let text):
-                writeText(text, context: context)
+                writeText(text, allocator: channel.allocator, context: context)
             case .reply(_, let line):
-                if let line { writeText(line + "\r\n", context: context) }
+                if let line { writeText(line + "\r\n", allocator: channel.allocator, context: context) }
             case .end(let closeSocket):
                 stream = .none
                 if closeSocket { close(context: context) }
@@ -156,9 +158,9 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         context.flush()
     }
 
-    private func writeText(_ text: String, context: ChannelHandlerContext) {
+    private func writeText(_ text: String, allocator: ByteBufferAllocator, context: ChannelHandlerContext) {
         guard !closing else { return }
-        let frame = WebSocketTextFrame(text, allocator: context.channel.allocator)
+        let frame = WebSocketTextFrame(text, allocator: allocator)
         switch sessionObserver.textWritten(frame.payload) {
         case .bound?: disarmSessionTimer()
         case .unbound?: armSessionTimer(context: context)
