@@ -1,3 +1,4 @@
+import Atomics
 import CoreMetrics
 import NIOConcurrencyHelpers
 import Prometheus
@@ -47,6 +48,11 @@ public final class ServerMetrics: Sendable {
     }
 
     private let state: NIOLockedValueBox<State>
+    /// `Snapshot.updatesSent` and `bytesSent`, counted apart from `state`: every write to a
+    /// client adds to them, from every event loop, and a shared lock per write made the loops
+    /// wait for each other.
+    private let updatesSent = ManagedAtomic<Int>(0)
+    private let bytesSent = ManagedAtomic<Int>(0)
     /// This node's name (`lightstreamer_node_info`), and its readiness (`lightstreamer_ready`,
     /// `lightstreamer_draining`).
     let nodeName: String?
@@ -79,7 +85,12 @@ public final class ServerMetrics: Sendable {
     }
 
     /// The counts now.
-    public var snapshot: Snapshot { state.withLockedValue { $0.counters } }
+    public var snapshot: Snapshot {
+        var counters = state.withLockedValue { $0.counters }
+        counters.updatesSent = updatesSent.load(ordering: .relaxed)
+        counters.bytesSent = bytesSent.load(ordering: .relaxed)
+        return counters
+    }
 
     func update(_ body: (inout Snapshot) -> Void) {
         state.withLockedValue { s in
@@ -90,12 +101,10 @@ public final class ServerMetrics: Sendable {
         }
     }
 
-    /// Called once per write to a client (not per update): counters are atomic increments.
+    /// Called once per write to a client (not per update): atomic increments, no lock.
     func sent(bytes: Int, updates: Int) {
-        state.withLockedValue {
-            $0.counters.bytesSent += bytes
-            $0.counters.updatesSent += updates
-        }
+        if bytes > 0 { bytesSent.wrappingIncrement(by: bytes, ordering: .relaxed) }
+        if updates > 0 { updatesSent.wrappingIncrement(by: updates, ordering: .relaxed) }
         if bytes > 0 { handles.bytesSent.increment(by: Int64(bytes)) }
         if updates > 0 { handles.updatesSent.increment(by: Int64(updates)) }
     }
@@ -122,19 +131,17 @@ public final class ServerMetrics: Sendable {
     /// Updates and bytes per second since the previous call (at least one second apart;
     /// calls closer than that return the last figures).
     public func rates(nowMillis: Int64) -> (updatesPerSecond: Double, bytesPerSecond: Double) {
-        state.withLockedValue { s -> (updatesPerSecond: Double, bytesPerSecond: Double) in
+        let (updates, bytes) = (updatesSent.load(ordering: .relaxed), bytesSent.load(ordering: .relaxed))
+        return state.withLockedValue { s -> (updatesPerSecond: Double, bytesPerSecond: Double) in
             let elapsed = nowMillis - s.rateBase.at
             if s.rateBase.at == 0 {
-                s.rateBase = (nowMillis, s.counters.updatesSent, s.counters.bytesSent)
+                s.rateBase = (nowMillis, updates, bytes)
                 return (0, 0)
             }
             guard elapsed >= 1000 else { return (s.lastRates.updates, s.lastRates.bytes) }
             let seconds = Double(elapsed) / 1000
-            s.lastRates = (
-                Double(s.counters.updatesSent - s.rateBase.updates) / seconds,
-                Double(s.counters.bytesSent - s.rateBase.bytes) / seconds
-            )
-            s.rateBase = (nowMillis, s.counters.updatesSent, s.counters.bytesSent)
+            s.lastRates = (Double(updates - s.rateBase.updates) / seconds, Double(bytes - s.rateBase.bytes) / seconds)
+            s.rateBase = (nowMillis, updates, bytes)
             return (s.lastRates.updates, s.lastRates.bytes)
         }
     }
