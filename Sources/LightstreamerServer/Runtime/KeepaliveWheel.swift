@@ -67,7 +67,11 @@ final class KeepaliveWheel: Sendable {
         let (due, more) = state.withLockedValue { s -> ([Entry], Bool) in
             var due: [Entry] = []
             for slot in s.slots.keys.filter({ $0 <= nowSlot }) {
-                if let entries = s.slots.removeValue(forKey: slot) { due.append(contentsOf: entries) }
+                guard let entries = s.slots.removeValue(forKey: slot) else { continue }
+                // Usually one slot is due: its array is taken as it is. Appended to an empty
+                // one, every entry was copied (a retain and a release of its session, whose
+                // object is cold by then) into a new array as large as the slot.
+                if due.isEmpty { due = entries } else { due.append(contentsOf: entries) }
             }
             if s.slots.isEmpty { s.ticking = false }
             return (due, !s.slots.isEmpty)
