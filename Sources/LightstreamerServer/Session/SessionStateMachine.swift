@@ -283,7 +283,10 @@ public struct SessionStateMachine: Sendable {
             return
         }
         // In a batch the line waits for the others (`endBatch`): nothing else is written on
-        // the stream meanwhile, and it goes out in the same place.
+        // the stream meanwhile, so the stream carries the same bytes. One difference: when a
+        // content length runs out, the stream ends at the batch's end rather than at the line
+        // that did not fit, so the batch's later lines wait in the log for the next bind as
+        // they are (one by one, the session was unbound for them, and MERGE rows folded).
         if inBatch {
             flushDeferred = true
             return
