@@ -3,7 +3,6 @@ import NIOCore
 import NIOWebSocket
 import TLCP
 
-/// Writes session output on a WS as text frames.
 /// TLCP over one WebSocket (docs/protocol/TLCP.md §1.3): one request per text message, `wsok`, at
 /// most one stream at a time (69), controls without `LS_session` meaning the last session bound
 /// here, and controls that follow a create or bind waiting for its outcome.
@@ -144,12 +143,13 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
             context.close(promise: nil)
             return
         }
+        let allocator = channel.allocator
         for op in ops {
             switch op {
             case .text(let text):
-                writeText(text, allocator: channel.allocator, context: context)
+                writeText(text, allocator: allocator, context: context)
             case .reply(_, let line):
-                if let line { writeText(line + "\r\n", allocator: channel.allocator, context: context) }
+                if let line { writeText(line + "\r\n", allocator: allocator, context: context) }
             case .end(let closeSocket):
                 stream = .none
                 if closeSocket { close(context: context) }
