@@ -139,10 +139,9 @@ struct NotificationLog: Sendable {
 
     /// The run that starts with the notification after `progressive` (see `Run`), of at most
     /// `maxLines`, and of at most `maxBytes` with the line ends (no line at all when the first
-    /// is longer). Nil if that
-    /// notification is not held. Walks the slots in order from there: finding each line on its
-    /// own (`locate`, `span(of:)`) cost some 150 instructions per line, with a retain and a
-    /// release of its page (Benchmarks/server-callgrind.sh).
+    /// is longer). Nil if that notification is not held. Walks the slots in order from there:
+    /// finding each line on its own (`locate`, `span(of:)`) cost some 150 instructions per
+    /// line, with a retain and a release of its page (Benchmarks/server-callgrind.sh).
     func run(after progressive: Int, maxBytes: Int = .max, maxLines: Int = .max) -> Run? {
         let offset = progressive + 1 - firstProgressive
         guard offset >= 0, offset < slots.count else { return nil }

@@ -319,10 +319,7 @@ public struct SessionStateMachine: Sendable {
                 let room = streamBinding?.contentLength.map { $0 - (streamBinding?.bytesWritten ?? 0) - 16 } ?? .max
                 guard let run = log.run(after: delivered, maxBytes: room, maxLines: last - delivered) else { break }
                 if run.lines > 0 {
-                    noteWrite(bytes: run.span.count, to: connection, now: now)
-                    output.write(run.span, to: connection, updates: run.updates)
-                    delivered += run.lines
-                    wroteDataSinceBind = true
+                    writeHeld(run.span, lines: run.lines, updates: run.updates, on: connection, now: now)
                     continue
                 }
                 // The next line does not fit: it ends the poll or the stream below.
@@ -330,11 +327,16 @@ public struct SessionStateMachine: Sendable {
             guard let line = log.locate(delivered + 1) else { break }
             guard mayWrite(line.length + 2, now: now) else { return }
             guard let span = log.span(of: line) else { break }
-            noteWrite(bytes: line.length + 2, to: connection, now: now)
-            output.write(span, to: connection, updates: line.isUpdate ? 1 : 0)
-            delivered += 1
-            wroteDataSinceBind = true
+            writeHeld(span, lines: 1, updates: line.isUpdate ? 1 : 0, on: connection, now: now)
         }
+    }
+
+    /// Writes the next `lines` held lines (`span`, read from their log page) on the stream.
+    private mutating func writeHeld(_ span: LogPage.Span, lines: Int, updates: Int, on connection: ConnectionID, now: Int64) {
+        noteWrite(bytes: span.count, to: connection, now: now)
+        output.write(span, to: connection, updates: updates)
+        delivered += lines
+        wroteDataSinceBind = true
     }
 
     /// Drops the delivered notifications that are out of the recovery window or past its count.
