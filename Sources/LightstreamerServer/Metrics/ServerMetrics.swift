@@ -103,10 +103,14 @@ public final class ServerMetrics: Sendable {
 
     /// Called once per write to a client (not per update): atomic increments, no lock.
     func sent(bytes: Int, updates: Int) {
-        if bytes > 0 { bytesSent.wrappingIncrement(by: bytes, ordering: .relaxed) }
-        if updates > 0 { updatesSent.wrappingIncrement(by: updates, ordering: .relaxed) }
-        if bytes > 0 { handles.bytesSent.increment(by: Int64(bytes)) }
-        if updates > 0 { handles.updatesSent.increment(by: Int64(updates)) }
+        if bytes > 0 {
+            bytesSent.wrappingIncrement(by: bytes, ordering: .relaxed)
+            handles.bytesSent.increment(by: Int64(bytes))
+        }
+        if updates > 0 {
+            updatesSent.wrappingIncrement(by: updates, ordering: .relaxed)
+            handles.updatesSent.increment(by: Int64(updates))
+        }
     }
 
     /// Records how long a TLCP request took to be handled (`lightstreamer_request_duration_seconds`):
