@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "lightstreamer-swift",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "TLCP", targets: ["TLCP"]),
         .library(name: "ARI", targets: ["ARI"]),

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 /// Collects what sessions write to one connection, from any thread, and hands it to the
 /// channel's event loop in order, in as few hops as possible (one hop drains everything queued
@@ -39,7 +40,8 @@ final class OutboundQueue: OutboundConnection {
         }
     }
 
-    private let state = NIOLockedValueBox(State())
+    /// Inline in the object (a lock box would be one more allocation per connection).
+    private let state = Mutex(State())
     let connectionID: ConnectionID
     let transport: TransportKind
     let eventLoop: any EventLoop
@@ -71,7 +73,7 @@ final class OutboundQueue: OutboundConnection {
 
     /// Queues `op` (one per session write: no array is made for it).
     func push(_ op: Op) {
-        if state.withLockedValue({ s -> Bool in
+        if state.withLock({ s -> Bool in
             s.append(op)
             return s.claimDrain()
         }) {
@@ -83,7 +85,7 @@ final class OutboundQueue: OutboundConnection {
     /// (a stream's last line and its end must reach the handler at once, docs/protocol/TLCP.md
     /// §1.3 on `LOOP` over WS).
     func push(_ first: Op, _ second: Op) {
-        if state.withLockedValue({ s -> Bool in
+        if state.withLock({ s -> Bool in
             s.append(first)
             s.append(second)
             return s.claimDrain()
@@ -94,7 +96,7 @@ final class OutboundQueue: OutboundConnection {
 
     private func scheduleDrain() {
         eventLoop.execute { [self] in
-            let ops = state.withLockedValue { s -> [Op] in
+            let ops = state.withLock { s -> [Op] in
                 s.scheduled = false
                 defer { s.ops = [] }
                 return s.ops

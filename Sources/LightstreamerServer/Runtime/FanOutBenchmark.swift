@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import Synchronization
 import TLCP
 
 /// Entry point for `Benchmarks/Sources/server-ops` (SPI, not public API): the server's update
@@ -102,7 +102,7 @@ private final class BenchQueue: TableEventQueue, @unchecked Sendable {
 /// "Batches posted without the outboxes").
 private final class BenchSession: @unchecked Sendable {
     @exclusivity(unchecked) var machine: SessionStateMachine
-    let inbox = NIOLockedValueBox(SessionInbox())
+    let inbox = Mutex(SessionInbox())
     /// The tick's time, and the `U` lines written straight from the hand-over since the last
     /// `runBatch`.
     @exclusivity(unchecked) var now: Int64
@@ -133,7 +133,7 @@ private final class BenchSession: @unchecked Sendable {
     func runBatch(now: Int64) -> Int {
         var lines = self.lines
         self.lines = 0
-        let events = inbox.withLockedValue { $0.take() }
+        let events = inbox.withLock { $0.take() }
         guard !events.isEmpty else { return lines }
         lines += Self.updatesWritten(machine.tableEvents(events, now: now))
         return lines
@@ -154,9 +154,9 @@ private final class BenchSink: QueuedTableSink, @unchecked Sendable {
     /// As `ServerSession.enqueueTableEvents` on the session's loop with an empty inbox: the
     /// run straight to the machine (the inbox's lock checked once, as there).
     func deliver(run: inout [QueuedTableEvent], handleNow: Bool) {
-        guard handleNow, session.inbox.withLockedValue({ $0.count == 0 }) else {
+        guard handleNow, session.inbox.withLock({ $0.count == 0 }) else {
             run.reverseInPlace()
-            session.inbox.withLockedValue { box in
+            session.inbox.withLock { box in
                 while let event = run.popLast() { _ = event.move(into: &box, subscriptionId: 1, mergeable: true) }
             }
             return
@@ -169,7 +169,7 @@ private final class BenchSink: QueuedTableSink, @unchecked Sendable {
     func deliver(_ event: consuming TableEvent, shared: consuming SharedUpdateEncoding?) {
         // As `ServerSession.enqueueTableEvent`: moved into the inbox through an optional.
         var pending: (TableEvent, SharedUpdateEncoding?)? = (event, shared)
-        session.inbox.withLockedValue { box in
+        session.inbox.withLock { box in
             if let (event, shared) = pending.take() { box.append(1, event, mergeable: true, shared: shared) }
         }
     }

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import NIOCore
 import TLCP
 
@@ -32,7 +31,7 @@ extension ServerSession {
         registering connection: (any OutboundConnection)? = nil, expectingReply: Bool = false,
         _ event: (inout SessionStateMachine, Int64) -> [SessionStateMachine.Action]
     ) {
-        let (deferred, folded) = inner.withLockedValue { s -> ([DeferredWork], Int) in
+        let (deferred, folded) = inner.withLock { s -> ([DeferredWork], Int) in
             if let connection {
                 s.connections[connection.connectionID] = connection
                 if expectingReply { s.pendingReplies[connection.connectionID, default: 0] += 1 }
@@ -159,7 +158,7 @@ extension ServerSession {
     /// Unregisters a connection that went away.
     func connectionClosed(_ conn: ConnectionID) {
         run { m, now in m.connectionClosed(conn, now: now) }
-        inner.withLockedValue { _ = $0.connections.removeValue(forKey: conn) }
+        inner.withLock { _ = $0.connections.removeValue(forKey: conn) }
     }
 
     /// A timer armed on the loop's `KeepaliveWheel` is due (it may have been re-armed or
@@ -169,7 +168,7 @@ extension ServerSession {
     }
 
     private func timerFired(_ timer: SessionStateMachine.Timer, generation: UInt64) {
-        let current = inner.withLockedValue { s -> Bool in
+        let current = inner.withLock { s -> Bool in
             s.timers.fire(timer, generation: generation)
         }
         guard current else { return }
@@ -199,7 +198,7 @@ extension ServerSession {
             do throws(ItemEngineError) {
                 let handle = try await engine.subscribe(resolved.spec, sink: sink)
                 let granted = engine.grantedFrequency(of: handle)
-                self.inner.withLockedValue {
+                self.inner.withLock {
                     $0.handles[id] = handle
                     $0.infos[id] = resolved.info
                 }

@@ -1,6 +1,6 @@
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 import TLCP
 
 /// Where a session writes: a WS, an HTTP stream response, or an HTTP control response. Calls
@@ -69,9 +69,13 @@ final class ServerSession: Sendable {
         var timers = SessionTimers()
     }
 
-    let inner: NIOLockedValueBox<Inner>
+    /// The session's state and, below, its inbox, each behind a lock of its own. Both are
+    /// `Mutex`es stored in the object itself: a lock box (`NIOLockedValueBox`) is an
+    /// allocation of its own with a 40-byte `pthread_mutex_t`, two more per session, idle or
+    /// not, and one more pointer to follow on every batch.
+    let inner: Mutex<Inner>
 
-    private let inbox = NIOLockedValueBox(SessionInbox())
+    private let inbox = Mutex(SessionInbox())
     let pump: DeliveryPump
     let keepaliveWheel: KeepaliveWheel
     /// When the session was created (monotonic ms), for its age on the dashboard.
@@ -88,7 +92,7 @@ final class ServerSession: Sendable {
         self.adapterSet = adapterSet
         self.eventLoop = eventLoop
         self.manager = manager
-        self.inner = NIOLockedValueBox(Inner(machine: machine))
+        self.inner = Mutex(Inner(machine: machine))
         self.pump = manager.pump(for: eventLoop)
         self.keepaliveWheel = manager.keepaliveWheel(for: eventLoop)
     }
@@ -120,7 +124,7 @@ final class ServerSession: Sendable {
         // Moved into the inbox (a closure cannot consume what it captures; an optional it
         // empties can): no retain of the row and encoding that all the update's sessions share.
         var pending: (TableEvent, SharedUpdateEncoding?)? = (event, shared)
-        let next = inbox.withLockedValue { box -> InboxNext in
+        let next = inbox.withLock { box -> InboxNext in
             if let (event, shared) = pending.take() { box.append(id, event, mergeable: mergeable, shared: shared) }
             return Self.next(after: &box)
         }
@@ -161,7 +165,7 @@ final class ServerSession: Sendable {
     /// `unsubscribe`, a loop that fell behind), or behind waiting events, the run waits in the
     /// inbox.
     func enqueueTableEvents(_ id: Int, _ run: inout [QueuedTableEvent], mergeable: Bool, handleNow: Bool) {
-        if handleNow, eventLoop.inEventLoop, inbox.withLockedValue({ $0.count == 0 }) {
+        if handleNow, eventLoop.inEventLoop, inbox.withLock({ $0.count == 0 }) {
             var lost = 0
             self.run { m, now in m.tableEvents(subscriptionId: id, run: &run, lost: &lost, now: now) }
             if lost > 0 { manager.metrics.update { $0.updatesLost += lost } }
@@ -170,7 +174,7 @@ final class ServerSession: Sendable {
         run.reverseInPlace()
         var lost = 0
         while !run.isEmpty {
-            let next = inbox.withLockedValue { box -> InboxNext in
+            let next = inbox.withLock { box -> InboxNext in
                 while box.count < Self.inboxLimit, let event = run.popLast() {
                     lost &+= event.move(into: &box, subscriptionId: id, mergeable: mergeable)
                 }
@@ -183,12 +187,12 @@ final class ServerSession: Sendable {
 
     /// How the session is connected right now and what waits for it (the `MONITOR` adapter set).
     func summary(now: Int64) -> SessionSummary {
-        let (binding, subscriptions) = inner.withLockedValue { ($0.machine.binding, $0.machine.activeSubscriptionCount) }
+        let (binding, subscriptions) = inner.withLock { ($0.machine.binding, $0.machine.activeSubscriptionCount) }
         let transport =
             binding.map { b in
                 (b.transport == .webSocket ? "WS" : "HTTP") + (b.polling ? "-POLLING" : "-STREAMING")
             } ?? "UNBOUND"
-        let backlog = inbox.withLockedValue { $0.count }
+        let backlog = inbox.withLock { $0.count }
         return SessionSummary(
             id: id, user: user, address: clientAddress, adapterSet: adapterSet.name, transport: transport,
             ageMillis: max(0, now - createdAtMillis), backlog: backlog, subscriptions: subscriptions)
@@ -197,7 +201,7 @@ final class ServerSession: Sendable {
     /// Runs the waiting batch (called by the pump, on the session's event loop).
     func drainInbox() {
         run { m, now in
-            let (events, conflated) = self.inbox.withLockedValue { box -> ([SessionInbox.Entry], Int) in
+            let (events, conflated) = self.inbox.withLock { box -> ([SessionInbox.Entry], Int) in
                 box.drainScheduled = false
                 return (box.take(), box.takeConflatedCount())
             }
@@ -217,13 +221,13 @@ final class ServerSession: Sendable {
     /// Events queued so far (called with the session locked, so that they are handled before
     /// what the caller does next).
     func takeInbox() -> [SessionInbox.Entry] {
-        inbox.withLockedValue { $0.take() }
+        inbox.withLock { $0.take() }
     }
 
     // MARK: - Views for the manager and tests
 
-    var isClosed: Bool { inner.withLockedValue { $0.machine.isClosed } }
-    var boundConnection: ConnectionID? { inner.withLockedValue { $0.machine.boundConnection } }
+    var isClosed: Bool { inner.withLock { $0.machine.isClosed } }
+    var boundConnection: ConnectionID? { inner.withLock { $0.machine.boundConnection } }
 }
 
 /// Delivers one subscription's engine events to its session, through the mailbox of the
