@@ -187,10 +187,11 @@ public final class LightstreamerServer: Service, Sendable {
             ])
     }
 
-    /// Read buffers of client connections: small to start with (TLCP requests are short, and an
-    /// idle connection's read buffer stays allocated with it, at the largest size it grew to),
-    /// doubling after each read that fills one.
-    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 128, maximum: 65_536)
+    /// Read buffers of client connections: 128 bytes kept with each connection (TLCP requests
+    /// are short), larger ones only for the reads that need them (`FrontReadBuffers`: NIO's
+    /// adaptive allocator left every idle WebSocket with a buffer as large as its upgrade
+    /// request had needed).
+    static let receiveBuffers = FrontReadBuffers(base: 128, maximum: 65_536)
 
     /// The admin listener: `/metrics` and the health endpoints, plain HTTP, a few connections.
     private func bindAdmin(host: String, port: Int, group: any EventLoopGroup) async throws -> any Channel {
