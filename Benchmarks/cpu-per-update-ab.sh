@@ -3,7 +3,8 @@
 # lightstreamer-loadtest, with the server and the load tool each on its own core.
 # Usage: Benchmarks/cpu-per-update-ab.sh SESSIONS ROUNDS BINARY...   (e.g. 1000 4 /tmp/a /tmp/b)
 #   DRIVER=path: the lightstreamer-loadtest build that drives the load (default: the first
-#   BINARY), so that every server is measured by the same load tool.
+#   BINARY), so that every server is measured by the same load tool; or a build of
+#   Benchmarks/loadgen.c.
 # For each round and each BINARY: starts `BINARY --serve` on CPU 0, runs the load tool on CPU 1
 # for 30 s (SESSIONS WebSocket sessions x 10 items x 10 updates/s), reads the server's utime and
 # stime (/proc/PID/stat) at second 8 and second 28, and prints them per delivered update with

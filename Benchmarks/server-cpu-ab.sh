@@ -2,7 +2,8 @@
 # Server CPU per delivered update, for A/B comparisons of two builds of lightstreamer-loadtest.
 # Usage: Benchmarks/server-cpu-ab.sh BINARY [SESSIONS] [SECONDS]   (defaults 1000 and 25)
 #   DRIVER=path: the lightstreamer-loadtest build that drives the load (default BINARY), so that
-#   two servers are measured by the same load tool.
+#   two servers are measured by the same load tool. A build of Benchmarks/loadgen.c (the same
+#   sessions and final line, in C, at about 60 % of the Swift tool's CPU) works here too.
 #   SERVER_THREADS=n: the server's event-loop threads (the --serve default is 1).
 #   SERVE_FLAGS="...": more options for the --serve process (e.g. --per-item-updates).
 #   SERVER_CPUS=list, DRIVER_CPUS=list: run the server, or the load tool, on those CPUs only
