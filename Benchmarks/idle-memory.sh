@@ -6,6 +6,7 @@
 # Usage: Benchmarks/idle-memory.sh BINARY [N]   (default 5000)
 #   CLIENT=browser: the sessions come from Benchmarks/browserlike-websockets.py (a browser's
 #   792-byte upgrade request) instead of the load tool.
+#   CONNECT_BATCH=n: the load tool opens n connections at a time (default 200).
 set -euo pipefail
 bin=$1; n=${2:-5000}; port=$((21000 + RANDOM % 10000))
 log=$(mktemp); drv=$(mktemp)
@@ -18,7 +19,7 @@ before=$(awk '/VmRSS/ {print $2}' "/proc/$server/status")
 if [ "${CLIENT:-}" = browser ]; then
   python3 "$(dirname "$0")/browserlike-websockets.py" "$port" "$n" 8 > "$drv" 2>&1 &
 else
-  stdbuf -oL "$bin" --connect-port "$port" --sessions 0 --idle-sessions "$n" > "$drv" 2>&1 &
+  stdbuf -oL "$bin" --connect-port "$port" --sessions 0 --idle-sessions "$n" ${CONNECT_BATCH:+--connect-batch "$CONNECT_BATCH"} > "$drv" 2>&1 &
 fi
 driver=$!
 for _ in $(seq 300); do grep -q "holding" "$drv" && break; sleep 0.2; done

@@ -22,6 +22,7 @@ struct LoadTestCommand: AsyncParsableCommand {
     @Option(help: "Warm-up seconds once every session is subscribed.") var warmup = 3.0
     @Option(help: "Server event-loop threads.") var serverThreads = 1
     @Option(help: "Client event-loop threads.") var clientThreads = 1
+    @Option(help: "Client: connections opened at a time (each batch settles before the next).") var connectBatch = 200
     @Option(help: "Also measure memory per idle session with this many sessions (0: skip).") var idleSessions = 0
     @Option(help: "Seconds the idle sessions of --connect-port are held open.") var idleHoldSeconds = 8.0
     @Flag(help: "Only run the server (LOAD adapter set) and print its port; drive it with --connect-port from another process.")
@@ -185,7 +186,7 @@ struct LoadTestCommand: AsyncParsableCommand {
             let first = ((i + offset) * itemsPerSession) % max(items, 1)
             let names = (0..<itemsPerSession).map { "load\((first + $0) % items)" }
             batch.append((connect(names), names))
-            if batch.count == 200 { try await settle() }
+            if batch.count >= max(1, connectBatch) { try await settle() }
         }
         try await settle()
         if retried > 0 { print("load: \(retried) connects tried again after a failure") }
