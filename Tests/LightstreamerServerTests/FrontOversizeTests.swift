@@ -59,6 +59,21 @@ import Testing
         }
     }
 
+    /// Just under the limits: a body that takes many reads, each in a buffer twice as large as
+    /// the one before (`FrontReadBuffers`), is read whole and answered; the same connection then
+    /// serves a short request, read into the small buffer it keeps.
+    @Test func aBodyJustUnderTheLimitIsReadWholeAndTheConnectionServesOn() async throws {
+        try await Self.withServer { port, group in
+            let body = "LS_op=" + String(repeating: "a", count: 30_000)
+            let c = try await RawTestConnection.post(port: port, group: group, path: "/lightstreamer/control.txt", body: body)
+            #expect(await c.waitFor("HTTP/1.1 200"))
+            #expect(!c.text.contains("413"))
+            try await c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(await c.waitFor("Lightstreamer Swift Server"))
+            #expect(!c.isClosed)
+        }
+    }
+
     @Test func aWebSocketMessageOverTheLimitIsClosedWith1009() async throws {
         try await FrontIntegrationTests.withServer(configure: { $0.sessions.requestLimit = 8_192 }) { server, group in
             let ws = try await RawTestConnection.webSocket(port: try #require(server.port), group: group)
