@@ -152,12 +152,12 @@ int main(int argc, char **argv) {
     epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &e);
   }
   struct epoll_event ev[512];
-  double ready_by = now_ns() / 1e9 + 120, measure_start = 0, measure_end = 0, cpu0 = 0; int phase = 0, announced = 0;
+  double ready_by = now_ns() / 1e9 + 120, measure_start = 0, measure_end = 0, cpu0 = 0; int phase = 0;
   for (;;) {
     double t = now_ns() / 1e9;
     if (phase == 0 && (subscribed + errors >= sessions || t > ready_by)) {
       printf("load: %ld of %d sessions subscribed (%ld errors) in %.2f seconds\n", subscribed, sessions, errors, t - t0);
-      fflush(stdout); announced = 1; phase = 1; measure_start = t + warmup;
+      fflush(stdout); phase = 1; measure_start = t + warmup;
     }
     if (phase == 1 && t >= measure_start) { recording = 1; cpu0 = cpu_seconds(); measure_start = t; phase = 2; }
     if (phase == 2 && t - measure_start >= seconds) { recording = 0; measure_end = t; break; }
@@ -171,7 +171,6 @@ int main(int argc, char **argv) {
       if (frames(c) < 0) { errors++; epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, 0); close(c->fd); c->fd = -1; }
     }
   }
-  (void)announced;
   double elapsed = measure_end - measure_start, cpu = cpu_seconds() - cpu0, expected = (double)sessions * per * rate;
   printf("load: %d sessions x %d items x %.0f/s: expected %.0f updates/s, delivered %.0f updates/s (%.1f%%); latency p50 %.1f ms, "
          "p99 %.1f ms, p99.9 %.1f ms (%ld samples); load tool CPU %.0f %% of a core\n",
