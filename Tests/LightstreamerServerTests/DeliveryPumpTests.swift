@@ -1,7 +1,9 @@
 import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
+import NIOCore
 import NIOEmbedded
+import NIOPosix
 import Testing
 
 @testable import LightstreamerServer
@@ -237,6 +239,69 @@ extension PostedEventsDeadlineTests {
         // The rest comes on later runs, each after the loop had its turn.
         loop.advanceTime(by: SaturationYield.short)
         #expect(sink.received > afterFirstRun)
+    }
+}
+
+/// A run of the pump on a real event loop lets the writes that its sessions queued go out
+/// every `writeStretchNanos`, rather than after the last session of a post.
+@Suite struct DeliveryPumpStretchTests {
+    /// A session that takes `handling` to handle its run, then queues its write on the loop
+    /// (as `OutboundQueue` does), and records both.
+    final class WritingSink: QueuedTableSink, @unchecked Sendable {
+        let queue: any TableEventQueue
+        let index: Int
+        let loop: any EventLoop
+        let journal: NIOLockedValueBox<[String]>
+        let handling: UInt64
+        init(queue: any TableEventQueue, index: Int, loop: any EventLoop, journal: NIOLockedValueBox<[String]>, handling: UInt64) {
+            (self.queue, self.index, self.loop, self.journal, self.handling) = (queue, index, loop, journal, handling)
+        }
+        func deliver(_ event: TableEvent) {}
+        func deliver(_ event: TableEvent, shared: SharedUpdateEncoding?) {}
+        func deliver(run: inout [QueuedTableEvent], handleNow: Bool) {
+            run.removeAll(keepingCapacity: true)
+            let until = NIODeadline.now().uptimeNanoseconds &+ handling
+            while NIODeadline.now().uptimeNanoseconds < until {}
+            let (log, i) = (journal, index)
+            log.withLockedValue { $0.append("handled \(i)") }
+            loop.execute { log.withLockedValue { $0.append("wrote \(i)") } }
+        }
+    }
+
+    @Test func writesGoOutBetweenStretchesOfOnePost() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let pump = DeliveryPump(eventLoop: loop, delayMillis: 0)
+        let journal = NIOLockedValueBox<[String]>([])
+        // 80 sessions of 20 µs each: 1.6 ms, within one slice (`sliceNanos`, 2 ms), so only
+        // the stretches can let writes go out before the last session is handled.
+        let sessions = 80
+        let handling: UInt64 = 20_000
+        #expect(DeliveryPump.writeStretchNanos * 4 < UInt64(sessions) * handling)
+        #expect(UInt64(sessions) * handling < DeliveryPump.sliceNanos)
+        var events: [QueuedTableEvent] = []
+        for i in 0..<sessions {
+            let sink = WritingSink(queue: pump, index: i, loop: loop, journal: journal, handling: handling)
+            events += DeliveryPumpTests.events(0..<1, to: sink)
+        }
+        #expect(!pump.post(events))
+        for _ in 0..<1_000 where journal.withLockedValue({ $0.count }) < 2 * sessions {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let entries = journal.withLockedValue { $0 }
+        #expect(entries.count == 2 * sessions)
+        // Every session handled, in the order posted, and every write after its own handling.
+        #expect(entries.filter { $0.hasPrefix("handled") } == (0..<sessions).map { "handled \($0)" })
+        for i in 0..<sessions {
+            let handled = try #require(entries.firstIndex(of: "handled \(i)"))
+            let wrote = try #require(entries.firstIndex(of: "wrote \(i)"))
+            #expect(handled < wrote)
+        }
+        // The first write went out while sessions were still waiting to be handled.
+        let firstWrite = try #require(entries.firstIndex(of: "wrote 0"))
+        let lastHandled = try #require(entries.firstIndex(of: "handled \(sessions - 1)"))
+        #expect(firstWrite < lastHandled, "writes waited for the whole post: \(entries.prefix(sessions + 2))")
+        try await group.shutdownGracefully()
     }
 }
 

@@ -196,12 +196,30 @@ final class DeliveryPump: TableEventQueue {
         }
     }
 
-    private func run() {
-        let start = NIODeadline.now().uptimeNanoseconds
+    private func run() { run(since: NIODeadline.now().uptimeNanoseconds) }
+
+    /// How long a run handles sessions before the writes they queued go out (see `run(since:)`).
+    static let writeStretchNanos: UInt64 = 250_000
+
+    /// A run that started at `start` (uptime nanoseconds); it goes on over several tasks.
+    ///
+    /// Every session's write is a task of its own on the loop (`OutboundQueue`), which NIO
+    /// runs only once this one returns. So every `writeStretchNanos` of sessions handled, and
+    /// while the run's slices last, it queues its own continuation behind those writes and
+    /// returns: they go out while later sessions are still to be handled, instead of all
+    /// after the last one. At 1,000 sessions a tick's first writes went out only once the loop
+    /// had handled all of its sessions (BENCHMARKS.md, "Writes between stretches of a run").
+    private func run(since start: UInt64) {
         while true {
-            handOverIfFree(until: start &+ Self.sliceNanos)
+            let stretchEnd = min(NIODeadline.now().uptimeNanoseconds &+ Self.writeStretchNanos, start &+ Self.sliceNanos)
+            let handedOver = handOverIfFree(until: stretchEnd)
             // Batches get a slice of their own after the hand-over.
             let batchesStart = NIODeadline.now().uptimeNanoseconds
+            if handedOver, batchesStart &- start < Self.sliceNanos, state.withLockedValue({ !$0.mailbox.isEmpty }) {
+                // The stretch ended within the slice, with more to hand over: writes first.
+                eventLoop.execute { self.run(since: start) }
+                return
+            }
             let batch = state.withLockedValue { s -> [ServerSession]? in
                 let b = s.ready
                 s.ready = []
@@ -232,6 +250,13 @@ final class DeliveryPump: TableEventQueue {
                     }
                     // Still scheduled: producers keep posting; the loop polls first.
                     eventLoop.scheduleTask(in: wait) { self.run() }
+                    return
+                }
+                if now &- batchesStart > Self.writeStretchNanos, i + 1 < batch.count {
+                    // The end of a stretch: writes first, then the rest of the batches.
+                    let rest = batch[(i + 1)...]
+                    state.withLockedValue { $0.ready.insert(contentsOf: rest, at: 0) }
+                    eventLoop.execute { self.run(since: start) }
                     return
                 }
             }
