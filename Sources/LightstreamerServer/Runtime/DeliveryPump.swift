@@ -29,8 +29,9 @@ import Darwin
 /// `sliceNanos` (stopping between two sessions' runs, `PostedEvents.handOver(until:)`, the
 /// rest going back in front of the mailbox), runs batches for up to `sliceNanos` after each
 /// hand-over, and stops after two slices in all (see `handOverIfFree` for why the hand-over
-/// has a deadline). NIO runs queued
-/// tasks until none are left before it polls its sockets again:
+/// has a deadline). While a loop that keeps up hands a post over, the run also stops every
+/// `writeStretchNanos` so that the writes queued so far go out (see `run(spent:)`). NIO runs
+/// queued tasks until none are left before it polls its sockets again:
 /// if every session scheduled its own task, a producer faster than the loop would keep the
 /// queue from ever emptying and the loop would stop accepting connections and reading
 /// requests. After a slice the pump reschedules itself a little ahead (`SaturationYield`):
