@@ -26,6 +26,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -110,6 +111,7 @@ int main(int argc, char **argv) {
     else { fprintf(stderr, "unknown option %s\n", k); return 2; }
   }
   if (argc % 2 == 0 || port <= 0 || port > 65535 || sessions < 1 || sessions > 200000 || per < 1 || per > 100 || items < 1
+      || items > 1000000
       || seconds <= 0 || warmup < 0 || rate <= 0) {
     fprintf(stderr, "usage: loadgen --connect-port P [--sessions N] [--seconds S] [--warmup S] [--items-per-session N] [--items N] [--rate R]\n");
     return 2;
@@ -129,19 +131,27 @@ int main(int argc, char **argv) {
     c->fd = socket(AF_INET, SOCK_STREAM, 0);
     if (c->fd < 0 || connect(c->fd, (void *)&a, sizeof a)) { perror("connect"); return 1; }
     setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    // The handshake is read blocking, for at most 10 s per read.
+    struct timeval limit = { .tv_sec = 10 };
+    setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
     if (write_all(c->fd, upgrade, strlen(upgrade))) { perror("write"); return 1; }
     // The 101 response, up to its blank line (nothing follows it before `wsok`).
     int got = 0;
     while (got < 4 || memcmp(c->buf + got - 4, "\r\n\r\n", 4) != 0) {
       if (got >= BUF - 1) { fprintf(stderr, "handshake response too long\n"); return 1; }
       ssize_t r = read(c->fd, c->buf + got, 1);
-      if (r <= 0) { fprintf(stderr, "handshake %d: connection closed\n", i); return 1; }
+      if (r <= 0) { fprintf(stderr, "handshake %d: connection closed or no answer within 10 s\n", i); return 1; }
       got += (int)r;
     }
     if (got < 12 || memcmp(c->buf, "HTTP/1.1 101", 12) != 0) { fprintf(stderr, "handshake %d refused: %.40s\n", i, c->buf); return 1; }
     char group[1200] = "", add[1600]; int first = (i * per) % items; size_t gl = 0;
-    for (int k = 0; k < per; k++) gl += (size_t)snprintf(group + gl, sizeof group - gl, "%sload%d", k ? "%20" : "", (first + k) % items);
-    snprintf(add, sizeof add, "control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=%s&LS_schema=ts&LS_ack=false", group);
+    for (int k = 0; k < per; k++) {
+      int w = snprintf(group + gl, sizeof group - gl, "%sload%d", k ? "%20" : "", (first + k) % items);
+      if (w < 0 || (size_t)w >= sizeof group - gl) { fprintf(stderr, "item group of %d items too long\n", per); return 2; }
+      gl += (size_t)w;
+    }
+    int w = snprintf(add, sizeof add, "control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=%s&LS_schema=ts&LS_ack=false", group);
+    if (w < 0 || (size_t)w >= sizeof add) { fprintf(stderr, "subscription request too long\n"); return 2; }
     unsigned char out[2048]; size_t n = frame(out, 0, "wsok");
     n = frame(out, n, "create_session\r\nLS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_adapter_set=LOAD&LS_send_sync=false");
     n = frame(out, n, add);

@@ -28,7 +28,7 @@ static double cpu(void) { struct rusage r; getrusage(RUSAGE_SELF, &r);
 
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 15000, window = argc > 2 ? atoi(argv[2]) : 20, tickMs = argc > 3 ? atoi(argv[3]) : 50;
-  if (n < 1 || window < 1 || tickMs < 1 || tickMs > 5000) { fprintf(stderr, "usage: probe-floor [N] [SECONDS] [TICK_MS]\n"); return 2; }
+  if (n < 1 || n > 1000000 || window < 1 || window > 3600 || tickMs < 1 || tickMs > 5000) { fprintf(stderr, "usage: probe-floor [N] [SECONDS] [TICK_MS]\n"); return 2; }
   struct rlimit rl; getrlimit(RLIMIT_NOFILE, &rl); rl.rlim_cur = rl.rlim_max; setrlimit(RLIMIT_NOFILE, &rl);
   int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
   setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -46,8 +46,13 @@ int main(int argc, char **argv) {
     struct epoll_event ev[256]; char buf[4096];
     for (;;) { int k = epoll_wait(ep, ev, 256, -1); for (int i = 0; i < k; i++) if (read(ev[i].data.fd, buf, sizeof buf) <= 0) _exit(0); }
   }
-  int *fds = malloc(sizeof(int) * n);
-  for (int i = 0; i < n; i++) { fds[i] = accept(ls, 0, 0); setsockopt(fds[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); }
+  int *fds = malloc(sizeof(int) * (size_t)n);
+  if (!fds) { perror("malloc"); kill(child, SIGKILL); return 1; }
+  for (int i = 0; i < n; i++) {
+    fds[i] = accept(ls, 0, 0);
+    if (fds[i] < 0) { perror("accept"); kill(child, SIGKILL); return 1; }
+    setsockopt(fds[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
   const char frame[] = "\x81\x07PROBE\r\n";
   // One write per connection every 5 s, spread over ticks of TICK_MS (as a timer wheel's).
   double t0 = now(), c0 = 0; long writes = 0; int next = 0, warm = 3; double start = t0;
