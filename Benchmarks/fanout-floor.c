@@ -1,0 +1,199 @@
+// Floor of the fan-out benchmark: a server in C that does only the socket work of
+// `lightstreamer-loadtest --serve` in the same shape, for Benchmarks/loadgen.c (or the Swift
+// load tool) to measure on the same machine. It answers the load tool's WebSocket handshake,
+// `wsok`, `create_session` and its one `add` (items `loadN` read from `LS_group`), and every
+// 100 ms takes one timestamp for all items (CLOCK_MONOTONIC ns, as the server's producer
+// does) and writes each session one text frame with a `U` line per item of its subscription
+// (`U,1,<pos>,<ts>`), from T threads that each own every T-th session. No TLCP engine, no
+// recovery log, no allocation per update: what is left is formatting the lines and one
+// `write` per session and tick, the cost any server pays on this machine's loopback.
+//
+// Build: gcc -O2 -pthread -o /tmp/fanout-floor Benchmarks/fanout-floor.c
+// Run:   /tmp/fanout-floor 19090 2 &   (port, writer threads)
+//        /tmp/loadgen --connect-port 19090 --sessions 5000 --seconds 20
+// It prints the writers' CPU (utime + stime) per delivered update every 5 s.
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_SESSIONS 200000
+#define MAX_ITEMS 100
+#define MAX_THREADS 16
+
+typedef struct { int fd; int count; int items[MAX_ITEMS]; } Session;
+
+static Session *sessions;
+static int session_count, threads = 1;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t tick_cond = PTHREAD_COND_INITIALIZER;
+static long tick_number;
+static int64_t tick_ts;
+static long written_updates[MAX_THREADS], dropped[MAX_THREADS];
+
+static int64_t now_ns(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec; }
+static double process_cpu(void) { struct rusage r; getrusage(RUSAGE_SELF, &r);
+  return r.ru_utime.tv_sec + r.ru_utime.tv_usec / 1e6 + r.ru_stime.tv_sec + r.ru_stime.tv_usec / 1e6; }
+
+static int write_all(int fd, const void *p, size_t n) {
+  const char *c = p;
+  while (n > 0) { ssize_t w = write(fd, c, n); if (w <= 0) { if (w < 0 && errno == EINTR) continue; return -1; } c += w; n -= (size_t)w; }
+  return 0;
+}
+
+// An unmasked server text frame around `text` (payloads under 64 KiB).
+static size_t server_frame(unsigned char *out, const char *text, size_t n) {
+  size_t h = 0; out[h++] = 0x81;
+  if (n < 126) out[h++] = (unsigned char)n; else { out[h++] = 126; out[h++] = (unsigned char)(n >> 8); out[h++] = (unsigned char)n; }
+  memcpy(out + h, text, n);
+  return h + n;
+}
+
+static int send_text(int fd, const char *text) {
+  unsigned char out[256]; size_t n = strlen(text);
+  if (n > 200) return -1;
+  return write_all(fd, out, server_frame(out, text, n));
+}
+
+// Reads one masked client frame (blocking, within the socket's timeout) into `text`.
+static int read_frame(int fd, char *text, size_t cap) {
+  unsigned char h[14]; size_t n;
+  if (recv(fd, h, 2, MSG_WAITALL) != 2) return -1;
+  n = h[1] & 0x7f;
+  if (n == 126) { if (recv(fd, h + 2, 2, MSG_WAITALL) != 2) return -1; n = ((size_t)h[2] << 8) | h[3]; }
+  else if (n == 127) return -1;
+  if (n + 1 > cap || recv(fd, h + 4, 4, MSG_WAITALL) != 4) return -1;
+  if (n && recv(fd, text, n, MSG_WAITALL) != (ssize_t)n) return -1;
+  for (size_t i = 0; i < n; i++) text[i] ^= h[4 + i % 4];
+  text[n] = 0;
+  return 0;
+}
+
+// The handshake and the three requests the load tool sends; the session's items from LS_group.
+static int open_session(int fd, Session *s) {
+  char req[4096]; size_t got = 0;
+  while (got < 4 || memcmp(req + got - 4, "\r\n\r\n", 4) != 0) {
+    if (got >= sizeof req - 1 || recv(fd, req + got, 1, 0) != 1) return -1;
+    got++;
+  }
+  // Any key works for the load tools, which do not check the accept value.
+  const char *reply = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\nSec-WebSocket-Protocol: TLCP-2.5.0.lightstreamer.com\r\n\r\n";
+  if (write_all(fd, reply, strlen(reply))) return -1;
+  char text[4096];
+  for (int k = 0; k < 3; k++) {
+    if (read_frame(fd, text, sizeof text)) return -1;
+    if (!strncmp(text, "wsok", 4)) { if (send_text(fd, "WSOK\r\n")) return -1; }
+    else if (!strncmp(text, "create_session", 14)) { if (send_text(fd, "CONOK,S1,50000,5000,*\r\n")) return -1; }
+    else if (!strncmp(text, "control", 7)) {
+      const char *g = strstr(text, "LS_group=");
+      if (!g) return -1;
+      s->count = 0;
+      for (const char *p = g + 9; (p = strstr(p, "load")) && s->count < MAX_ITEMS; p += 4) s->items[s->count++] = atoi(p + 4);
+      if (send_text(fd, "SUBOK,1,10,1\r\n")) return -1;
+    } else return -1;
+  }
+  return 0;
+}
+
+// Writes the sessions i ≡ id (mod threads) one frame each per tick.
+static void *writer(void *arg) {
+  int id = (int)(intptr_t)arg; long seen = 0;
+  unsigned char out[MAX_ITEMS * 40 + 16]; char text[MAX_ITEMS * 40];
+  for (;;) {
+    pthread_mutex_lock(&lock);
+    while (tick_number == seen) pthread_cond_wait(&tick_cond, &lock);
+    seen = tick_number; int64_t ts = tick_ts; int count = session_count;
+    pthread_mutex_unlock(&lock);
+    for (int i = id; i < count; i += threads) {
+      Session *s = &sessions[i];
+      if (s->fd < 0) continue;
+      size_t n = 0;
+      for (int k = 0; k < s->count; k++) n += (size_t)snprintf(text + n, sizeof text - n, "U,1,%d,%lld\r\n", k + 1, (long long)ts);
+      size_t len = server_frame(out, text, n);
+      ssize_t w = write(s->fd, out, len);
+      if (w == (ssize_t)len) written_updates[id] += s->count; else dropped[id]++;
+    }
+  }
+  return NULL;
+}
+
+static void *ticker(void *arg) {
+  (void)arg;
+  int64_t next = now_ns();
+  for (;;) {
+    next += 100000000;
+    int64_t wait = next - now_ns();
+    if (wait > 0) { struct timespec t = { .tv_sec = wait / 1000000000, .tv_nsec = wait % 1000000000 }; nanosleep(&t, NULL); }
+    pthread_mutex_lock(&lock);
+    tick_number++; tick_ts = now_ns();
+    pthread_cond_broadcast(&tick_cond);
+    pthread_mutex_unlock(&lock);
+  }
+  return NULL;
+}
+
+static void *reporter(void *arg) {
+  (void)arg;
+  long last = 0; double cpu0 = process_cpu();
+  for (;;) {
+    sleep(5);
+    long total = 0, drops = 0;
+    for (int i = 0; i < threads; i++) { total += written_updates[i]; drops += dropped[i]; }
+    double cpu = process_cpu();
+    if (total > last)
+      printf("fanout-floor: %d sessions, %.0f updates/s, %.2f µs CPU per update, %ld frames not written whole\n",
+             session_count, (total - last) / 5.0, (cpu - cpu0) * 1e6 / (double)(total - last), drops);
+    fflush(stdout);
+    last = total; cpu0 = cpu;
+  }
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  int port = argc > 1 ? atoi(argv[1]) : 19090;
+  threads = argc > 2 ? atoi(argv[2]) : 1;
+  if (port <= 0 || port > 65535 || threads < 1 || threads > MAX_THREADS) {
+    fprintf(stderr, "usage: fanout-floor [PORT] [THREADS 1...%d]\n", MAX_THREADS);
+    return 2;
+  }
+  struct rlimit rl; getrlimit(RLIMIT_NOFILE, &rl); rl.rlim_cur = rl.rlim_max; setrlimit(RLIMIT_NOFILE, &rl);
+  sessions = calloc(MAX_SESSIONS, sizeof *sessions);
+  if (!sessions) { perror("calloc"); return 1; }
+  int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+  setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  if (l < 0 || bind(l, (void *)&a, sizeof a) || listen(l, 4096)) { perror("listen"); return 1; }
+  pthread_t t;
+  for (int i = 0; i < threads; i++) if (pthread_create(&t, NULL, writer, (void *)(intptr_t)i)) { perror("pthread_create"); return 1; }
+  if (pthread_create(&t, NULL, ticker, NULL) || pthread_create(&t, NULL, reporter, NULL)) { perror("pthread_create"); return 1; }
+  for (;;) {
+    int fd = accept(l, NULL, NULL);
+    if (fd < 0) { if (errno == EINTR || errno == ECONNABORTED) continue; perror("accept"); return 1; }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct timeval limit = { .tv_sec = 10 };
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    pthread_mutex_lock(&lock);
+    int slot = session_count < MAX_SESSIONS ? session_count : -1;
+    pthread_mutex_unlock(&lock);
+    Session s = { .fd = fd };
+    if (slot < 0 || open_session(fd, &s)) { close(fd); continue; }
+    // Writes never block a writer thread: a frame that does not fit is counted and skipped.
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    pthread_mutex_lock(&lock);
+    sessions[slot] = s; session_count = slot + 1;
+    pthread_mutex_unlock(&lock);
+  }
+}
