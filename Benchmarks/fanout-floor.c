@@ -121,7 +121,11 @@ static void *writer(void *arg) {
       Session *s = &sessions[i];
       if (s->fd < 0) continue;
       size_t n = 0;
-      for (int k = 0; k < s->count; k++) n += (size_t)snprintf(text + n, sizeof text - n, "U,1,%d,%lld\r\n", k + 1, (long long)ts);
+      for (int k = 0; k < s->count; k++) {
+        int w = snprintf(text + n, sizeof text - n, "U,1,%d,%lld\r\n", k + 1, (long long)ts);
+        if (w < 0 || (size_t)w >= sizeof text - n) break;  // never: 100 lines of at most 30 bytes
+        n += (size_t)w;
+      }
       size_t len = server_frame(out, text, n);
       ssize_t w = write(s->fd, out, len);
       if (w == (ssize_t)len) written_updates[id] += s->count; else dropped[id]++;
