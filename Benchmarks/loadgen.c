@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-util.h"
+
 #define BUF 16384
 #define BUCKET_US 10
 #define BUCKETS (60 * 1000000 / BUCKET_US)
@@ -39,16 +41,6 @@ typedef struct { int fd; int len; unsigned char buf[BUF]; } Conn;
 static uint32_t *histogram;
 static long samples, updates, subscribed, errors;
 static int recording;
-
-static int64_t now_ns(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec; }
-static double cpu_seconds(void) { struct rusage r; getrusage(RUSAGE_SELF, &r);
-  return r.ru_utime.tv_sec + r.ru_utime.tv_usec / 1e6 + r.ru_stime.tv_sec + r.ru_stime.tv_usec / 1e6; }
-
-static int write_all(int fd, const void *p, size_t n) {
-  const char *c = p;
-  while (n > 0) { ssize_t w = write(fd, c, n); if (w <= 0) { if (w < 0 && errno == EINTR) continue; return -1; } c += w; n -= (size_t)w; }
-  return 0;
-}
 
 // Appends a masked client text frame carrying `text` to out; returns the new length.
 static size_t frame(unsigned char *out, size_t at, const char *text) {
@@ -169,7 +161,7 @@ int main(int argc, char **argv) {
       printf("load: %ld of %d sessions subscribed (%ld errors) in %.2f seconds\n", subscribed, sessions, errors, t - t0);
       fflush(stdout); phase = 1; measure_start = t + warmup;
     }
-    if (phase == 1 && t >= measure_start) { recording = 1; cpu0 = cpu_seconds(); measure_start = t; phase = 2; }
+    if (phase == 1 && t >= measure_start) { recording = 1; cpu0 = process_cpu_seconds(); measure_start = t; phase = 2; }
     if (phase == 2 && t - measure_start >= seconds) { recording = 0; measure_end = t; break; }
     int k = epoll_wait(ep, ev, 512, 10);
     for (int i = 0; i < k; i++) {
@@ -181,7 +173,7 @@ int main(int argc, char **argv) {
       if (frames(c) < 0) { errors++; epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, 0); close(c->fd); c->fd = -1; }
     }
   }
-  double elapsed = measure_end - measure_start, cpu = cpu_seconds() - cpu0, expected = (double)sessions * per * rate;
+  double elapsed = measure_end - measure_start, cpu = process_cpu_seconds() - cpu0, expected = (double)sessions * per * rate;
   printf("load: %d sessions x %d items x %.0f/s: expected %.0f updates/s, delivered %.0f updates/s (%.1f%%); latency p50 %.1f ms, "
          "p99 %.1f ms, p99.9 %.1f ms (%ld samples); load tool CPU %.0f %% of a core\n",
          sessions, per, rate, expected, updates / elapsed, 100 * updates / elapsed / expected, percentile(0.5), percentile(0.99),
