@@ -61,15 +61,33 @@ static int send_text(int fd, const char *text) {
   return write_all(fd, out, server_frame(out, text, n));
 }
 
-// Reads one masked client frame (blocking, within the socket's timeout) into `text`.
-static int read_frame(int fd, char *text, size_t cap) {
+// Reads exactly n bytes before `deadline` (CLOCK_MONOTONIC ns): a client that sends its
+// handshake byte by byte cannot hold the accepting thread for longer.
+static int recv_all(int fd, void *p, size_t n, int64_t deadline) {
+  char *c = p; size_t got = 0;
+  while (got < n) {
+    int64_t left = deadline - now_ns();
+    if (left <= 0) return -1;
+    struct timeval tv = { .tv_sec = left / 1000000000, .tv_usec = (left % 1000000000) / 1000 };
+    if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1;  // zero would mean no timeout
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ssize_t r = recv(fd, c + got, n - got, 0);
+    if (r <= 0) { if (r < 0 && errno == EINTR) continue; return -1; }
+    got += (size_t)r;
+  }
+  return 0;
+}
+
+// Reads one masked client frame into `text`.
+static int read_frame(int fd, char *text, size_t cap, int64_t deadline) {
   unsigned char h[14]; size_t n;
-  if (recv(fd, h, 2, MSG_WAITALL) != 2) return -1;
+  if (recv_all(fd, h, 2, deadline)) return -1;
+  if (!(h[1] & 0x80)) return -1;  // client frames are masked (RFC 6455 §5.1)
   n = h[1] & 0x7f;
-  if (n == 126) { if (recv(fd, h + 2, 2, MSG_WAITALL) != 2) return -1; n = ((size_t)h[2] << 8) | h[3]; }
+  if (n == 126) { if (recv_all(fd, h + 2, 2, deadline)) return -1; n = ((size_t)h[2] << 8) | h[3]; }
   else if (n == 127) return -1;
-  if (n + 1 > cap || recv(fd, h + 4, 4, MSG_WAITALL) != 4) return -1;
-  if (n && recv(fd, text, n, MSG_WAITALL) != (ssize_t)n) return -1;
+  if (n + 1 > cap || recv_all(fd, h + 4, 4, deadline)) return -1;
+  if (n && recv_all(fd, text, n, deadline)) return -1;
   for (size_t i = 0; i < n; i++) text[i] ^= h[4 + i % 4];
   text[n] = 0;
   return 0;
@@ -77,9 +95,11 @@ static int read_frame(int fd, char *text, size_t cap) {
 
 // The handshake and the three requests the load tool sends; the session's items from LS_group.
 static int open_session(int fd, Session *s) {
+  // The whole exchange within 10 s.
+  int64_t deadline = now_ns() + 10000000000LL;
   char req[4096]; size_t got = 0;
   while (got < 4 || memcmp(req + got - 4, "\r\n\r\n", 4) != 0) {
-    if (got >= sizeof req - 1 || recv(fd, req + got, 1, 0) != 1) return -1;
+    if (got >= sizeof req - 1 || recv_all(fd, req + got, 1, deadline)) return -1;
     got++;
   }
   // Any key works for the load tools, which do not check the accept value.
@@ -88,7 +108,7 @@ static int open_session(int fd, Session *s) {
   if (write_all(fd, reply, strlen(reply))) return -1;
   char text[4096];
   for (int k = 0; k < 3; k++) {
-    if (read_frame(fd, text, sizeof text)) return -1;
+    if (read_frame(fd, text, sizeof text, deadline)) return -1;
     if (!strncmp(text, "wsok", 4)) { if (send_text(fd, "WSOK\r\n")) return -1; }
     else if (!strncmp(text, "create_session", 14)) { if (send_text(fd, "CONOK,S1,50000,5000,*\r\n")) return -1; }
     else if (!strncmp(text, "control", 7)) {
@@ -184,8 +204,6 @@ int main(int argc, char **argv) {
     int fd = accept(l, NULL, NULL);
     if (fd < 0) { if (errno == EINTR || errno == ECONNABORTED) continue; perror("accept"); return 1; }
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    struct timeval limit = { .tv_sec = 10 };
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
     pthread_mutex_lock(&lock);
     int slot = session_count < MAX_SESSIONS ? session_count : -1;
     pthread_mutex_unlock(&lock);
