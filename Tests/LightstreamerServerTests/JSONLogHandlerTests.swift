@@ -67,11 +67,12 @@ import Testing
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.decode(Data(#"{"demo": true, "logFormat": "xml"}"#.utf8)) }
     }
 
-    /// Every line a session logs carries its id, user and transport.
-    @Test func aSessionsLinesCarryItsMetadata() async throws {
+    /// The JSON lines of one session's story (created by `alice`, one subscription, destroyed)
+    /// on a server logging at `level`: the session's id, and the lines that carry it.
+    private func sessionStory(level: Logger.Level) async throws -> (sessionId: String, lines: [[String: Any]], all: String) {
         let lines = Lines()
         var logger = Logger(label: "lightstreamer.server") { JSONLogHandler(label: $0) { lines.append($0) } }
-        logger.logLevel = .debug
+        logger.logLevel = level
         var options = ServerOptions(host: "127.0.0.1", port: 0)
         options.threads = 1
         let server = LightstreamerServer(options: options, adapterSets: [DemoAdapters.makeDemoAdapterSet()], logger: logger)
@@ -92,16 +93,36 @@ import Testing
         #expect(await ws.waitFor("END,"))
         for _ in 0..<100 where server.sessionCount > 0 { try await Task.sleep(for: .milliseconds(20)) }
         await server.shutdown()
-
         let mine = lines.objects.filter { ($0["metadata"] as? [String: Any])?["session"] as? String == sessionId }
-        let messages = mine.compactMap { $0["message"] as? String }
-        #expect(messages.contains("session created"), "\(lines.all)")
+        return (sessionId, mine, "\(lines.all)")
+    }
+
+    /// Every line a session logs carries its id, user and transport.
+    @Test func aSessionsLinesCarryItsMetadata() async throws {
+        let story = try await sessionStory(level: .debug)
+        let messages = story.lines.compactMap { $0["message"] as? String }
+        #expect(messages.contains("session created"), "\(story.all)")
         #expect(messages.contains("subscribed"))
         #expect(messages.contains("session closed"))
-        for o in mine {
+        for o in story.lines {
             let m = o["metadata"] as? [String: Any]
             #expect(m?["user"] as? String == "alice")
             #expect((m?["transport"] as? String)?.isEmpty == false)
+            #expect(m?["adapterSet"] as? String == "DEMO")
+        }
+    }
+
+    /// At `info`, a session's `info` lines still carry its metadata, and its `debug` lines
+    /// (whose metadata the session builds only for a level that logs them) are left out.
+    @Test func aSessionsLinesFollowTheServersLevel() async throws {
+        let story = try await sessionStory(level: .info)
+        let messages = story.lines.compactMap { $0["message"] as? String }
+        #expect(messages.contains("session created"), "\(story.all)")
+        #expect(messages.contains("session closed"))
+        #expect(!messages.contains("subscribed"))
+        for o in story.lines {
+            let m = o["metadata"] as? [String: Any]
+            #expect(m?["user"] as? String == "alice")
             #expect(m?["adapterSet"] as? String == "DEMO")
         }
     }

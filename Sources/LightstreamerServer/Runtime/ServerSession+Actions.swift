@@ -188,7 +188,7 @@ extension ServerSession {
             do throws(SessionRefusal) {
                 resolved = try await resolver.resolve(parameters)
             } catch {
-                self.logger.debug("subscription refused", metadata: ["subscription": "\(id)", "code": "\(error.code)"])
+                self.log(.debug, "subscription refused", metadata: ["subscription": "\(id)", "code": "\(error.code)"])
                 self.run { m, now in m.subscribeFailed(id, error, now: now) }
                 return
             }
@@ -204,8 +204,8 @@ extension ServerSession {
                 }
                 self.manager.metrics.update { $0.subscriptionsActive += 1 }
                 let spec = resolved.spec
-                self.logger.debug(
-                    "subscribed",
+                self.log(
+                    .debug, "subscribed",
                     metadata: [
                         "subscription": "\(id)", "mode": "\(spec.mode)",
                         "items": "\(spec.items.count)", "dataAdapter": "\(resolved.info.dataAdapter)",
@@ -217,7 +217,7 @@ extension ServerSession {
                     filtered: spec.maxFrequency != .unfiltered)
                 self.run { m, now in m.subscribeSucceeded(id, grant: grant, now: now) }
             } catch {
-                self.logger.debug("subscription refused by the engine", metadata: ["subscription": "\(id)", "code": "\(error.code)"])
+                self.log(.debug, "subscription refused by the engine", metadata: ["subscription": "\(id)", "code": "\(error.code)"])
                 self.notifyTableClosed(resolved.info)
                 let refusal = SessionRefusal(error)
                 self.run { m, now in m.subscribeFailed(id, refusal, now: now) }

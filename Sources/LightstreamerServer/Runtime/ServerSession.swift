@@ -47,7 +47,8 @@ final class ServerSession: Sendable {
     /// The server's logger with this session's metadata (`session`, `user`, `transport` of
     /// the create, `adapterSet`) on every line, so one session's story can be grepped. Made
     /// when a line is logged (a few times per session) rather than kept: its metadata
-    /// dictionary would cost every idle session a few hundred bytes.
+    /// dictionary would cost every idle session a few hundred bytes. Log through `log`, which
+    /// makes it only for a line the server's level lets through.
     var logger: Logger {
         var logger = manager.logger
         logger[metadataKey: "session"] = "\(id)"
@@ -55,6 +56,16 @@ final class ServerSession: Sendable {
         if let createTransport { logger[metadataKey: "transport"] = "\(createTransport)" }
         logger[metadataKey: "adapterSet"] = "\(adapterSet.name)"
         return logger
+    }
+
+    /// Logs `message` at `level` with the session's metadata (`logger`), made only when the
+    /// server logs that level: building it costs a dozen short-lived allocations (the
+    /// metadata's strings and dictionary), two dozen per session for the lines of its
+    /// creation, which a server logging at `warning` or `info` drops (BENCHMARKS.md,
+    /// "Allocations of a session's creation").
+    func log(_ level: Logger.Level, _ message: @autoclosure () -> Logger.Message, metadata: @autoclosure () -> Logger.Metadata? = nil) {
+        guard manager.logger.logLevel <= level else { return }
+        logger.log(level: level, message(), metadata: metadata())
     }
 
     /// What the session's lock guards.

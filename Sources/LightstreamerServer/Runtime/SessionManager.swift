@@ -169,7 +169,7 @@ public final class SessionManager: Sendable {
             $0.sessionsActive += 1
             $0.sessionsCreated += 1
         }
-        session.logger.info("session created", metadata: ["protocol": "\(version)", "address": "\(clientIP ?? "")"])
+        session.log(.info, "session created", metadata: ["protocol": "\(version)", "address": "\(clientIP ?? "")"])
         session.run(registering: connection) { m, now in m.start(now: now) }
         return .success(id)
     }
@@ -202,7 +202,7 @@ public final class SessionManager: Sendable {
         clientIP: String?
     ) -> Bool {
         guard let session = session(sessionId) else { return false }
-        session.logger.debug("stream bound", metadata: ["transport": "\(connection.transport)"])
+        session.log(.debug, "stream bound", metadata: ["transport": "\(connection.transport)"])
         let clock = ContinuousClock.now
         session.run(registering: connection) { m, now in
             m.bind(
@@ -263,7 +263,7 @@ public final class SessionManager: Sendable {
         session.adapterSet.metadata.notifySessionClose(sessionId: session.id)
         mpn?.sessionClosed(sessionId: session.id)
         trimmer.sessionsClosed()
-        session.logger.info("session closed", metadata: ["reason": "\(String(describing: reason).logEscaped())"])
+        session.log(.info, "session closed", metadata: ["reason": "\(String(describing: reason).logEscaped())"])
     }
 
     /// Ends every session with END 32 (server shutdown).
