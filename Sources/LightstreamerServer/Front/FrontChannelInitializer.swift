@@ -82,18 +82,21 @@ struct FrontChannelInitializer: Sendable {
     /// The TLCP handler cuts frames and applies RFC 6455's rules itself (`WebSocketFrameParser`,
     /// `WebSocketInbound`).
     func makeUpgrader() -> TLCPWebSocketUpgrader {
-        TLCPWebSocketUpgrader(
-            shouldUpgrade: { [urlPrefix] channel, head in
-                let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-                guard path == urlPrefix + "/lightstreamer" else {
+        // Made once, not per request (the checks below allocate as little as they can: see
+        // `HeaderTokens`).
+        let endpoint = urlPrefix + "/lightstreamer"
+        return TLCPWebSocketUpgrader(
+            shouldUpgrade: { channel, head in
+                let uri = head.uri
+                let path = uri.firstIndex(of: "?").map { uri[..<$0] } ?? uri[...]
+                guard path == endpoint else {
                     return channel.eventLoop.makeSucceededFuture(nil)
                 }
                 // RFC 6455 §4.2.1: `Connection` must carry the `Upgrade` token. Without it NIO's
                 // HTTP parser does not stop at this request and parses what follows as HTTP,
                 // and those parts would reach the WebSocket decoder after the upgrade (a trap
                 // FuzzHTTPFront found). Refused, the request gets an HTTP answer.
-                let connection = head.headers[canonicalForm: "Connection"].map { $0.lowercased() }
-                guard connection.contains("upgrade") else {
+                guard HeaderTokens.contains(head.headers, named: "Connection", token: "upgrade") else {
                     return channel.eventLoop.makeSucceededFuture(nil)
                 }
                 let offered = Self.offeredSubprotocols(head.headers)
@@ -129,7 +132,7 @@ struct FrontChannelInitializer: Sendable {
     }
 
     static func offeredSubprotocols(_ headers: HTTPHeaders) -> [String] {
-        headers[canonicalForm: "Sec-WebSocket-Protocol"].map { String($0).trimmingCharacters() }.filter { !$0.isEmpty }
+        HeaderTokens.list(headers, named: "Sec-WebSocket-Protocol")
     }
 }
 
