@@ -59,10 +59,11 @@ final class ServerSession: Sendable {
     }
 
     /// Logs `message` at `level` with the session's metadata (`logger`), made only when the
-    /// server logs that level: building it costs a dozen short-lived allocations (the
-    /// metadata's strings and dictionary), two dozen per session for the lines of its
-    /// creation, which a server logging at `warning` or `info` drops (BENCHMARKS.md,
-    /// "Allocations of a session's creation").
+    /// server logs that level. Building it is a couple of dozen short-lived allocations (the
+    /// metadata's strings and dictionary): a server logging at `warning` made them for every
+    /// session it created, for an `info` line it then dropped, and one at `info` for each
+    /// `debug` line (a bind, a subscription) (BENCHMARKS.md, "Allocations of a session's
+    /// creation").
     func log(_ level: Logger.Level, _ message: @autoclosure () -> Logger.Message, metadata: @autoclosure () -> Logger.Metadata? = nil) {
         guard manager.logger.logLevel <= level else { return }
         logger.log(level: level, message(), metadata: metadata())
