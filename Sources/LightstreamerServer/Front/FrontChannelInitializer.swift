@@ -140,10 +140,8 @@ struct FrontChannelInitializer: Sendable {
 struct ConnectionRefused: Error {}
 
 extension StringProtocol {
+    /// Without the spaces and tabs around it (`HeaderTokens.trimmed`).
     func trimmingCharacters() -> String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
-        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
-        return String(s)
+        String(HeaderTokens.trimmed(Substring(self)))
     }
 }

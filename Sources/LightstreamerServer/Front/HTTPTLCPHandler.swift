@@ -147,7 +147,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         if path == urlPrefix + "/lightstreamer",
-            head.headers[canonicalForm: "Upgrade"].contains(where: { $0.lowercased() == "websocket" })
+            HeaderTokens.contains(head.headers, named: "Upgrade", token: "websocket")
         {
             // The upgrader declined: no TLCP version among the offered subprotocols.
             let offered = FrontChannelInitializer.offeredSubprotocols(head.headers)

@@ -40,7 +40,8 @@ enum HeaderTokens {
         return tokens
     }
 
-    private static func trimmed(_ s: Substring) -> Substring {
+    /// `s` without the spaces and tabs around it (optional whitespace, RFC 9110 §5.6.3).
+    static func trimmed(_ s: Substring) -> Substring {
         var s = s
         while let f = s.utf8.first, f == UInt8(ascii: " ") || f == UInt8(ascii: "\t") { s = s.dropFirst() }
         while let l = s.utf8.last, l == UInt8(ascii: " ") || l == UInt8(ascii: "\t") { s = s.dropLast() }
