@@ -49,7 +49,7 @@ final class ServerSession: Sendable {
     /// when a line is logged (a few times per session) rather than kept: its metadata
     /// dictionary would cost every idle session a few hundred bytes. Log through `log`, which
     /// makes it only for a line the server's level lets through.
-    var logger: Logger {
+    private var logger: Logger {
         var logger = manager.logger
         logger[metadataKey: "session"] = "\(id)"
         if let user { logger[metadataKey: "user"] = "\(user.logEscaped())" }
