@@ -1,4 +1,4 @@
-// Helpers shared by the C benchmark tools (loadgen.c, fanout-floor.c): the monotonic clock
+// Helpers shared by the C benchmark tools (loadgen.c, fanout-floor.c, probe-floor.c): the monotonic clock
 // the server's producer stamps updates with, the process's CPU time, and a write that goes on
 // until everything is written or fails. Included by each tool's single source file.
 #ifndef BENCH_UTIL_H

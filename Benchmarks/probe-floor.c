@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
-static double cpu(void) { struct rusage r; getrusage(RUSAGE_SELF, &r);
-  return r.ru_utime.tv_sec + r.ru_utime.tv_usec / 1e6 + r.ru_stime.tv_sec + r.ru_stime.tv_usec / 1e6; }
+#include "bench-util.h"
+
+static double now(void) { return now_ns() / 1e9; }
 
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 15000, window = argc > 2 ? atoi(argv[2]) : 20, tickMs = argc > 3 ? atoi(argv[3]) : 50;
@@ -58,12 +58,12 @@ int main(int argc, char **argv) {
   double t0 = now(), c0 = 0; long writes = 0; int next = 0, warm = 3; double start = t0;
   for (long tick = 0;; tick++) {
     double due = t0 + tick * tickMs / 1000.0, w = due - now(); if (w > 0) usleep((useconds_t)(w * 1e6));
-    if (now() - start >= warm && c0 == 0) { c0 = cpu(); writes = 0; start = now(); warm = 0; }
+    if (now() - start >= warm && c0 == 0) { c0 = process_cpu_seconds(); writes = 0; start = now(); warm = 0; }
     long per = (long)n * tickMs / 5000; if (per < 1) per = 1;
     for (long j = 0; j < per; j++) { if (write(fds[next], frame, 9) != 9) perror("write"); next = (next + 1) % n; writes++; }
     if (warm == 0 && now() - start >= window) break;
   }
-  double c = cpu() - c0;
+  double c = process_cpu_seconds() - c0;
   printf("%d connections, ticks of %d ms, %ld PROBE writes in %d s: writer CPU %.2f s, %.2f µs per PROBE\n", n, tickMs, writes, window, c, c * 1e6 / writes);
   kill(child, SIGKILL); waitpid(child, 0, 0); return 0;
 }
