@@ -61,6 +61,24 @@ import Testing
         _ = try? channel.finish()
     }
 
+    /// The handler's write queue calls back into the handler, which holds the queue: once
+    /// the connection is gone that cycle must be broken, or every WebSocket ever opened would
+    /// keep its handler, queue and context (some 600 bytes) for the life of the server.
+    @Test func aClosedWebSocketsHandlerAndQueueAreFreed() throws {
+        weak var handlerLeft: WebSocketTLCPHandler?
+        do {
+            let channel = EmbeddedChannel()
+            let handler = Self.handler()
+            handlerLeft = handler
+            try channel.pipeline.syncOperations.addHandler(handler)
+            try Self.exchange(on: channel)
+            #expect(try Self.frames(on: channel).count == 2)
+            _ = try? channel.finish()
+            channel.embeddedEventLoop.run()
+        }
+        #expect(handlerLeft == nil)
+    }
+
     /// A ping gets its pong; a frame breaking a rule gets a close frame with its code, and
     /// nothing more is answered.
     @Test func controlFramesAndFailuresAreFramedToo() throws {

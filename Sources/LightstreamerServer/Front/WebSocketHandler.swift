@@ -126,7 +126,21 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         if let lastSession { ids.append(lastSession) }
         stream = .none
         manager.connectionClosed(connectionID, sessionIds: ids)
+        releaseOutbound()
         context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        releaseOutbound()
+    }
+
+    /// Lets go of the write queue, whose drain holds this handler and its context: kept, the
+    /// three held each other for ever once the connection was gone (some 600 bytes of every
+    /// WebSocket ever opened). A session that still holds the queue may push to it; its drain
+    /// then finds the channel inactive and writes nothing.
+    private func releaseOutbound() {
+        closing = true
+        outbound = nil
     }
 
     private func drain(_ ops: [OutboundQueue.Op], context: ChannelHandlerContext) {
