@@ -1,14 +1,30 @@
 /// A TLCP protocol version, `major.minor.patch`, as written in `LS_protocol=TLCP-2.5.0`
 /// or in the WebSocket subprotocol `TLCP-2.5.0.lightstreamer.com`.
 public struct TLCPVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public var major: Int
-    public var minor: Int
-    public var patch: Int
+    // Stored in 32 bits each: every server session and WebSocket keeps one, 12 bytes so
+    // instead of 24. Parsed parts have at most six digits (`init?(protocolName:)`); other
+    // values are clamped to 0…UInt32.max.
+    private var storedMajor: UInt32
+    private var storedMinor: UInt32
+    private var storedPatch: UInt32
+
+    public var major: Int {
+        get { Int(storedMajor) }
+        set { storedMajor = UInt32(clamping: newValue) }
+    }
+    public var minor: Int {
+        get { Int(storedMinor) }
+        set { storedMinor = UInt32(clamping: newValue) }
+    }
+    public var patch: Int {
+        get { Int(storedPatch) }
+        set { storedPatch = UInt32(clamping: newValue) }
+    }
 
     public init(_ major: Int, _ minor: Int, _ patch: Int = 0) {
-        self.major = major
-        self.minor = minor
-        self.patch = patch
+        self.storedMajor = UInt32(clamping: major)
+        self.storedMinor = UInt32(clamping: minor)
+        self.storedPatch = UInt32(clamping: patch)
     }
 
     public static let v2_0 = TLCPVersion(2, 0, 0)
