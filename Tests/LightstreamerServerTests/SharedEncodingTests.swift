@@ -323,14 +323,12 @@ import Testing
         #expect(encoding.encodedValues(previous: previous, values: values, diffs: []) == expected)
     }
 
-    /// Sessions share one copy of each set of diff formats; the shared copy must equal what
-    /// the session asked for, whichever it is, and the mask follows it.
-    @Test func internedDiffSetsEqualWhatWasAsked() {
+    /// Sessions keep only the mask of their diff formats and read the set back from one
+    /// shared copy per mask: it must equal what the session asked for, whichever it is.
+    @Test func diffSetsReadBackFromTheMaskEqualWhatWasAsked() {
         let all: [Set<DiffFormat>] = [[], [.jsonPatch], [.tlcpDiff], [.jsonPatch, .tlcpDiff]]
         for formats in all {
-            let shared = SessionStateMachine.interned(formats)
-            #expect(shared == formats)
-            #expect(SharedUpdateEncoding.mask(shared) == SharedUpdateEncoding.mask(formats))
+            #expect(SessionStateMachine.diffSet(mask: SharedUpdateEncoding.mask(formats)) == formats)
         }
     }
 }

@@ -4,19 +4,21 @@ import TLCP
 extension SessionStateMachine {
     /// The stream connection the session is bound to.
     struct Binding: Sendable {
+        // Eight-byte fields first, then the optionals, then the one-byte ones: in declaration
+        // order this struct was 105 bytes with its padding, 85 so, in every bound session.
         var connection: ConnectionID
-        var transport: TransportKind
-        var polling: Bool
-        /// Byte budget (nil: none).
-        var contentLength: Int?
         var bytesWritten = 0
         var keepaliveMillis: Int
         var idleMillis: Int
         var pollingMillis: Int
-        var sendSync: Bool
-        var inactivityMillis: Int?
         var boundAt: Int64
         var lastWriteAt: Int64
+        /// Byte budget (nil: none).
+        var contentLength: Int?
+        var inactivityMillis: Int?
+        var transport: TransportKind
+        var polling: Bool
+        var sendSync: Bool
         /// A poll that has sent nothing yet and waits for data.
         var pollWaiting = false
     }
@@ -40,7 +42,8 @@ extension SessionStateMachine {
 
     /// Runs the combo controls of the create, or binds the first stream at once.
     public mutating func start(now: Int64) -> [Action] {
-        limiter.setLimit(kbps: grantedBandwidthKbps, now: now)
+        // A session without a limit leaves its limiter as made (and out of line).
+        if let kbps = grantedBandwidthKbps { limiter.setLimit(kbps: kbps, now: now) }
         var ops: [ControlOperation] = []
         modifyPendingCreate { pending in
             ops = pending.comboOperations
@@ -145,12 +148,11 @@ extension SessionStateMachine {
         lastStreamConnection = connection
         setBinding(
             Binding(
-                connection: connection, transport: transport, polling: polling, contentLength: contentLength,
-                keepaliveMillis: keepalive, idleMillis: idle,
+                connection: connection, keepaliveMillis: keepalive, idleMillis: idle,
                 pollingMillis: min(stream.pollingMillis ?? 0, settings.maxPollingMillis),
-                sendSync: !polling && stream.sendSync != false,
+                boundAt: now, lastWriteAt: now, contentLength: contentLength,
                 inactivityMillis: polling ? nil : stream.inactivityMillis.flatMap { $0 > 0 ? min($0, settings.maxInactivityMillis) : nil },
-                boundAt: now, lastWriteAt: now))
+                transport: transport, polling: polling, sendSync: !polling && stream.sendSync != false))
         if sendConok {
             writeStream(
                 .conok(

@@ -26,15 +26,13 @@ public struct SessionStateMachine: Sendable {
     public let sessionId: String
     /// The TLCP version the client asked for.
     public let version: TLCPVersion
-    /// Shared by the sessions of one manager: one copy of the ~300 bytes for all of them.
-    let sharedSettings: SharedSessionSettings
-    let diffs: Set<DiffFormat>
-    /// `diffs` as `SharedUpdateEncoding` compares them, computed once.
+    /// The diff formats the client accepts (`LS_supported_diffs`), as `SharedUpdateEncoding`
+    /// compares them; `diffs` is the same as a set.
     let diffMask: UInt8
     /// `LS_reduce_head` on create: no CONS for the whole session.
     let reduceHeadSession: Bool
-    /// The Metadata Adapter's bandwidth limit for the user (kbps).
-    let allowedMaxBandwidth: Double?
+    /// Shared by the sessions of one manager: one copy of the ~300 bytes for all of them.
+    let sharedSettings: SharedSessionSettings
 
     // MARK: - Lifecycle and streams
 
@@ -49,6 +47,8 @@ public struct SessionStateMachine: Sendable {
     /// A batch of engine events is being handled (`tableEvents`): the log is pruned once at
     /// its end rather than after every line written.
     var inBatch = false
+    /// Some table holds a row (`SessionTable.held`): a bind has rows to put in the log.
+    var holdsRows = false
     /// Lines of the batch being handled wait in the log to go out together when it ends
     /// (`endBatch`), as one run per log page rather than one line at a time.
     var flushDeferred = false
@@ -59,25 +59,18 @@ public struct SessionStateMachine: Sendable {
 
     // MARK: - Data and bandwidth
 
-    var requestedBandwidth: RequestedBandwidth?
-    var limiter = BandwidthLimiter()
     var log = NotificationLog()
     /// The last progressive written on a stream.
     var delivered = 0
     /// MERGE updates replaced by a newer one while the session had no stream, since the last
     /// `takeFoldedCount()` (`SessionStateMachine+Held.swift`).
     var foldedWhileUnbound = 0
-    /// Some table holds a row (`SessionTable.held`): a bind has rows to put in the log.
-    var holdsRows = false
     var tables: [Int: SessionTable] = [:]
 
     // MARK: - Messages and MPN
 
-    var sequences: [String: MessageSequenceState] = [:]
-    var pendingMessages: [Int: PendingMessage] = [:]
-    var nextMessageId = 1
-    /// Messages waiting in `sequences` for a missing progressive (all sequences together).
-    var queuedMessageCount = 0
+    /// Bandwidth limit and messages, out of line until a session uses them.
+    private var rare = SessionRareStorage()
     /// Boxed (nil until the first MPN request): most sessions never use MPN, and its state
     /// is ~240 bytes inline.
     private var mpnBox: SessionMPNStateBox?
@@ -90,10 +83,12 @@ public struct SessionStateMachine: Sendable {
     /// instead of each holding its own (a set's storage is some 70 bytes per idle session).
     private static let diffSets: [Set<DiffFormat>] = [[], [.jsonPatch], [.tlcpDiff], [.jsonPatch, .tlcpDiff]]
 
-    /// `formats`, as the shared copy of an equal set when there is one.
-    static func interned(_ formats: Set<DiffFormat>) -> Set<DiffFormat> {
-        diffSets.first { $0 == formats } ?? formats
-    }
+    /// `diffMask` as a set (`diffSet(mask:)`).
+    var diffs: Set<DiffFormat> { Self.diffSet(mask: diffMask) }
+
+    /// The set of diff formats of `mask` (`SharedUpdateEncoding.mask`): the shared one of
+    /// `diffSets`, which are in the order of their masks (bit 0 JSON Patch, bit 1 TLCP-diff).
+    static func diffSet(mask: UInt8) -> Set<DiffFormat> { diffSets[Int(mask & 3)] }
 
     /// A session just accepted by the Metadata Adapter. Call `start(now:)` next.
     public init(
@@ -116,15 +111,11 @@ public struct SessionStateMachine: Sendable {
         self.sessionId = sessionId
         self.version = version
         self.sharedSettings = sharedSettings
-        if version.supports(.diffs) {
-            self.diffs = Self.interned(Set(create.supportedDiffs ?? DiffFormat.allCases))
-        } else {
-            self.diffs = []
-        }
-        self.diffMask = SharedUpdateEncoding.mask(diffs)
+        self.diffMask =
+            version.supports(.diffs) ? SharedUpdateEncoding.mask(Set(create.supportedDiffs ?? DiffFormat.allCases)) : 0
         self.reduceHeadSession = version.supports(.reduceHead) && create.stream.reduceHead == true
-        self.allowedMaxBandwidth = allowedMaxBandwidth
-        self.requestedBandwidth = create.requestedMaxBandwidth
+        if allowedMaxBandwidth != nil { self.rare.value.allowedMaxBandwidth = allowedMaxBandwidth }
+        if let requested = create.requestedMaxBandwidth { self.rare.value.requestedBandwidth = requested }
         self.clientIP = clientIP
         self.lastClientActivity = now
         self.state = .creating(
@@ -134,6 +125,37 @@ public struct SessionStateMachine: Sendable {
     }
 
     var settings: SessionSettings { sharedSettings.value }
+
+    // MARK: - Out of line (`SessionRareState`)
+
+    var requestedBandwidth: RequestedBandwidth? {
+        get { rare.value.requestedBandwidth }
+        set { rare.value.requestedBandwidth = newValue }
+    }
+    var allowedMaxBandwidth: Double? { rare.value.allowedMaxBandwidth }
+    /// Read without making the box; `_modify` makes it (check `isUnlimited` first).
+    var limiter: BandwidthLimiter {
+        get { rare.value.limiter }
+        _modify { yield &rare.value.limiter }
+    }
+    var sequences: [String: MessageSequenceState] {
+        get { rare.value.sequences }
+        _modify { yield &rare.value.sequences }
+    }
+    var pendingMessages: [Int: PendingMessage] {
+        get { rare.value.pendingMessages }
+        _modify { yield &rare.value.pendingMessages }
+    }
+    var nextMessageId: Int {
+        get { rare.value.nextMessageId }
+        set { rare.value.nextMessageId = newValue }
+    }
+    var queuedMessageCount: Int {
+        get { rare.value.queuedMessageCount }
+        set { rare.value.queuedMessageCount = newValue }
+    }
+    /// Whether the out-of-line state was made (tests).
+    var hasRareState: Bool { rare.isAllocated }
 
     var mpn: SessionMPNState {
         get { mpnBox?.value ?? SessionMPNState() }
@@ -352,7 +374,7 @@ public struct SessionStateMachine: Sendable {
             endPoll(now: now)
             return false
         }
-        if let retry = limiter.consume(bytes, now: now) {
+        if !limiter.isUnlimited, let retry = limiter.consume(bytes, now: now) {
             output.actions.append(.armTimer(.bandwidth, atMillis: retry))
             return false
         }

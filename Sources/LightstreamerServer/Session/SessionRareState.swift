@@ -1,0 +1,55 @@
+import TLCP
+
+/// The parts of a session's state that most sessions never use: a bandwidth limit (what the
+/// client asked for, the Metadata Adapter's cap for the user, the token bucket) and client
+/// messages (sequences, outcomes owed). Kept inline they were some 100 bytes of every
+/// session, idle or not; out of line (`SessionRareStorage`) they cost a session that never
+/// uses them one pointer (BENCHMARKS.md, "Smaller sessions").
+struct SessionRareState: Sendable {
+    var requestedBandwidth: RequestedBandwidth?
+    /// The Metadata Adapter's bandwidth limit for the user (kbps).
+    var allowedMaxBandwidth: Double?
+    var limiter = BandwidthLimiter()
+    var sequences: [String: MessageSequenceState] = [:]
+    var pendingMessages: [Int: PendingMessage] = [:]
+    var nextMessageId = 1
+    /// Messages waiting in `sequences` for a missing progressive (all sequences together).
+    var queuedMessageCount = 0
+}
+
+/// A `SessionRareState` in a box of its own, made on the first write (reads before that see
+/// the defaults), copied on write like an array: a copy of the machine that holds it never
+/// changes the original.
+struct SessionRareStorage: Sendable {
+    /// Mutated only through `value`'s `_modify`, after making sure this storage is its only
+    /// owner (`isKnownUniquelyReferenced`): the same rule as the standard library's
+    /// copy-on-write buffers, which is what makes the unchecked `Sendable` sound.
+    private final class Box: @unchecked Sendable {
+        var value: SessionRareState
+        init(_ value: SessionRareState) { self.value = value }
+    }
+
+    private var box: Box?
+    private static let defaults = SessionRareState()
+
+    init() {}
+
+    /// Whether the box was made (a test's view; reads never make it).
+    var isAllocated: Bool { box != nil }
+
+    var value: SessionRareState {
+        _read {
+            if let box { yield box.value } else { yield Self.defaults }
+        }
+        _modify {
+            if !isKnownUniquelyReferenced(&box) { box = Box(box?.value ?? Self.defaults) }
+            if let box {
+                yield &box.value
+            } else {
+                // Not reached: the box was made just above.
+                var scratch = Self.defaults
+                yield &scratch
+            }
+        }
+    }
+}
