@@ -30,4 +30,18 @@ import Testing
         #expect(TLCPVersion(2, 5, 9).isSupported)
         #expect(!TLCPVersion(1, 9, 0).isSupported)
     }
+
+    /// Parts are kept in 32 bits: the largest a name can carry (six digits) survives, and
+    /// values out of range are clamped, not wrapped or trapped on.
+    @Test func partsKeepSixDigitsAndClampTheRest() {
+        let big = TLCPVersion(protocolName: "TLCP-999999.999999.999999")
+        #expect(big?.major == 999_999 && big?.minor == 999_999 && big?.patch == 999_999)
+        #expect(big?.protocolName == "TLCP-999999.999999.999999")
+        let clamped = TLCPVersion(-1, 5, Int.max)
+        #expect(clamped.major == 0 && clamped.minor == 5 && clamped.patch == Int(UInt32.max))
+        var v = TLCPVersion.v2_4
+        v.minor = 5
+        #expect(v == .v2_5 && v > .v2_4)
+        #expect(TLCPVersion(protocolName: "TLCP-2.5.1").map { $0 > .v2_5 } == true)
+    }
 }
