@@ -32,6 +32,11 @@ struct LoadTestCommand: AsyncParsableCommand {
     @Option(help: "Server: longest delay added to updates to batch them per write (ms).") var maxUpdateDelayMillis = 0
     @Flag(help: "Server: the LOAD adapter hands its updates over one by one, not each tick as one batch.")
     var perItemUpdates = false
+    @Option(
+        help:
+            "Server: seconds a session without a stream waits for a bind or recovery before it ends (0.1 to 86,400; Benchmarks/closed-heap.sh uses a short one)."
+    )
+    var sessionTimeoutSeconds = 600.0
 
     @Option(
         help:
@@ -97,8 +102,9 @@ struct LoadTestCommand: AsyncParsableCommand {
         let set = AdapterSet(name: "LOAD", dataAdapters: ["DEFAULT": adapter])
         var options = ServerOptions(host: "127.0.0.1", port: serve ? port : 0)
         options.threads = serverThreads
-        options.sessions.sessionTimeoutMillis = 600_000
-        options.sessions.sessionRecoveryMillis = 600_000
+        let timeoutMillis = Int(min(max(sessionTimeoutSeconds.isFinite ? sessionTimeoutSeconds : 600, 0.1), 86_400) * 1000)
+        options.sessions.sessionTimeoutMillis = timeoutMillis
+        options.sessions.sessionRecoveryMillis = timeoutMillis
         options.sessions.recoveryWindowMillis = 2_000
         options.sessions.maxUpdateDelayMillis = maxUpdateDelayMillis
         // Every client comes from 127.0.0.1: no per-address session limit here.
