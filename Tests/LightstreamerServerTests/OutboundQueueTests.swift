@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import NIOEmbedded
 import Testing
 
@@ -7,22 +6,30 @@ import Testing
 /// `OutboundQueue`: what sessions push reaches the channel's loop in order, in one drain per
 /// hop, with consecutive texts joined and a stream's last text and its end together.
 @Suite struct OutboundQueueTests {
+    /// Hands the drains to a closure.
+    final class Writer: OutboundWriter {
+        let body: ([OutboundQueue.Op]) -> Void
+        init(_ body: @escaping ([OutboundQueue.Op]) -> Void) { self.body = body }
+        func writeQueued(_ ops: [OutboundQueue.Op], from id: ConnectionID) { body(ops) }
+    }
+
     private func drained(transport: TransportKind = .http, _ pushes: (OutboundQueue) -> Void) -> [[String]] {
         let loop = EmbeddedEventLoop()
-        let drains = NIOLockedValueBox<[[String]]>([])
-        let queue = OutboundQueue(connectionID: ConnectionIDs.next(), transport: transport, eventLoop: loop) { ops in
-            let described = ops.map { op -> String in
-                switch op {
-                case .text(let t): return "text:\(t)"
-                case .end(let close): return "end:\(close)"
-                case .reply(let index, let line): return "reply:\(index):\(line ?? "-")"
-                }
-            }
-            drains.withLockedValue { $0.append(described) }
+        var drains: [[String]] = []
+        let writer = Writer { ops in
+            drains.append(
+                ops.map { op -> String in
+                    switch op {
+                    case .text(let t): return "text:\(t)"
+                    case .end(let close): return "end:\(close)"
+                    case .reply(let index, let line): return "reply:\(index):\(line ?? "-")"
+                    }
+                })
         }
+        let queue = OutboundQueue(connectionID: ConnectionIDs.next(), transport: transport, eventLoop: loop, writer: writer)
         pushes(queue)
         loop.run()
-        return drains.withLockedValue { $0 }
+        return drains
     }
 
     @Test func textsPushedBeforeTheLoopRunsAreOneDrainAndJoin() {
@@ -50,14 +57,13 @@ import Testing
 
     @Test func aPushAfterADrainSchedulesAnother() {
         let loop = EmbeddedEventLoop()
-        let drains = NIOLockedValueBox(0)
-        let queue = OutboundQueue(connectionID: ConnectionIDs.next(), transport: .http, eventLoop: loop) { _ in
-            drains.withLockedValue { $0 += 1 }
-        }
+        var drains = 0
+        let queue = OutboundQueue(
+            connectionID: ConnectionIDs.next(), transport: .http, eventLoop: loop, writer: Writer { _ in drains += 1 })
         queue.push(.text("x"))
         loop.run()
         queue.push(.end(closeSocket: false))
         loop.run()
-        #expect(drains.withLockedValue { $0 } == 2)
+        #expect(drains == 2)
     }
 }
