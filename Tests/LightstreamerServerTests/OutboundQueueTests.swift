@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOEmbedded
 import Testing
 
@@ -6,30 +7,22 @@ import Testing
 /// `OutboundQueue`: what sessions push reaches the channel's loop in order, in one drain per
 /// hop, with consecutive texts joined and a stream's last text and its end together.
 @Suite struct OutboundQueueTests {
-    /// Hands the drains to a closure.
-    final class Writer: OutboundWriter {
-        let body: ([OutboundQueue.Op]) -> Void
-        init(_ body: @escaping ([OutboundQueue.Op]) -> Void) { self.body = body }
-        func writeQueued(_ ops: [OutboundQueue.Op], from id: ConnectionID) { body(ops) }
-    }
-
     private func drained(transport: TransportKind = .http, _ pushes: (OutboundQueue) -> Void) -> [[String]] {
         let loop = EmbeddedEventLoop()
-        var drains: [[String]] = []
-        let writer = Writer { ops in
-            drains.append(
-                ops.map { op -> String in
-                    switch op {
-                    case .text(let t): return "text:\(t)"
-                    case .end(let close): return "end:\(close)"
-                    case .reply(let index, let line): return "reply:\(index):\(line ?? "-")"
-                    }
-                })
+        let drains = NIOLockedValueBox<[[String]]>([])
+        let queue = OutboundQueue(connectionID: ConnectionIDs.next(), transport: transport, eventLoop: loop) { ops in
+            let described = ops.map { op -> String in
+                switch op {
+                case .text(let t): return "text:\(t)"
+                case .end(let close): return "end:\(close)"
+                case .reply(let index, let line): return "reply:\(index):\(line ?? "-")"
+                }
+            }
+            drains.withLockedValue { $0.append(described) }
         }
-        let queue = OutboundQueue(connectionID: ConnectionIDs.next(), transport: transport, eventLoop: loop, writer: writer)
         pushes(queue)
         loop.run()
-        return drains
+        return drains.withLockedValue { $0 }
     }
 
     @Test func textsPushedBeforeTheLoopRunsAreOneDrainAndJoin() {
@@ -57,13 +50,14 @@ import Testing
 
     @Test func aPushAfterADrainSchedulesAnother() {
         let loop = EmbeddedEventLoop()
-        var drains = 0
-        let queue = OutboundQueue(
-            connectionID: ConnectionIDs.next(), transport: .http, eventLoop: loop, writer: Writer { _ in drains += 1 })
+        let drains = NIOLockedValueBox(0)
+        let queue = OutboundQueue(connectionID: ConnectionIDs.next(), transport: .http, eventLoop: loop) { _ in
+            drains.withLockedValue { $0 += 1 }
+        }
         queue.push(.text("x"))
         loop.run()
         queue.push(.end(closeSocket: false))
         loop.run()
-        #expect(drains == 2)
+        #expect(drains.withLockedValue { $0 } == 2)
     }
 }

@@ -7,7 +7,7 @@ import TLCP
 /// TLCP over HTTP (docs/protocol/TLCP.md §1.2): `<prefix>/lightstreamer/<request>.txt`, POST (or
 /// GET), streams as chunked responses, control/msg/heartbeat batches answered line by line;
 /// `/metrics` and the health endpoints (`HealthEndpoint`).
-final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler, OutboundWriter {
+final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
@@ -26,9 +26,6 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler, Out
     private var tooLarge = false
     /// The response in progress.
     private var response: (id: ConnectionID, writer: HTTPResponseWriter, session: String?)?
-    /// This handler's context, for the writes of its responses' queues (`OutboundWriter`),
-    /// cleared when the channel closes or the handler leaves the pipeline.
-    private var context: ChannelHandlerContext?
 
     /// `maxBodyBytes` nil: the request limit the server advertises in CONOK.
     init(
@@ -58,7 +55,6 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler, Out
     private var counted = false
 
     func handlerAdded(context: ChannelHandlerContext) {
-        self.context = context
         if context.channel.isActive { countOpen() }
     }
 
@@ -86,12 +82,10 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler, Out
             manager.connectionClosed(r.id, sessionIds: [session])
         }
         response = nil
-        self.context = nil
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        self.context = nil
         drainWatch.cancel()
         // Closed, or upgraded to WebSocket (the WS handler counts it from then on).
         countClosed()
@@ -223,15 +217,14 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler, Out
     }
 
     private func startResponse(kind: HTTPResponseWriter.Kind, keepAlive: Bool, context: ChannelHandlerContext) -> OutboundQueue {
-        let outbound = OutboundQueue(
-            connectionID: ConnectionIDs.next(), transport: .http, eventLoop: context.eventLoop, writer: self)
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let id = ConnectionIDs.next()
+        let outbound = OutboundQueue(connectionID: id, transport: .http, eventLoop: context.eventLoop) { ops in
+            let (handler, context) = loopBound.value
+            handler.drainResponse(id, ops, context: context)
+        }
         response = (outbound.connectionID, HTTPResponseWriter(kind: kind, keepAlive: keepAlive), nil)
         return outbound
-    }
-
-    func writeQueued(_ ops: [OutboundQueue.Op], from id: ConnectionID) {
-        guard let context else { return }
-        drainResponse(id, ops, context: context)
     }
 
     private func drainResponse(_ id: ConnectionID, _ ops: [OutboundQueue.Op], context: ChannelHandlerContext) {

@@ -2,13 +2,6 @@ import NIOConcurrencyHelpers
 import NIOCore
 import Synchronization
 
-/// Writes what an `OutboundQueue` collects to its channel: the connection's channel handler.
-/// Called on the queue's event loop only.
-protocol OutboundWriter: AnyObject {
-    /// The operations queued on the queue `id` since the last call, consecutive texts merged.
-    func writeQueued(_ ops: [OutboundQueue.Op], from id: ConnectionID)
-}
-
 /// Collects what sessions write to one connection, from any thread, and hands it to the
 /// channel's event loop in order, in as few hops as possible (one hop drains everything queued
 /// meanwhile, so bursts of updates become one write).
@@ -52,20 +45,17 @@ final class OutboundQueue: OutboundConnection {
     let connectionID: ConnectionID
     let transport: TransportKind
     let eventLoop: any EventLoop
-    /// Called only on `eventLoop`, from the task `scheduleDrain` queues there: channel handlers
-    /// are not `Sendable`, and NIO calls them on that loop too. Held as it is rather than in a
-    /// closure that captured it (with its context, loop-bound): that closure's context was one
-    /// more allocation with every WebSocket and every HTTP response (BENCHMARKS.md, "Smaller
-    /// sessions; closed WebSockets freed").
-    nonisolated(unsafe) private let writer: any OutboundWriter
+    private let drain: @Sendable ([Op]) -> Void
 
-    /// `writer` gets the queued operations on `eventLoop` (its channel's loop). It is held
-    /// strongly: a writer that keeps its queue must let go of it when its channel closes.
-    init(connectionID: ConnectionID, transport: TransportKind, eventLoop: any EventLoop, writer: any OutboundWriter) {
+    /// `drain` runs on `eventLoop` with the queued operations, consecutive texts merged.
+    init(
+        connectionID: ConnectionID, transport: TransportKind, eventLoop: any EventLoop,
+        drain: @escaping @Sendable ([Op]) -> Void
+    ) {
         self.connectionID = connectionID
         self.transport = transport
         self.eventLoop = eventLoop
-        self.writer = writer
+        self.drain = drain
     }
 
     func send(_ text: String) { push(.text(text)) }
@@ -111,8 +101,7 @@ final class OutboundQueue: OutboundConnection {
                 defer { s.ops = [] }
                 return s.ops
             }
-            eventLoop.assertInEventLoop()
-            writer.writeQueued(ops, from: connectionID)
+            drain(ops)
         }
     }
 }

@@ -6,7 +6,7 @@ import TLCP
 /// TLCP over one WebSocket (docs/protocol/TLCP.md §1.3): one request per text message, `wsok`, at
 /// most one stream at a time (69), controls without `LS_session` meaning the last session bound
 /// here, and controls that follow a create or bind waiting for its outcome.
-final class WebSocketTLCPHandler: ChannelInboundHandler, OutboundWriter {
+final class WebSocketTLCPHandler: ChannelInboundHandler {
     /// The connection's bytes: the pipeline has no frame decoder (`WebSocketFrameParser`).
     typealias InboundIn = ByteBuffer
     /// Whole frames, encoded here (`WebSocketServerFrame`): the pipeline has no frame encoder.
@@ -28,9 +28,6 @@ final class WebSocketTLCPHandler: ChannelInboundHandler, OutboundWriter {
     var logger: Logger { manager.logger }
     let connectionID = ConnectionIDs.next()
     private var outbound: OutboundQueue?
-    /// This handler's context, for the writes of `outbound` (set while the handler is in the
-    /// pipeline and its channel open: `releaseOutbound` clears it).
-    private var context: ChannelHandlerContext?
     private var stream: StreamState = .none
     private var lastSession: String?
     /// Requests without `LS_session` that arrived while a create or bind was pending.
@@ -68,8 +65,11 @@ final class WebSocketTLCPHandler: ChannelInboundHandler, OutboundWriter {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        self.context = context
-        outbound = OutboundQueue(connectionID: connectionID, transport: .webSocket, eventLoop: context.eventLoop, writer: self)
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        outbound = OutboundQueue(connectionID: connectionID, transport: .webSocket, eventLoop: context.eventLoop) { ops in
+            let (handler, context) = loopBound.value
+            handler.drain(ops, context: context)
+        }
         manager.metrics.update { $0.connectionsOpen += 1 }
         armSessionTimer(context: context)
     }
@@ -134,19 +134,13 @@ final class WebSocketTLCPHandler: ChannelInboundHandler, OutboundWriter {
         releaseOutbound()
     }
 
-    /// Lets go of the write queue, which holds this handler as its writer, and of the context:
-    /// kept, handler, queue and context held each other for ever once the connection was gone
-    /// (some 600 bytes of every WebSocket ever opened). A session that still holds the queue
-    /// may push to it; the handler then has no context and writes nothing.
+    /// Lets go of the write queue, whose drain holds this handler and its context: kept, the
+    /// three held each other for ever once the connection was gone (some 600 bytes of every
+    /// WebSocket ever opened). A session that still holds the queue may push to it; its drain
+    /// then finds the channel inactive and writes nothing.
     private func releaseOutbound() {
         closing = true
         outbound = nil
-        context = nil
-    }
-
-    func writeQueued(_ ops: [OutboundQueue.Op], from id: ConnectionID) {
-        guard let context else { return }
-        drain(ops, context: context)
     }
 
     private func drain(_ ops: [OutboundQueue.Op], context: ChannelHandlerContext) {
