@@ -25,7 +25,11 @@ struct SessionRareStorage: Sendable {
     /// owner (`isKnownUniquelyReferenced`): the same rule as the standard library's
     /// copy-on-write buffers, which is what makes the unchecked `Sendable` sound.
     private final class Box: @unchecked Sendable {
-        var value: SessionRareState
+        /// Unchecked: the dynamic exclusivity check of a class's stored property, on every
+        /// read of `isBandwidthUnlimited`, cost some 10 instructions per update
+        /// (Benchmarks/server-callgrind.sh); the copy-on-write rule above already keeps each
+        /// box to one owner, touched under its session's lock.
+        @exclusivity(unchecked) var value: SessionRareState
         init(_ value: SessionRareState) { self.value = value }
     }
 
@@ -37,10 +41,14 @@ struct SessionRareStorage: Sendable {
     /// Whether the box was made (a test's view; reads never make it).
     var isAllocated: Bool { box != nil }
 
+    /// Whether no bandwidth limit applies (read on every flush of a stream: a plain getter,
+    /// where a `_read` accessor's coroutine allocated its frame, a `malloc` and a `free` per
+    /// call, some 30 instructions per update, Benchmarks/server-callgrind.sh).
+    var isBandwidthUnlimited: Bool { box?.value.limiter.isUnlimited ?? true }
+
+    /// A copy of the state (the defaults until the first write).
     var value: SessionRareState {
-        _read {
-            if let box { yield box.value } else { yield Self.defaults }
-        }
+        get { box?.value ?? Self.defaults }
         _modify {
             if !isKnownUniquelyReferenced(&box) { box = Box(box?.value ?? Self.defaults) }
             if let box {

@@ -133,7 +133,9 @@ public struct SessionStateMachine: Sendable {
         set { rare.value.requestedBandwidth = newValue }
     }
     var allowedMaxBandwidth: Double? { rare.value.allowedMaxBandwidth }
-    /// Read without making the box; `_modify` makes it (check `isUnlimited` first).
+    /// Whether no bandwidth limit applies (the hot path's view of `limiter`).
+    var isBandwidthUnlimited: Bool { rare.isBandwidthUnlimited }
+    /// Read without making the box; `_modify` makes it (check `isBandwidthUnlimited` first).
     var limiter: BandwidthLimiter {
         get { rare.value.limiter }
         _modify { yield &rare.value.limiter }
@@ -335,7 +337,7 @@ public struct SessionStateMachine: Sendable {
         // The binding's fields are read and written in place: copying the whole binding out
         // per line cost some 60 instructions per update (Benchmarks/server-callgrind.sh).
         while let connection = streamBinding?.connection, delivered < last {
-            if limiter.isUnlimited {
+            if isBandwidthUnlimited {
                 // No bandwidth limit: whole runs of lines at once, as many as the content
                 // length leaves room for (what `mayWrite` would let through line by line).
                 let room = streamBinding?.contentLength.map { $0 - (streamBinding?.bytesWritten ?? 0) - 16 } ?? .max
@@ -374,7 +376,7 @@ public struct SessionStateMachine: Sendable {
             endPoll(now: now)
             return false
         }
-        if !limiter.isUnlimited, let retry = limiter.consume(bytes, now: now) {
+        if !isBandwidthUnlimited, let retry = limiter.consume(bytes, now: now) {
             output.actions.append(.armTimer(.bandwidth, atMillis: retry))
             return false
         }
