@@ -4,7 +4,7 @@ import TLCP
 /// client asked for, the Metadata Adapter's cap for the user, the token bucket) and client
 /// messages (sequences, outcomes owed). Kept inline they were some 100 bytes of every
 /// session, idle or not; out of line (`SessionRareStorage`) they cost a session that never
-/// uses them one pointer (BENCHMARKS.md, "Smaller sessions").
+/// uses them one pointer (BENCHMARKS.md, "Smaller sessions; closed WebSockets freed").
 struct SessionRareState: Sendable {
     var requestedBandwidth: RequestedBandwidth?
     /// The Metadata Adapter's bandwidth limit for the user (kbps).
