@@ -50,14 +50,16 @@ struct SessionRareStorage: Sendable {
     var value: SessionRareState {
         get { box?.value ?? Self.defaults }
         _modify {
-            if !isKnownUniquelyReferenced(&box) { box = Box(box?.value ?? Self.defaults) }
-            if let box {
-                yield &box.value
+            // Uniqueness is checked before `box` is bound to a local, which would be a second
+            // reference.
+            let owned: Box
+            if isKnownUniquelyReferenced(&box), let box {
+                owned = box
             } else {
-                // Not reached: the box was made just above.
-                var scratch = Self.defaults
-                yield &scratch
+                owned = Box(box?.value ?? Self.defaults)
+                box = owned
             }
+            yield &owned.value
         }
     }
 }
