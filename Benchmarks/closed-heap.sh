@@ -13,14 +13,11 @@
 # freed").
 # Usage: Benchmarks/closed-heap.sh BINARY [SMALL] [LARGE]   (defaults 500 and 2500)
 set -euo pipefail
-bin=$1; small=${2:-500}; large=${3:-2500}; port=0
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'pkill -9 -f "$bin --serve --port $port" 2>/dev/null || true; rm -rf "$work"' EXIT
+bin=$1; small=${2:-500}; large=${3:-2500}
+# shellcheck source=Benchmarks/heaptrack-serve.sh
+. "$(dirname "$0")/heaptrack-serve.sh"
 run() {  # $1 sessions -> $work/$1.stacks
-  port=$((21000 + RANDOM % 10000))
-  ( heaptrack -o "$work/h$1" "$bin" --serve --port "$port" --session-timeout-seconds 2 > "$work/server.log" 2>&1 & )
-  sleep 4
+  serve_under_heaptrack "$1" --session-timeout-seconds 2
   "$bin" --connect-port "$port" --sessions 0 --idle-sessions "$1" --idle-hold-seconds 2 > "$work/client.log" 2>&1
   grep -q "idle WS sessions open" "$work/client.log" || { echo "the load tool opened no sessions:" >&2; cat "$work/client.log" >&2; exit 1; }
   # The server prints its session count every 5 s; two lines at 0 in a row, then stop it.
@@ -28,10 +25,9 @@ run() {  # $1 sessions -> $work/$1.stacks
     [ "$(grep -o 'sessions [0-9]*' "$work/server.log" | tail -2 | awk '{print $2}' | paste -sd+)" = "0+0" ] && break
     sleep 1
   done
-  pkill -9 -f "$bin --serve --port $port"
-  sleep 1
-  heaptrack_print --flamegraph-cost-type leaked -F "$work/$1.stacks" "$work"/h"$1".*zst > /dev/null 2>&1
+  stop_server
+  leaked_stacks "$1"
 }
 run "$small"
 run "$large"
-python3 "$here/heap-by-site.py" "$work/$small.stacks" "$work/$large.stacks" "$((large - small))" "${FRAMES:-1}"
+per_session_by_site "$small" "$large"

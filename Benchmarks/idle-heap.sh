@@ -9,14 +9,11 @@
 #   CLIENT=browser: the sessions come from Benchmarks/browserlike-websockets.py (a browser's
 #   792-byte upgrade request) instead of the load tool.   FRAMES=n: sites n frames deep.
 set -euo pipefail
-bin=$1; small=${2:-2000}; large=${3:-6000}; port=0
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'pkill -9 -f "$bin --serve --port $port" 2>/dev/null || true; rm -rf "$work"' EXIT
+bin=$1; small=${2:-2000}; large=${3:-6000}
+# shellcheck source=Benchmarks/heaptrack-serve.sh
+. "$(dirname "$0")/heaptrack-serve.sh"
 run() {  # $1 sessions -> $work/$1.stacks
-  port=$((21000 + RANDOM % 10000))
-  ( heaptrack -o "$work/h$1" "$bin" --serve --port "$port" > "$work/server.log" 2>&1 & )
-  sleep 4
+  serve_under_heaptrack "$1"
   if [ "${CLIENT:-}" = browser ]; then
     python3 "$here/browserlike-websockets.py" "$port" "$1" 60 > "$work/client.log" 2>&1 &
   else
@@ -25,12 +22,11 @@ run() {  # $1 sessions -> $work/$1.stacks
   local client=$!
   for _ in $(seq 600); do grep -q "holding" "$work/client.log" && break; sleep 0.2; done
   sleep 2
-  pkill -9 -f "$bin --serve --port $port"
-  sleep 1
+  stop_server
   kill "$client" 2>/dev/null || true
   wait || true
-  heaptrack_print --flamegraph-cost-type leaked -F "$work/$1.stacks" "$work"/h"$1".*zst > /dev/null 2>&1
+  leaked_stacks "$1"
 }
 run "$small"
 run "$large"
-python3 "$here/heap-by-site.py" "$work/$small.stacks" "$work/$large.stacks" "$((large - small))" "${FRAMES:-1}"
+per_session_by_site "$small" "$large"
