@@ -116,6 +116,46 @@ extension TableEventQueue {
         #expect(sink.seen == [true, false, false], "the producer's hand-over")
     }
 
+    /// The posts of one table-major round never hold two runs of a sink: taken together by
+    /// the loop, they are handled at once like a single post; posts of different rounds mean
+    /// the loop fell behind.
+    @Test func postsOfOneRoundAreHandledAsOne() {
+        let loop = EmbeddedEventLoop()
+        let pump = DeliveryPump(eventLoop: loop, delayMillis: 0)
+        let a = FlagSink(queue: pump)
+        let b = FlagSink(queue: pump)
+        var first = Self.events(0..<2, to: a)
+        var second = Self.events(0..<2, to: b)
+        _ = pump.post(&first, round: 7)
+        _ = pump.post(&second, round: 7)
+        loop.run()
+        #expect(a.seen == [true] && b.seen == [true], "one round: handled now")
+        var third = Self.events(2..<4, to: a)
+        var fourth = Self.events(2..<4, to: b)
+        _ = pump.post(&third, round: 8)
+        _ = pump.post(&fourth, round: 9)
+        loop.run()
+        #expect(a.seen == [true, false] && b.seen == [true, false], "two rounds waiting: the loop fell behind")
+    }
+
+    /// A round's posts waiting behind each other are not full however many events they hold;
+    /// a post of another round behind more than the limit is.
+    @Test func onlyPostsOfOtherRoundsMakeTheMailboxFull() {
+        let loop = EmbeddedEventLoop()
+        let pump = DeliveryPump(eventLoop: loop, delayMillis: 0)
+        let sink = QueuedRecordingSink(queue: pump)
+        let limit = DeliveryPump.mailboxLimit
+        var first = Self.events(0..<(2 * limit), to: sink)
+        var second = Self.events((2 * limit)..<(3 * limit), to: sink)
+        var third = Self.events((3 * limit)..<(3 * limit + 1), to: sink)
+        #expect(!pump.post(&first, round: 3))
+        #expect(!pump.post(&second, round: 3), "behind its own round's post")
+        #expect(pump.post(&third, round: 4), "behind another round's posts, past the limit")
+        loop.run()
+        #expect(sink.rows.count == 3 * limit + 1)
+        #expect(sink.rows.last == ["\(3 * limit)"])
+    }
+
     /// Up to the limit waiting, posts are not full whatever their size.
     @Test func postsBehindLessThanTheLimitAreNotFull() {
         let loop = EmbeddedEventLoop()

@@ -184,17 +184,28 @@ final class HoldingQueue: TableEventQueue, @unchecked Sendable {
     private let lock = NSLock()
     private var events: [QueuedTableEvent] = []
     private var _postSizes: [Int] = []
+    private var _postRounds: [UInt64] = []
+    private var _postSinks: [[ObjectIdentifier]] = []
 
     func post(_ events: inout [QueuedTableEvent]) -> Bool {
+        post(&events, round: 0)
+    }
+    func post(_ events: inout [QueuedTableEvent], round: UInt64) -> Bool {
         lock.withLock {
             self.events += events
             _postSizes.append(events.count)
+            _postRounds.append(round)
+            _postSinks.append(events.map { ObjectIdentifier($0.sink) })
             events = []
         }
         return false
     }
     /// The number of events of each `post` so far.
     var postSizes: [Int] { lock.withLock { _postSizes } }
+    /// The round of each `post` so far (0: none).
+    var postRounds: [UInt64] { lock.withLock { _postRounds } }
+    /// The sink of each event of each `post` so far.
+    var postSinks: [[ObjectIdentifier]] { lock.withLock { _postSinks } }
     func flush() {
         let taken = lock.withLock {
             defer { events = [] }

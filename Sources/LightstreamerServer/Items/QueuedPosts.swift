@@ -93,8 +93,9 @@ struct QueuedPosts {
         if let slot { current?.slots.append(slot) }
     }
 
-    /// Posts every group; returns the queues that must be flushed.
-    mutating func post() -> [any TableEventQueue] {
+    /// Posts every group, as part of `round` (`TableEventQueue.post(_:round:)`); returns the
+    /// queues that must be flushed.
+    mutating func post(round: UInt64 = 0) -> [any TableEventQueue] {
         checkIn()
         var full: [any TableEventQueue] = []
         for g in groups.indices where groups[g].slots.count == groups[g].events.count && groups[g].slots.count > 1 {
@@ -108,7 +109,7 @@ struct QueuedPosts {
             // takes the post (`TableEventQueue.post(_:)`).
             var events: [QueuedTableEvent] = []
             swap(&events, &groups[g].events)
-            if groups[g].queue.post(&events) { full.append(groups[g].queue) }
+            if groups[g].queue.post(&events, round: round) { full.append(groups[g].queue) }
         }
         groups.removeAll()
         return full
@@ -171,6 +172,10 @@ final class DirectPosts: @unchecked Sendable {
     @exclusivity(unchecked) var owner: UInt64 = 0
     /// Tables claimed since the batch last posted (see `QueuedPosts.append(_:to:slot:)`).
     @exclusivity(unchecked) private var claimed: UInt32 = 0
+    /// The `TableMajorRound` sending, 0: none. Its events come table by table already (no
+    /// slots to order them by), and its posts say they belong to it
+    /// (`TableEventQueue.post(_:round:)`).
+    @exclusivity(unchecked) var round: UInt64 = 0
 
     /// The slot of a table this batch claims (numbered from 0 after each post).
     func claimSlot() -> UInt32 {
@@ -183,12 +188,12 @@ final class DirectPosts: @unchecked Sendable {
     /// `unsafelyUnwrapped` retained and released it for every event.
     @inline(__always)
     func append(_ event: consuming QueuedTableEvent, of table: TableRecord, slot: UInt32?) {
-        posts.append(event, of: table, slot: slot)
+        posts.append(event, of: table, slot: round == 0 ? slot : nil)
     }
 
-    /// Posts what is held (see `QueuedPosts.post()`); slots start again from 0.
+    /// Posts what is held (see `QueuedPosts.post(round:)`); slots start again from 0.
     func post() -> [any TableEventQueue] {
         claimed = 0
-        return posts.post()
+        return posts.post(round: round)
     }
 }

@@ -18,8 +18,18 @@ protocol TableEventQueue: AnyObject, Sendable {
     /// and copied it whole to hand it over (a retain of each event's sink and encoding), and
     /// the producer then released every event of the original.
     func post(_ events: inout [QueuedTableEvent]) -> Bool
+    /// `post(_:)` for events of one `TableMajorRound` (`round`, not 0), whose posts never hold
+    /// events of the same sink: the queue may hand them over as if they came in one post.
+    /// 0: a post of its own. Default: `post(_:)`.
+    func post(_ events: inout [QueuedTableEvent], round: UInt64) -> Bool
     /// Hands over everything queued so far before returning (see `ItemEngine.unsubscribe`).
     func flush()
+}
+
+extension TableEventQueue {
+    func post(_ events: inout [QueuedTableEvent], round: UInt64) -> Bool {
+        post(&events)
+    }
 }
 
 /// A sink that receives its events through a shared `TableEventQueue`.
@@ -61,6 +71,8 @@ struct QueuedTableEvent: Sendable {
 /// the update shares, so their counts bounce between cores).
 struct PostedEvents: Sendable {
     private var batches: [[QueuedTableEvent]] = []
+    /// The round of each of `batches` (`TableEventQueue.post(_:round:)`; 0: none).
+    private var rounds: [UInt64] = []
     /// `batches[0]` is what a hand-over that stopped at its deadline left of a batch, kept in
     /// reverse order (its next event last), as the hand-over pops them: going on needs no
     /// reversal. Reversing it back at every stop, and again at the next hand-over, cost two
@@ -76,18 +88,31 @@ struct PostedEvents: Sendable {
     /// The posts held (the arrays appended).
     var postCount: Int { batches.count }
 
-    mutating func append(_ events: [QueuedTableEvent]) {
+    /// Whether the posts held are as one: a single post, or posts of one round (which never
+    /// hold two runs of the same sink).
+    var isOnePost: Bool {
+        guard let first = rounds.first, batches.count > 1 else { return true }
+        return first != 0 && rounds.allSatisfy { $0 == first }
+    }
+
+    /// Whether some post held is not part of `round` (any post, for round 0).
+    func holdsPosts(besides round: UInt64) -> Bool {
+        round == 0 ? !batches.isEmpty : rounds.contains { $0 != round }
+    }
+
+    mutating func append(_ events: [QueuedTableEvent], round: UInt64 = 0) {
         guard !events.isEmpty else { return }
         batches.append(events)
+        rounds.append(round)
         count += events.count
     }
 
     /// Appends `events` and leaves the argument empty, so that this holds the array's only
     /// reference (see `TableEventQueue.post(_:)`).
-    mutating func append(moving events: inout [QueuedTableEvent]) {
+    mutating func append(moving events: inout [QueuedTableEvent], round: UInt64 = 0) {
         var moved: [QueuedTableEvent] = []
         swap(&moved, &events)
-        append(moved)
+        append(moved, round: round)
     }
 
     /// Hands every event to its sink, in order, and empties this (keeping its capacity).
@@ -135,6 +160,7 @@ struct PostedEvents: Sendable {
         }
         if let sink { sink.deliver(run: &run, handleNow: handleNow) }
         batches.removeAll(keepingCapacity: true)
+        rounds.removeAll(keepingCapacity: true)
         headReversed = false
         count = 0
         return true
@@ -146,6 +172,7 @@ struct PostedEvents: Sendable {
     /// Drops the batches before `first` (all handed over).
     private mutating func keep(from first: Int) {
         batches.removeFirst(first)
+        rounds.removeFirst(first)
         count = batches.reduce(0) { $0 + $1.count }
     }
 
@@ -161,6 +188,9 @@ struct PostedEvents: Sendable {
         var batches = earlier.batches
         batches.append(contentsOf: self.batches)
         self.batches = batches
+        var rounds = earlier.rounds
+        rounds.append(contentsOf: self.rounds)
+        self.rounds = rounds
         self.count += count
     }
 }

@@ -19,8 +19,9 @@ import Darwin
 /// where MERGE updates conflate when a session is behind). When a post finds more than
 /// `mailboxLimit` events still waiting from earlier posts, the producer hands them over itself
 /// (`post` says so, and the engine calls `flush` once it unlocked), into the inboxes: the loop
-/// is far behind, and the producer slows down instead of the mailbox growing. The mailbox
-/// holds at most the limit plus one post (the engine posts at most some 70 K events at once,
+/// is far behind, and the producer slows down instead of the mailbox growing. The posts of
+/// one round (`TableMajorRound`) count as one. The mailbox holds at most the limit plus one
+/// post or round (the engine posts at most some 70 K events at once or in one round,
 /// `ItemEngine.eventsPerDrain`); a session's inbox has its own bound, past which its batch
 /// runs on the caller's thread (see `ServerSession`).
 ///
@@ -82,15 +83,21 @@ final class DeliveryPump: TableEventQueue {
     // MARK: - TableEventQueue
 
     func post(_ events: inout [QueuedTableEvent]) -> Bool {
+        post(&events, round: 0)
+    }
+
+    func post(_ events: inout [QueuedTableEvent], round: UInt64) -> Bool {
         guard !events.isEmpty else { return false }
         let count = events.count
         let (schedule, full) = state.withLockedValue { s -> (Bool, Bool) in
             // Full when what waited already passed the limit: one post, however large (the
             // engine posts at most some 70 K events at a time, `ItemEngine.eventsPerDrain`),
             // is the loop's to hand over, straight to its sessions; the producer hands over
-            // itself only when the loop has not even taken the posts before.
-            let full = s.mailbox.count > Self.mailboxLimit
-            s.mailbox.append(moving: &events)
+            // itself only when the loop has not even taken the posts before. The posts of one
+            // round (`TableMajorRound`) count as one: the loop writes the first while the
+            // producer posts the next.
+            let full = s.mailbox.count > Self.mailboxLimit && s.mailbox.holdsPosts(besides: round)
+            s.mailbox.append(moving: &events, round: round)
             s.posted &+= count
             if s.scheduled { return (false, full) }
             s.scheduled = true
@@ -136,13 +143,14 @@ final class DeliveryPump: TableEventQueue {
         while var batch = events, !batch.isEmpty {
             events = nil
             let count = batch.count
-            // The loop (a deadline) with a single post in hand keeps up: its sessions with
-            // nothing waiting run their batch now. Several posts mean it fell behind: the
+            // The loop (a deadline) with a single post in hand, or the posts of one round
+            // (`TableMajorRound`), keeps up: its sessions with nothing waiting run their
+            // batch now. Several posts otherwise mean it fell behind: the
             // events go to the inboxes, where each session's events of all of them make one
             // batch and one write (handled at once, a tick split into several posts, as at
             // 5,000 sessions, made a write per post: 48 K writes per second instead of 31 K,
             // BENCHMARKS.md, "Batches handled during the hand-over").
-            let finished = batch.handOver(until: deadline, handleNow: deadline != nil && batch.postCount == 1)
+            let finished = batch.handOver(until: deadline, handleNow: deadline != nil && batch.isOnePost)
             let left = batch
             events = state.withLockedValue { s -> PostedEvents? in
                 s.handedOver &+= count &- left.count

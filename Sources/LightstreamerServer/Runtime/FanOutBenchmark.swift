@@ -59,8 +59,9 @@ public final class FanOutBench: @unchecked Sendable {
         var posted = queue.take()
         for session in sessions { session.now = now }
         // As the loop's hand-over (`DeliveryPump`): sessions handle their runs at once only
-        // when it holds a single post (a batched tick), else everything goes to the inboxes.
-        posted.handOver(handleNow: posted.postCount == 1)
+        // when it holds a single post or the posts of one round (a batched tick), else
+        // everything goes to the inboxes.
+        posted.handOver(handleNow: posted.isOnePost)
         var lines = 0
         for session in sessions { lines += session.runBatch(now: now) }
         return lines
@@ -82,7 +83,10 @@ private final class BenchFeed: DataAdapter, @unchecked Sendable {
 private final class BenchQueue: TableEventQueue, @unchecked Sendable {
     private var mailbox = PostedEvents()
     func post(_ events: inout [QueuedTableEvent]) -> Bool {
-        mailbox.append(moving: &events)
+        post(&events, round: 0)
+    }
+    func post(_ events: inout [QueuedTableEvent], round: UInt64) -> Bool {
+        mailbox.append(moving: &events, round: round)
         return false
     }
     func flush() {}
