@@ -61,24 +61,86 @@ struct ItemsBatchTests {
         await engine.shutdown()
     }
 
+    /// A batch goes table by table in rounds of at most `eventsPerDrain` events, each round
+    /// posted whenever `eventsPerPost` events wait, between two tables; every sink gets all of
+    /// its events, in order.
     @Test func aLargeBatchIsPostedInBoundedRounds() async throws {
         let adapter = ScriptedDataAdapter()
         let engine = makeEngine(adapter)
         let queue = HoldingQueue()
-        let sinks = (0..<50).map { _ in QueuedRecordingSink(queue: queue) }
+        let tables = 50
+        let sinks = (0..<tables).map { _ in QueuedRecordingSink(queue: queue) }
         for sink in sinks { _ = try await engine.subscribe(spec(.raw, ["a"], ["n"]), sink: sink) }
 
-        // 2,000 updates × 50 subscriptions: the lock is let go every 4,096 events (82 updates
-        // here), and what is held is delivered once 65,536 events are.
+        // 2,000 updates × 50 subscriptions: 100,000 events, more than one round holds.
         let updates = 2_000
         adapter.pushBatch((0..<updates).map { ItemUpdateEvent(item: "a", fields: ["n": "\($0)"]) })
-        let perSection = (ItemEngine.eventsPerSection + 49) / 50
-        let sectionsPerRound = (ItemEngine.eventsPerDrain + perSection * 50 - 1) / (perSection * 50)
-        let perRound = sectionsPerRound * perSection
+        let perRound = ItemEngine.eventsPerDrain / tables
         #expect(perRound < updates)
-        #expect(queue.postSizes == [perRound * 50, (updates - perRound) * 50])
+        // Each table's events of a round (as many as the round's updates) are never split.
+        var expected: [Int] = []
+        var expectedRounds: [Int] = []
+        for (round, first) in stride(from: 0, to: updates, by: perRound).enumerated() {
+            let perTable = min(perRound, updates - first)
+            var waiting = 0
+            for _ in 0..<tables {
+                waiting += perTable
+                if waiting >= ItemEngine.eventsPerPost {
+                    expected.append(waiting)
+                    expectedRounds.append(round)
+                    waiting = 0
+                }
+            }
+            if waiting > 0 {
+                expected.append(waiting)
+                expectedRounds.append(round)
+            }
+        }
+        #expect(queue.postSizes == expected)
+        // Posts of one round carry its id; the next round has its own.
+        let rounds = queue.postRounds
+        #expect(!rounds.contains(0))
+        #expect(zip(rounds, rounds.dropFirst()).map { $0 != $1 } == zip(expectedRounds, expectedRounds.dropFirst()).map { $0 != $1 })
         queue.flush()
         for sink in sinks { #expect(sink.rows == (0..<updates).map { ["\($0)"] }) }
+        await engine.shutdown()
+    }
+
+    /// A tick of many sessions posts as the round goes, each table's events whole in one post
+    /// and in the batch's order: the loops may write a session as soon as its post arrives.
+    @Test func aRoundPostsEachTableWholeAsItGoes() async throws {
+        let adapter = ScriptedDataAdapter()
+        let engine = makeEngine(adapter)
+        let queue = HoldingQueue()
+        let items = (0..<10).map { "i\($0)" }
+        let sinks = (0..<300).map { _ in QueuedRecordingSink(queue: queue) }
+        for (k, sink) in sinks.enumerated() {
+            // Each subscription lists the items in its own order, starting at a different one.
+            let mine = Array(items[(k % 10)...] + items[..<(k % 10)])
+            _ = try await engine.subscribe(spec(.merge, mine, ["n"]), sink: sink)
+        }
+        queue.flush()
+
+        adapter.pushBatch(items.map { ItemUpdateEvent(item: $0, fields: ["n": "\($0)"]) })
+        let sizes = queue.postSizes
+        #expect(sizes.reduce(0, +) == 3_000)
+        #expect(sizes.count > 1, "posted before the round's end")
+        #expect(sizes.dropLast().allSatisfy { $0 >= ItemEngine.eventsPerPost && $0 < ItemEngine.eventsPerPost + 10 })
+        let rounds = Set(queue.postRounds)
+        #expect(rounds.count == 1 && !rounds.contains(0))
+        // No sink in two posts, and each sink's events together within its post.
+        var seen = Set<ObjectIdentifier>()
+        for post in queue.postSinks {
+            var runs: [ObjectIdentifier] = []
+            for sink in post where runs.last != sink { runs.append(sink) }
+            #expect(Set(runs).count == runs.count)
+            #expect(seen.isDisjoint(with: runs))
+            seen.formUnion(runs)
+        }
+        #expect(seen.count == sinks.count)
+        queue.flush()
+        // In the batch's order, whatever the order of the subscription's items.
+        for sink in sinks { #expect(sink.rows == items.map { [$0] }) }
         await engine.shutdown()
     }
 
@@ -129,10 +191,41 @@ struct ItemsBatchTests {
 }
 
 extension ItemsBatchTests {
-    /// A batch holds its events until it posts them; an update from elsewhere that comes
-    /// between two of its locked sections must not overtake the ones held (it waits in the
-    /// table's outbox and goes out after them, with the batch's later events behind it).
+    /// Item by item (an item still in its snapshot), a batch holds its events until it posts
+    /// them; an update from elsewhere that comes between two of its locked sections must not
+    /// overtake the ones held (it waits in the table's outbox and goes out after them, with
+    /// the batch's later events behind it).
     @Test func anEventFromElsewhereWaitsBehindTheBatchsHeldEvents() async throws {
+        let adapter = ScriptedDataAdapter(snapshotItems: ["a"])
+        let clock = HookedClock()
+        let engine = ItemEngine(
+            adapterSets: [AdapterSet(name: "SET", metadata: LiteralBasedMetadataAdapter(), dataAdapters: ["DEFAULT": adapter])],
+            clock: clock)
+        let queue = HoldingQueue()
+        let sinks = (0..<50).map { _ in QueuedRecordingSink(queue: queue) }
+        for sink in sinks { _ = try await engine.subscribe(spec(.merge, ["a"], ["n", "m"], snapshot: .yes), sink: sink) }
+        queue.flush()
+
+        // The batch's second locked section reads the clock first: the update from elsewhere
+        // comes then, on this thread, outside the engine's lock.
+        clock.hook(onCall: 2) { adapter.push("a", ["m": "x"], snapshot: true) }
+        adapter.pushBatch((0..<400).map { ItemUpdateEvent(item: "a", fields: ["n": "\($0)"], isSnapshot: true) })
+        #expect(clock.hookRan)
+
+        let perSection = (ItemEngine.eventsPerSection + 49) / 50
+        let expected: [[String?]] =
+            (0..<perSection).map { ["\($0)", nil] } + [["\(perSection - 1)", "x"]]
+            + (perSection..<400).map { ["\($0)", "x"] }
+        queue.flush()
+        for sink in sinks { #expect(sink.rows == expected) }
+        #expect(queue.postSizes.reduce(0, +) == 401 * 50)
+        await engine.shutdown()
+    }
+
+    /// Table by table, a round applies and fans out in one locked section: an update from
+    /// elsewhere comes between two rounds, after the first round's events and before the
+    /// second's.
+    @Test func anEventFromElsewhereComesBetweenTwoRounds() async throws {
         let adapter = ScriptedDataAdapter()
         let clock = HookedClock()
         let engine = ItemEngine(
@@ -143,21 +236,63 @@ extension ItemsBatchTests {
         for sink in sinks { _ = try await engine.subscribe(spec(.merge, ["a"], ["n", "m"]), sink: sink) }
         queue.flush()
 
-        // The batch's second locked section reads the clock first: the update from elsewhere
-        // comes then, on this thread, outside the engine's lock.
         clock.hook(onCall: 2) { adapter.push("a", ["m": "x"]) }
-        adapter.pushBatch((0..<400).map { ItemUpdateEvent(item: "a", fields: ["n": "\($0)"]) })
+        let updates = 2_000
+        adapter.pushBatch((0..<updates).map { ItemUpdateEvent(item: "a", fields: ["n": "\($0)"]) })
         #expect(clock.hookRan)
 
-        let perSection = (ItemEngine.eventsPerSection + 49) / 50
+        let perRound = ItemEngine.eventsPerDrain / 50
         let expected: [[String?]] =
-            (0..<perSection).map { ["\($0)", nil] } + [["\(perSection - 1)", "x"]]
-            + (perSection..<400).map { ["\($0)", "x"] }
+            (0..<perRound).map { ["\($0)", nil] } + [["\(perRound - 1)", "x"]]
+            + (perRound..<updates).map { ["\($0)", "x"] }
         queue.flush()
         for sink in sinks { #expect(sink.rows == expected) }
-        // Nothing was posted before the batch's held events.
-        #expect(queue.postSizes.first == perSection * 50)
         await engine.shutdown()
+    }
+
+    /// Updates of an item still in its snapshot go item by item between table-major rounds:
+    /// what each subscription receives is what the same updates give one by one.
+    @Test func snapshotsAmongLiveUpdatesGiveTheSameEventsAsItemByItem() async throws {
+        let updates: [ItemUpdateEvent] = [
+            ItemUpdateEvent(item: "a", fields: ["n": "1"]),
+            ItemUpdateEvent(item: "s", fields: ["n": "1"], isSnapshot: true),
+            ItemUpdateEvent(item: "b", fields: ["n": "1"]),
+            ItemUpdateEvent(item: "s", fields: ["n": "2"], isSnapshot: true),
+            ItemUpdateEvent(item: "a", fields: ["n": "2"]),
+            ItemUpdateEvent(item: "s", fields: ["n": "3"]),
+            ItemUpdateEvent(item: "b", fields: ["n": "2"]),
+            ItemUpdateEvent(item: "s", fields: ["n": "4"]),
+        ]
+        let specs = [
+            spec(.merge, ["a", "s", "b"], ["n"], snapshot: .yes),
+            spec(.merge, ["s", "a"], ["n"]),
+            spec(.distinct, ["s", "b"], ["n"], snapshot: .length(3)),
+            spec(.raw, ["a", "s"], ["n"]),
+        ]
+        func run(batched: Bool) async throws -> [[[String?]]] {
+            let adapter = ScriptedDataAdapter(snapshotItems: ["s"])
+            let engine = makeEngine(adapter)
+            let queue = HoldingQueue()
+            var sinks: [QueuedRecordingSink] = []
+            for s in specs {
+                let sink = QueuedRecordingSink(queue: queue)
+                _ = try await engine.subscribe(s, sink: sink)
+                sinks.append(sink)
+            }
+            if batched {
+                adapter.pushBatch(updates)
+            } else {
+                for u in updates { adapter.push(u.item, u.fields, snapshot: u.isSnapshot) }
+            }
+            queue.flush()
+            let rows = sinks.map(\.rows)
+            await engine.shutdown()
+            return rows
+        }
+        let itemByItem = try await run(batched: false)
+        let batched = try await run(batched: true)
+        #expect(itemByItem.allSatisfy { $0.count >= 3 })
+        #expect(batched == itemByItem)
     }
 }
 

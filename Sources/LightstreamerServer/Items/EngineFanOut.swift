@@ -63,7 +63,7 @@ extension EngineState {
                 let claim = Unmanaged.passUnretained(subscribers[i].table)._withUnsafeGuaranteedRef { table in
                     inSnapshot
                         ? table.snapshotEvent(pos: pos, state: state, cache: &cache, ctx: ctx)
-                        : table.dispatchLive(pos: pos, state: state, fields: fields, change: change, cache: &cache, ctx: ctx)
+                        : table.dispatchLive(pos: pos, fields: fields, change: change, cache: &cache, ctx: ctx)
                 }
                 if claim { effects.drain.append(subscribers[i].table) }
                 // Further positions of the item in the same subscription (rare).
@@ -118,7 +118,7 @@ extension TableRecord {
 
     /// A live event for the item at `pos`. Returns true when the caller must drain.
     func dispatchLive(
-        pos: Int, state: ItemState, fields eventFields: [String: String?],
+        pos: Int, fields eventFields: [String: String?],
         change: ItemState.CommandChange?, cache: inout ProjectionCache, ctx: DispatchContext
     ) -> Bool {
         guard !closed, pos < itemCount, !waitingForSnapshot[pos] else { return false }
@@ -130,7 +130,7 @@ extension TableRecord {
             guard selector?.matches(shared.values) ?? true else { return false }
             return sendShared(item: pos + 1, isSnapshot: false, shared, ctx: ctx)
         case .merge:
-            let shared = cache.mergedShared(state, schemaId: schemaId, fields: fields)
+            let shared = cache.mergedShared(schemaId: schemaId, fields: fields)
             guard selector?.matches(shared.values) ?? true else { return false }
             if firstIsSnapshot[pos] {
                 guard pos < items.count else { return false }
@@ -159,7 +159,7 @@ extension TableRecord {
     func snapshotEvent(pos: Int, state: ItemState, cache: inout ProjectionCache, ctx: DispatchContext) -> Bool {
         guard !closed, mode == .merge, pos < items.count, items[pos].wantsSnapshot else { return false }
         if waitingForSnapshot[pos] { return serveSnapshot(pos: pos, state: state, ctx: ctx) }
-        return dispatchLive(pos: pos, state: state, fields: [:], change: nil, cache: &cache, ctx: ctx)
+        return dispatchLive(pos: pos, fields: [:], change: nil, cache: &cache, ctx: ctx)
     }
 
     /// Sends the item's snapshot as this subscription asked for it.
@@ -207,7 +207,7 @@ extension TableRecord {
             return false
         case .merge:
             guard state.hasRow, !firstIsSnapshot[pos] else { return false }
-            return offer(pos: pos, Pending(values: cache.mergedRow(state, schemaId: schemaId, fields: fields)), ctx: ctx)
+            return offer(pos: pos, Pending(values: cache.mergedRow(schemaId: schemaId, fields: fields)), ctx: ctx)
         case .distinct, .command:
             items[pos].gate.reset()
             items[pos].visibleKeys.removeAll()

@@ -34,6 +34,10 @@ final class ItemRecord: @unchecked Sendable {
     let generation: UInt64
     let adapter: any DataAdapter
     @exclusivity(unchecked) var state: ItemState
+    /// The `TableMajorRound` that last applied an update to this item, and that update's
+    /// index in it.
+    @exclusivity(unchecked) var roundId: UInt64 = 0
+    @exclusivity(unchecked) var roundIndex: UInt32 = 0
     /// The Data Adapter's `subscribe` call.
     let subscribeTask: Task<Result<Void, ItemEngineError>, Never>?
     var subscribeSucceeded = false
@@ -143,6 +147,9 @@ final class TableRecord: @unchecked Sendable {
     @exclusivity(unchecked) var gatesOpen: Bool
     /// This table's slot in the batch that holds its drain (`DirectPosts.claimSlot()`).
     @exclusivity(unchecked) var batchSlot: UInt32 = 0
+    /// This table's place in the `TableMajorRound` `roundId` (the last that fanned out to it).
+    @exclusivity(unchecked) var roundSlot: UInt32 = 0
+    @exclusivity(unchecked) var roundId: UInt64 = 0
     /// The batch (`DirectPosts.owner`) that holds this table's drain while its direct events
     /// wait to be posted; 0: none.
     @exclusivity(unchecked) var drainOwner: UInt64 = 0
@@ -319,6 +326,8 @@ struct EngineState: Sendable {
     var isShutDown = false
     /// Update events received from the Data Adapters (the `MONITOR` adapter set's inbound rate).
     var updatesReceived = 0
+    /// Events the last `TableMajorRound` listed (the next one reserves room for as many).
+    var lastRoundEntries = 0
     /// Events per update that the last Data Adapter batch posted to one queue at most: the
     /// next batch's groups start with room for that many per update of theirs, up to
     /// `ItemEngine.eventsPerDrain` (growing from empty copied the events a dozen times; a
@@ -364,24 +373,27 @@ struct ProjectionCache {
     private var lastMerged: (schemaId: Int, encoding: SharedUpdateEncoding)?
     private var event: [Int: SharedUpdateEncoding] = [:]
     private var command: [Int: [String?]] = [:]
+    /// The item's MERGE row as this event left it, when a later event of the same item was
+    /// applied before this one was projected (`TableMajorRound`); nil: the item's current row.
+    var row: ItemState.Fields?
 
     init(record: ItemRecord) {
         self.record = record
     }
 
-    mutating func mergedRow(_ state: ItemState, schemaId: Int, fields: [String]) -> [String?] {
-        mergedShared(state, schemaId: schemaId, fields: fields).values
+    mutating func mergedRow(schemaId: Int, fields: [String]) -> [String?] {
+        mergedShared(schemaId: schemaId, fields: fields).values
     }
 
     /// The MERGE row, as the encoding sessions may share (`SharedUpdateEncoding`), whose
     /// `values` it is.
-    mutating func mergedShared(_ state: ItemState, schemaId: Int, fields: [String]) -> SharedUpdateEncoding {
+    mutating func mergedShared(schemaId: Int, fields: [String]) -> SharedUpdateEncoding {
         if let last = lastMerged, last.schemaId == schemaId { return last.encoding }
         let r: SharedUpdateEncoding
         if let cached = merged[schemaId] {
             r = cached
         } else {
-            r = shared(project(state.row, onto: fields), key: schemaId << 1)
+            r = shared(project(row ?? record.state.row, onto: fields), key: schemaId << 1)
             merged[schemaId] = r
         }
         lastMerged = (schemaId, r)
