@@ -173,11 +173,7 @@ struct ItemsBatchTests {
                 _ = try await engine.subscribe(s, sink: sink)
                 sinks.append(sink)
             }
-            if batched {
-                adapter.pushBatch(updates)
-            } else {
-                for u in updates { adapter.push(u.item, u.fields, snapshot: u.isSnapshot) }
-            }
+            adapter.deliver(updates, batched: batched)
             clock.advance(by: .seconds(5))
             let events = sinks.map(\.events)
             await engine.shutdown()
@@ -191,20 +187,29 @@ struct ItemsBatchTests {
 }
 
 extension ItemsBatchTests {
-    /// Item by item (an item still in its snapshot), a batch holds its events until it posts
-    /// them; an update from elsewhere that comes between two of its locked sections must not
-    /// overtake the ones held (it waits in the table's outbox and goes out after them, with
-    /// the batch's later events behind it).
-    @Test func anEventFromElsewhereWaitsBehindTheBatchsHeldEvents() async throws {
-        let adapter = ScriptedDataAdapter(snapshotItems: ["a"])
+    /// An engine on `adapter` whose clock can run an action between two locked sections, with
+    /// 50 MERGE subscriptions (fields `n`, `m`) to item `a` through one queue, flushed.
+    static func fiftySubscriptionsToA(
+        _ adapter: ScriptedDataAdapter, snapshot: SnapshotRequest
+    ) async throws -> (ItemEngine, HookedClock, HoldingQueue, [QueuedRecordingSink]) {
         let clock = HookedClock()
         let engine = ItemEngine(
             adapterSets: [AdapterSet(name: "SET", metadata: LiteralBasedMetadataAdapter(), dataAdapters: ["DEFAULT": adapter])],
             clock: clock)
         let queue = HoldingQueue()
         let sinks = (0..<50).map { _ in QueuedRecordingSink(queue: queue) }
-        for sink in sinks { _ = try await engine.subscribe(spec(.merge, ["a"], ["n", "m"], snapshot: .yes), sink: sink) }
+        for sink in sinks { _ = try await engine.subscribe(spec(.merge, ["a"], ["n", "m"], snapshot: snapshot), sink: sink) }
         queue.flush()
+        return (engine, clock, queue, sinks)
+    }
+
+    /// Item by item (an item still in its snapshot), a batch holds its events until it posts
+    /// them; an update from elsewhere that comes between two of its locked sections must not
+    /// overtake the ones held (it waits in the table's outbox and goes out after them, with
+    /// the batch's later events behind it).
+    @Test func anEventFromElsewhereWaitsBehindTheBatchsHeldEvents() async throws {
+        let adapter = ScriptedDataAdapter(snapshotItems: ["a"])
+        let (engine, clock, queue, sinks) = try await Self.fiftySubscriptionsToA(adapter, snapshot: .yes)
 
         // The batch's second locked section reads the clock first: the update from elsewhere
         // comes then, on this thread, outside the engine's lock.
@@ -227,14 +232,7 @@ extension ItemsBatchTests {
     /// second's.
     @Test func anEventFromElsewhereComesBetweenTwoRounds() async throws {
         let adapter = ScriptedDataAdapter()
-        let clock = HookedClock()
-        let engine = ItemEngine(
-            adapterSets: [AdapterSet(name: "SET", metadata: LiteralBasedMetadataAdapter(), dataAdapters: ["DEFAULT": adapter])],
-            clock: clock)
-        let queue = HoldingQueue()
-        let sinks = (0..<50).map { _ in QueuedRecordingSink(queue: queue) }
-        for sink in sinks { _ = try await engine.subscribe(spec(.merge, ["a"], ["n", "m"]), sink: sink) }
-        queue.flush()
+        let (engine, clock, queue, sinks) = try await Self.fiftySubscriptionsToA(adapter, snapshot: .no)
 
         clock.hook(onCall: 2) { adapter.push("a", ["m": "x"]) }
         let updates = 2_000
@@ -279,11 +277,7 @@ extension ItemsBatchTests {
                 _ = try await engine.subscribe(s, sink: sink)
                 sinks.append(sink)
             }
-            if batched {
-                adapter.pushBatch(updates)
-            } else {
-                for u in updates { adapter.push(u.item, u.fields, snapshot: u.isSnapshot) }
-            }
+            adapter.deliver(updates, batched: batched)
             queue.flush()
             let rows = sinks.map(\.rows)
             await engine.shutdown()

@@ -104,6 +104,17 @@ final class ScriptedDataAdapter: DataAdapter, @unchecked Sendable {
 }
 
 /// An engine over one adapter set `SET` whose DEFAULT data adapter is `adapter`.
+extension ScriptedDataAdapter {
+    /// Sends `updates` as one batch, or one by one.
+    func deliver(_ updates: [ItemUpdateEvent], batched: Bool) {
+        if batched {
+            pushBatch(updates)
+        } else {
+            for u in updates { push(u.item, u.fields, snapshot: u.isSnapshot) }
+        }
+    }
+}
+
 func makeEngine(
     _ adapter: ScriptedDataAdapter, metadata: any MetadataAdapter = LiteralBasedMetadataAdapter(),
     clock: ManualEngineClock = ManualEngineClock(), cap: Int = 10_000

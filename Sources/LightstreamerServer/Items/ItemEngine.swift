@@ -252,7 +252,8 @@ public final class ItemEngine: Sendable {
                     defer { direct.posts.reserveHint = hint }
                     let r = s.fanOutTableMajor(
                         batch, from: next, adapterSet: adapterSet, dataAdapter: dataAdapter,
-                        maxEntries: Self.eventsPerDrain, eventsPerPost: Self.eventsPerPost, ctx: ctx, effects: &effects)
+                        maxEntries: Self.eventsPerDrain, eventsPerPost: Self.eventsPerPost, direct: direct, ctx: ctx,
+                        effects: &effects)
                     next = r.next
                     round = r.full
                     return

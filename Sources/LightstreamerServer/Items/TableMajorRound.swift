@@ -140,12 +140,13 @@ extension EngineState {
 
     /// Fans out `batch` from `start` table by table, as one round: updates while they go
     /// table-major and the round lists at most `maxEntries` events (at least one update).
-    /// Posts every `eventsPerPost` events at a table boundary, and what is left at the end.
-    /// Returns where the round stopped, the events it fanned out, and the queues filled past
-    /// their limit (to flush once unlocked); the tables it claimed are in `effects.drain`.
+    /// Posts through `direct` (`ctx.direct`) every `eventsPerPost` events at a table
+    /// boundary, and what is left at the end. Returns where the round stopped, the events it
+    /// fanned out, and the queues filled past their limit (to flush once unlocked); the tables
+    /// it claimed are in `effects.drain`.
     mutating func fanOutTableMajor(
         _ batch: [ItemUpdateEvent], from start: Int, adapterSet: String, dataAdapter: String,
-        maxEntries: Int, eventsPerPost: Int, ctx: DispatchContext, effects: inout Effects
+        maxEntries: Int, eventsPerPost: Int, direct: DirectPosts, ctx: DispatchContext, effects: inout Effects
     ) -> (next: Int, sent: Int, full: [any TableEventQueue]) {
         var round = TableMajorRound(id: makeId(), expectedEntries: min(lastRoundEntries, maxEntries))
         var next = start
@@ -165,7 +166,6 @@ extension EngineState {
             if let rec { round.apply(rec, fields: u.fields) }
         }
         lastRoundEntries = round.entryCount
-        guard let direct = ctx.direct else { return (next, 0, []) }
         direct.round = round.id
         defer { direct.round = 0 }
         let tables = round.tables
