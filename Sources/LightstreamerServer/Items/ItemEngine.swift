@@ -246,10 +246,6 @@ public final class ItemEngine: Sendable {
                     direct.posts.reserveHint = min(s.batchPostsPerUpdate * updates, Self.eventsPerDrain)
                 }
                 if held == 0, s.takesTableMajor(Self.key(batch[next], adapterSet, dataAdapter)) {
-                    let hint = direct.posts.reserveHint
-                    // A post holds a little more than `eventsPerPost` (up to the next table boundary).
-                    direct.posts.reserveHint = min(Self.eventsPerPost + Self.eventsPerPost / 4, Self.eventsPerDrain)
-                    defer { direct.posts.reserveHint = hint }
                     let r = s.fanOutTableMajor(
                         batch, from: next, adapterSet: adapterSet, dataAdapter: dataAdapter,
                         maxEntries: Self.eventsPerDrain, eventsPerPost: Self.eventsPerPost, direct: direct, ctx: ctx,

@@ -166,8 +166,15 @@ extension EngineState {
             if let rec { round.apply(rec, fields: u.fields) }
         }
         lastRoundEntries = round.entryCount
+        // The posts are the round's, each a little more than `eventsPerPost` (up to the next
+        // table boundary); the batch's item-by-item posts keep their own settings.
+        let hint = direct.posts.reserveHint
         direct.round = round.id
-        defer { direct.round = 0 }
+        direct.posts.reserveHint = min(eventsPerPost + eventsPerPost / 4, maxEntries)
+        defer {
+            direct.round = 0
+            direct.posts.reserveHint = hint
+        }
         let tables = round.tables
         let (entries, ends) = round.takeByTable()
         var full: [any TableEventQueue] = []
