@@ -44,7 +44,7 @@ struct ItemsBatchTests {
         await engine.shutdown()
     }
 
-    /// The queue is handed the posted array as its only owner (`TableEventQueue.post(_:)`):
+    /// The queue is handed the posted array as its only owner (`TableEventQueue.post(_:round:)`):
     /// when the producer kept a reference through the post, the loop that took it found it
     /// shared and copied every event to hand them over.
     @Test func aPostIsTheQueuesAlone() async throws {
@@ -437,7 +437,7 @@ final class OwnershipCheckingQueue: TableEventQueue, @unchecked Sendable {
     private var _posts: [Int] = []
     private var _owned: [Bool] = []
 
-    func post(_ events: inout [QueuedTableEvent]) -> Bool {
+    func post(_ events: inout [QueuedTableEvent], round: UInt64) -> Bool {
         var taken: [QueuedTableEvent] = []
         swap(&taken, &events)
         let before = taken.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }

@@ -187,9 +187,6 @@ final class HoldingQueue: TableEventQueue, @unchecked Sendable {
     private var _postRounds: [UInt64] = []
     private var _postSinks: [[ObjectIdentifier]] = []
 
-    func post(_ events: inout [QueuedTableEvent]) -> Bool {
-        post(&events, round: 0)
-    }
     func post(_ events: inout [QueuedTableEvent], round: UInt64) -> Bool {
         lock.withLock {
             self.events += events

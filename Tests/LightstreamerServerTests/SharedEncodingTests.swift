@@ -55,8 +55,8 @@ import Testing
     final class PostedQueue: TableEventQueue, @unchecked Sendable {
         private let lock = NSLock()
         private var mailbox = PostedEvents()
-        func post(_ events: inout [QueuedTableEvent]) -> Bool {
-            lock.withLock { mailbox.append(moving: &events) }
+        func post(_ events: inout [QueuedTableEvent], round: UInt64) -> Bool {
+            lock.withLock { mailbox.append(moving: &events, round: round) }
             return false
         }
         func flush() {

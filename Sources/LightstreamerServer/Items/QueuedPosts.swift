@@ -106,7 +106,7 @@ struct QueuedPosts {
         // A group that was planned for and got no event (its tables had only `started`) posts nothing.
         for g in groups.indices where !groups[g].events.isEmpty {
             // Moved out and handed over: the queue holds the only reference when its loop
-            // takes the post (`TableEventQueue.post(_:)`).
+            // takes the post (`TableEventQueue.post(_:round:)`).
             var events: [QueuedTableEvent] = []
             swap(&events, &groups[g].events)
             if groups[g].queue.post(&events, round: round) { full.append(groups[g].queue) }

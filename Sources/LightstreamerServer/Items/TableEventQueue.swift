@@ -12,23 +12,24 @@ protocol TableEventQueue: AnyObject, Sendable {
     /// full: the caller must call `flush()` once it holds no lock (the engine may post under
     /// its own).
     ///
+    /// `round`: the `TableMajorRound` the events belong to, whose posts never hold events of
+    /// the same sink, so the queue may hand them over as if they came in one post; 0: a post
+    /// of its own (`post(_:)`).
+    ///
     /// The array is taken, not copied: the queue must hold its only reference once the post
-    /// is visible to its consumer (`PostedEvents.append(moving:)` under the queue's lock).
+    /// is visible to its consumer (`PostedEvents.append(moving:round:)` under the queue's lock).
     /// While the producer still held one, the loop that took the post found the array shared
     /// and copied it whole to hand it over (a retain of each event's sink and encoding), and
     /// the producer then released every event of the original.
-    func post(_ events: inout [QueuedTableEvent]) -> Bool
-    /// `post(_:)` for events of one `TableMajorRound` (`round`, not 0), whose posts never hold
-    /// events of the same sink: the queue may hand them over as if they came in one post.
-    /// 0: a post of its own. Default: `post(_:)`.
     func post(_ events: inout [QueuedTableEvent], round: UInt64) -> Bool
     /// Hands over everything queued so far before returning (see `ItemEngine.unsubscribe`).
     func flush()
 }
 
 extension TableEventQueue {
-    func post(_ events: inout [QueuedTableEvent], round: UInt64) -> Bool {
-        post(&events)
+    /// A post of its own (round 0).
+    func post(_ events: inout [QueuedTableEvent]) -> Bool {
+        post(&events, round: 0)
     }
 }
 
@@ -108,7 +109,7 @@ struct PostedEvents: Sendable {
     }
 
     /// Appends `events` and leaves the argument empty, so that this holds the array's only
-    /// reference (see `TableEventQueue.post(_:)`).
+    /// reference (see `TableEventQueue.post(_:round:)`).
     mutating func append(moving events: inout [QueuedTableEvent], round: UInt64 = 0) {
         var moved: [QueuedTableEvent] = []
         swap(&moved, &events)

@@ -82,10 +82,6 @@ final class DeliveryPump: TableEventQueue {
 
     // MARK: - TableEventQueue
 
-    func post(_ events: inout [QueuedTableEvent]) -> Bool {
-        post(&events, round: 0)
-    }
-
     func post(_ events: inout [QueuedTableEvent], round: UInt64) -> Bool {
         guard !events.isEmpty else { return false }
         let count = events.count

@@ -82,9 +82,6 @@ private final class BenchFeed: DataAdapter, @unchecked Sendable {
 /// The benchmark's loop mailbox: keeps the posts until the tick hands them over.
 private final class BenchQueue: TableEventQueue, @unchecked Sendable {
     private var mailbox = PostedEvents()
-    func post(_ events: inout [QueuedTableEvent]) -> Bool {
-        post(&events, round: 0)
-    }
     func post(_ events: inout [QueuedTableEvent], round: UInt64) -> Bool {
         mailbox.append(moving: &events, round: round)
         return false
