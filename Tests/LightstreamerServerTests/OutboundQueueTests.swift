@@ -10,7 +10,7 @@ import Testing
     private func drained(transport: TransportKind = .http, _ pushes: (OutboundQueue) -> Void) -> [[String]] {
         let loop = EmbeddedEventLoop()
         let drains = NIOLockedValueBox<[[String]]>([])
-        let queue = OutboundQueue(connectionID: ConnectionIDs.next(), transport: transport, eventLoop: loop) { ops in
+        let queue = CallbackOutboundQueue(connectionID: ConnectionIDs.next(), transport: transport, eventLoop: loop) { ops in
             let described = ops.map { op -> String in
                 switch op {
                 case .text(let t): return "text:\(t)"
@@ -51,7 +51,7 @@ import Testing
     @Test func aPushAfterADrainSchedulesAnother() {
         let loop = EmbeddedEventLoop()
         let drains = NIOLockedValueBox(0)
-        let queue = OutboundQueue(connectionID: ConnectionIDs.next(), transport: .http, eventLoop: loop) { _ in
+        let queue = CallbackOutboundQueue(connectionID: ConnectionIDs.next(), transport: .http, eventLoop: loop) { _ in
             drains.withLockedValue { $0 += 1 }
         }
         queue.push(.text("x"))

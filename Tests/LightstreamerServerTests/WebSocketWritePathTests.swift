@@ -9,13 +9,13 @@ import Testing
 /// context (the pipeline has no frame encoder): the TLCP text in order, pongs, and the close
 /// frame of a broken rule.
 @Suite struct WebSocketWritePathTests {
-    static func handler() -> WebSocketTLCPHandler {
+    static func handler(on channel: EmbeddedChannel) -> WebSocketTLCPHandler {
         let manager = SessionManager(
             engine: ItemEngine(adapterSets: []), settings: SessionSettings(), metrics: ServerMetrics(),
             logger: .init(label: "test"))
         return WebSocketTLCPHandler(
             manager: manager, version: .current, clientIP: "127.0.0.1", headers: UpgradeHeaders([:]),
-            maxMessageBytes: 65_536)
+            maxMessageBytes: 65_536, eventLoop: channel.eventLoop)
     }
 
     /// A client's text frame, as bytes (the handler cuts frames itself).
@@ -50,7 +50,7 @@ import Testing
 
     @Test func wholeFramesAreWrittenFromTheHandlersContext() throws {
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(Self.handler())
+        try channel.pipeline.syncOperations.addHandler(Self.handler(on: channel))
         try Self.exchange(on: channel)
         let texts = try Self.frames(on: channel).map { frame -> String in
             #expect(frame.0 == 0x1)
@@ -61,14 +61,14 @@ import Testing
         _ = try? channel.finish()
     }
 
-    /// The handler's write queue calls back into the handler, which holds the queue: once
-    /// the connection is gone that cycle must be broken, or every WebSocket ever opened would
-    /// keep its handler, queue and context (some 600 bytes) for the life of the server.
-    @Test func aClosedWebSocketsHandlerAndQueueAreFreed() throws {
+    /// The handler keeps its context for its write queue's drains, and the context holds the
+    /// handler: once the connection is gone that cycle must be broken, or every WebSocket ever
+    /// opened would keep its handler and context for the life of the server.
+    @Test func aClosedWebSocketsHandlerIsFreed() throws {
         weak var handlerLeft: WebSocketTLCPHandler?
         do {
             let channel = EmbeddedChannel()
-            let handler = Self.handler()
+            let handler = Self.handler(on: channel)
             handlerLeft = handler
             try channel.pipeline.syncOperations.addHandler(handler)
             try Self.exchange(on: channel)
@@ -79,11 +79,28 @@ import Testing
         #expect(handlerLeft == nil)
     }
 
+    /// A session may still hold the handler as its connection once the channel is closed: what
+    /// it sends then is dropped, and nothing is written.
+    @Test func whatASessionSendsAfterTheCloseIsDropped() throws {
+        let channel = EmbeddedChannel()
+        let handler = Self.handler(on: channel)
+        try channel.pipeline.syncOperations.addHandler(handler)
+        try Self.exchange(on: channel)
+        #expect(try Self.frames(on: channel).count == 2)
+        _ = try? channel.finish()
+        let connection: any OutboundConnection = handler
+        connection.send("U,1,1,a\r\n")
+        connection.send("LOOP,0\r\n", thenEndStream: true)
+        channel.embeddedEventLoop.run()
+        #expect(try Self.frames(on: channel).isEmpty)
+        #expect(connection.transport == .webSocket)
+    }
+
     /// A ping gets its pong; a frame breaking a rule gets a close frame with its code, and
     /// nothing more is answered.
     @Test func controlFramesAndFailuresAreFramedToo() throws {
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(Self.handler())
+        try channel.pipeline.syncOperations.addHandler(Self.handler(on: channel))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         typealias F = RawWebSocketFrames
         try channel.writeInbound(ByteBuffer(bytes: F.frame(opcode: 0x9, payload: [1, 2, 3])))

@@ -119,7 +119,8 @@ struct FrontChannelInitializer: Sendable {
                     manager: manager, version: version,
                     clientIP: channel.remoteAddress?.ipAddress,
                     headers: manager.engine.readsHTTPHeaders ? UpgradeHeaders(head.headers) : UpgradeHeaders(),
-                    maxMessageBytes: maxFrameSize, sessionTimeoutMillis: webSocketSessionMillis)
+                    maxMessageBytes: maxFrameSize, sessionTimeoutMillis: webSocketSessionMillis,
+                    eventLoop: channel.eventLoop)
                 return channel.eventLoop.makeCompletedFuture {
                     // The TLCP handler runs the WebSocket's only timeout from here on (a session
                     // bound within `webSocketSessionMillis`, see `WebSocketSessionObserver`).

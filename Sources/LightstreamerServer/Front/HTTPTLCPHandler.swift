@@ -219,7 +219,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func startResponse(kind: HTTPResponseWriter.Kind, keepAlive: Bool, context: ChannelHandlerContext) -> OutboundQueue {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let id = ConnectionIDs.next()
-        let outbound = OutboundQueue(connectionID: id, transport: .http, eventLoop: context.eventLoop) { ops in
+        let outbound = CallbackOutboundQueue(connectionID: id, transport: .http, eventLoop: context.eventLoop) { ops in
             let (handler, context) = loopBound.value
             handler.drainResponse(id, ops, context: context)
         }

@@ -8,8 +8,14 @@ import Synchronization
 ///
 /// It is also the connection as sessions see it (`OutboundConnection`): a WebSocket, or one
 /// HTTP response. One object per connection rather than a wrapper around a queue: one
-/// allocation less with every idle WebSocket, and one call less on every write.
-final class OutboundQueue: OutboundConnection {
+/// allocation less with every idle WebSocket, and one call less on every write. A subclass
+/// writes what is drained (`drain(_:)`): the WebSocket's handler is its own queue
+/// (`WebSocketTLCPHandler`), an HTTP response's queue calls its handler back
+/// (`CallbackOutboundQueue`).
+///
+/// `@unchecked Sendable` because the class is not final: what any thread touches here is the
+/// locked state and constants. A subclass keeps whatever else it holds to its event loop.
+class OutboundQueue: OutboundConnection, @unchecked Sendable {
     enum Op: Sendable {
         case text(String)
         case end(closeSocket: Bool)
@@ -45,18 +51,15 @@ final class OutboundQueue: OutboundConnection {
     let connectionID: ConnectionID
     let transport: TransportKind
     let eventLoop: any EventLoop
-    private let drain: @Sendable ([Op]) -> Void
 
-    /// `drain` runs on `eventLoop` with the queued operations, consecutive texts merged.
-    init(
-        connectionID: ConnectionID, transport: TransportKind, eventLoop: any EventLoop,
-        drain: @escaping @Sendable ([Op]) -> Void
-    ) {
+    init(connectionID: ConnectionID, transport: TransportKind, eventLoop: any EventLoop) {
         self.connectionID = connectionID
         self.transport = transport
         self.eventLoop = eventLoop
-        self.drain = drain
     }
+
+    /// Writes `ops` (consecutive texts merged), on `eventLoop`. This class drops them.
+    func drain(_ ops: [Op]) {}
 
     func send(_ text: String) { push(.text(text)) }
     func endStream(closeSocket: Bool) { push(.end(closeSocket: closeSocket)) }
@@ -104,6 +107,22 @@ final class OutboundQueue: OutboundConnection {
             drain(ops)
         }
     }
+}
+
+/// An `OutboundQueue` whose drain is a closure: an HTTP response's (`HTTPTLCPHandler`).
+final class CallbackOutboundQueue: OutboundQueue, @unchecked Sendable {
+    private let onDrain: @Sendable ([Op]) -> Void
+
+    /// `drain` runs on `eventLoop` with the queued operations, consecutive texts merged.
+    init(
+        connectionID: ConnectionID, transport: TransportKind, eventLoop: any EventLoop,
+        drain: @escaping @Sendable ([Op]) -> Void
+    ) {
+        self.onDrain = drain
+        super.init(connectionID: connectionID, transport: transport, eventLoop: eventLoop)
+    }
+
+    override func drain(_ ops: [Op]) { onDrain(ops) }
 }
 
 /// Unique ids for connections and HTTP responses.

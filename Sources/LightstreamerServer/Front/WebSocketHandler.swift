@@ -6,7 +6,13 @@ import TLCP
 /// TLCP over one WebSocket (docs/protocol/TLCP.md §1.3): one request per text message, `wsok`, at
 /// most one stream at a time (69), controls without `LS_session` meaning the last session bound
 /// here, and controls that follow a create or bind waiting for its outcome.
-final class WebSocketTLCPHandler: ChannelInboundHandler {
+///
+/// The handler is also the WebSocket's write queue as its sessions see it (`OutboundQueue`,
+/// drained by `drain(_:)`): a queue of its own, with a closure calling back into the handler,
+/// cost every idle WebSocket two allocations, some 140 bytes (BENCHMARKS.md, "The WebSocket's
+/// handler is its write queue"). Everything below but the queue's locked state is the event
+/// loop's: only the loop reads or changes it.
+final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @unchecked Sendable {
     /// The connection's bytes: the pipeline has no frame decoder (`WebSocketFrameParser`).
     typealias InboundIn = ByteBuffer
     /// Whole frames, encoded here (`WebSocketServerFrame`): the pipeline has no frame encoder.
@@ -26,8 +32,10 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     /// The manager's logger (the one the front was given), read when a line is logged rather
     /// than kept in every WebSocket's handler.
     var logger: Logger { manager.logger }
-    let connectionID = ConnectionIDs.next()
-    private var outbound: OutboundQueue?
+    /// The handler's context while the connection is open (`handlerAdded` to `channelInactive`
+    /// or `handlerRemoved`): the queue's drain writes through it. Let go at the end, for the
+    /// context holds the handler.
+    private var context: ChannelHandlerContext?
     private var stream: StreamState = .none
     private var lastSession: String?
     /// Requests without `LS_session` that arrived while a create or bind was pending.
@@ -53,7 +61,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     /// 1009 beyond).
     init(
         manager: SessionManager, version: TLCPVersion, clientIP: String?, headers: UpgradeHeaders,
-        maxMessageBytes: Int, sessionTimeoutMillis: Int? = nil
+        maxMessageBytes: Int, sessionTimeoutMillis: Int? = nil, eventLoop: any EventLoop
     ) {
         self.sessionTimeoutMillis = sessionTimeoutMillis
         self.parser = WebSocketFrameParser(maxFrameBytes: maxMessageBytes)
@@ -62,14 +70,11 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         self.version = version
         self.clientIP = clientIP
         self.headers = headers
+        super.init(connectionID: ConnectionIDs.next(), transport: .webSocket, eventLoop: eventLoop)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        outbound = OutboundQueue(connectionID: connectionID, transport: .webSocket, eventLoop: context.eventLoop) { ops in
-            let (handler, context) = loopBound.value
-            handler.drain(ops, context: context)
-        }
+        self.context = context
         manager.metrics.update { $0.connectionsOpen += 1 }
         armSessionTimer(context: context)
     }
@@ -134,16 +139,22 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         releaseOutbound()
     }
 
-    /// Lets go of the write queue, whose drain holds this handler and its context: kept, the
-    /// three held each other for ever once the connection was gone (some 600 bytes of every
-    /// WebSocket ever opened). A session that still holds the queue may push to it; its drain
-    /// then finds the channel inactive and writes nothing.
+    /// Lets go of the context, which holds this handler: kept, the two held each other for ever
+    /// once the connection was gone (some 600 bytes of every WebSocket ever opened). A session
+    /// that still holds the handler as its connection may push to it; its drain then finds no
+    /// context and writes nothing.
     private func releaseOutbound() {
         closing = true
-        outbound = nil
+        context = nil
     }
 
-    private func drain(_ ops: [OutboundQueue.Op], context: ChannelHandlerContext) {
+    /// What sessions queued, written on the loop (`OutboundQueue`).
+    override func drain(_ ops: [Op]) {
+        guard let context else { return }
+        write(ops, context: context)
+    }
+
+    private func write(_ ops: [Op], context: ChannelHandlerContext) {
         // Read once: each `context.channel` retains and releases the channel.
         let channel = context.channel
         guard channel.isActive, !closing else { return }
@@ -185,7 +196,8 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
 
     /// Writes a line through the same queue as session output, so that order is kept.
     private func send(_ line: String, context: ChannelHandlerContext) {
-        outbound?.send(line + "\r\n")
+        guard self.context != nil else { return }
+        self.send(line + "\r\n")
     }
 
     private func close(context: ChannelHandlerContext) {
@@ -295,7 +307,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
     }
 
     private func handleStreamRequest(_ request: TLCPRequest, context: ChannelHandlerContext) {
-        guard case .none = stream, let outbound else {
+        guard case .none = stream, self.context != nil else {
             refuseStream(69, "This WebSocket already carries a stream", context: context)
             return
         }
@@ -305,9 +317,10 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             let (manager, version, clientIP, headers) = (self.manager, self.version, self.clientIP, self.headers)
             let eventLoop = context.eventLoop
+            let connection: any OutboundConnection = self
             Task {
                 let result = await manager.createSession(
-                    create, version: version, connection: outbound, clientIP: clientIP,
+                    create, version: version, connection: connection, clientIP: clientIP,
                     headers: headers.dictionary, eventLoop: eventLoop)
                 eventLoop.execute {
                     let (handler, context) = loopBound.value
@@ -320,7 +333,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
                 return
             }
             stream = .pending
-            if manager.bind(bind, sessionId: sessionId, version: version, connection: outbound, clientIP: clientIP) {
+            if manager.bind(bind, sessionId: sessionId, version: version, connection: self, clientIP: clientIP) {
                 streamRequestDone(.success(sessionId), context: context)
             } else {
                 streamRequestDone(.failure(SessionRefusal(code: 20, message: "Session not found")), context: context)
@@ -346,7 +359,7 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
 
     /// Sends a control, message or heartbeat to its session.
     private func route(_ request: TLCPRequest, context: ChannelHandlerContext) {
-        guard let outbound else { return }
+        guard self.context != nil else { return }
         let explicit: String?
         switch request {
         case .control(let c): explicit = c.session
@@ -363,9 +376,9 @@ final class WebSocketTLCPHandler: ChannelInboundHandler {
         var found = false
         if let sessionId {
             switch request {
-            case .control(let c): found = manager.control(c, sessionId: sessionId, origin: origin, connection: outbound)
-            case .message(let m): found = manager.message(m, sessionId: sessionId, origin: origin, connection: outbound)
-            case .heartbeat: found = manager.heartbeat(sessionId: sessionId, origin: origin, connection: outbound) || true
+            case .control(let c): found = manager.control(c, sessionId: sessionId, origin: origin, connection: self)
+            case .message(let m): found = manager.message(m, sessionId: sessionId, origin: origin, connection: self)
+            case .heartbeat: found = manager.heartbeat(sessionId: sessionId, origin: origin, connection: self) || true
             default: break
             }
         }
