@@ -76,6 +76,19 @@ import Testing
         #expect(one.take() == batch.take())
     }
 
+    /// An update the engine shares between sessions (`EngineEvent.shared`) that reaches a
+    /// subscription still waiting for its `SUBOK` waits with it, and follows it.
+    @Test func aSharedUpdateBeforeTheSUBOKFollowsIt() {
+        var (s, _) = Self.twoScripts { script in
+            script.control(.add(SubscribeParameters(subscriptionId: 3, mode: .merge, group: "g", schema: "s")), ack: false)
+        }
+        let encoding = SharedUpdateEncoding(previous: nil, values: ["early"])
+        s.record(s.machine.tableEvents([(3, .shared(item: 1, isSnapshot: false, encoding: encoding))], now: s.now))
+        #expect(s.take() == [])
+        s.record(s.machine.subscribeSucceeded(3, grant: SubscriptionGrant(itemCount: 1, fieldCount: 1), now: s.now))
+        #expect(s.take() == ["SUBOK,3,1,1", "CONF,3,unlimited,filtered", "U,3,1,early"])
+    }
+
     /// A session that closes in the middle of a batch (unbound, with too much waiting for a
     /// stream) ignores the batch's remaining events, for every subscription. DISTINCT, whose
     /// updates an unbound session keeps one by one (MERGE ones fold, SessionUnboundFoldingTests).

@@ -289,33 +289,45 @@ extension SessionStateMachine {
         at index: Dictionary<Int, SessionTable>.Index, _ id: Int, item: Int, isSnapshot: Bool,
         _ encoding: consuming SharedUpdateEncoding, now: Int64
     ) {
-        // The state is read in place (`withTable`): `tables.values[index].state` copied the
+        // The table is read in place (`withTable`): `tables.values[index].state` copied the
         // whole table first where this function was not inlined, some 300 instructions per
         // update (Benchmarks/server-callgrind.sh).
-        if withTable(at: index, { $0.isSubscribing }) {
-            tables.values[index].early.append(.update(item: item, values: encoding.values, isSnapshot: isSnapshot))
-            return
+        if isUnbound {
+            // A subscription still waiting for its `SUBOK` keeps its events before anything.
+            if withTable(at: index, { $0.isSubscribing }) {
+                tables.values[index].early.append(.update(item: item, values: encoding.values, isSnapshot: isSnapshot))
+                return
+            }
+            if holdOrRelease(at: index, id, item: item, values: encoding.values, isSnapshot: isSnapshot, now: now) {
+                return
+            }
         }
-        if isUnbound, holdOrRelease(at: index, id, item: item, values: encoding.values, isSnapshot: isSnapshot, now: now) {
-            return
-        }
+        // With a stream, the table is reached once: each access through `tables.values`
+        // checks that the dictionary's storage is unique, and so on, some 30 instructions.
         let diffMask = self.diffMask
-        let encoded = withTable(at: index) { t -> UnsafeBufferPointer<UInt8>? in
+        let outcome = withTable(at: index) { t -> SharedUpdateOutcome in
+            if t.isSubscribing {
+                t.early.append(.update(item: item, values: encoding.values, isSnapshot: isSnapshot))
+                return .kept
+            }
             guard let grant = t.grant, item >= 1, item <= grant.itemCount, encoding.values.count == grant.fieldCount,
                 encoding.applies(previous: t.rows[item - 1]),
                 let encoded = encoding.encodedBytes(mask: diffMask)
-            else { return nil }
+            else { return .encodeHere }
             t.rows[item - 1] = encoding.values
-            return encoded
+            return .shared(encoded)
         }
-        if let encoded {
+        switch outcome {
+        case .kept:
+            return
+        case .shared(let encoded):
             // The bytes are the encoding's: it must outlive the line.
             withExtendedLifetime(encoding) {
                 emitLine(.update(subscriptionId: id, item: item, encoded: encoded), isUpdate: true, now: now)
             }
-            return
+        case .encodeHere:
+            deliver(at: index, id, .update(item: item, values: encoding.values, isSnapshot: isSnapshot), shared: nil, now: now)
         }
-        deliver(at: index, id, .update(item: item, values: encoding.values, isSnapshot: isSnapshot), shared: nil, now: now)
     }
 
     mutating func deliver(_ id: Int, _ event: TableEvent, shared: SharedUpdateEncoding? = nil, now: Int64) {
@@ -370,4 +382,12 @@ extension SessionStateMachine {
         }
         if let notification { emitData(notification, now: now) }
     }
+}
+
+/// What `handleSharedUpdate` found in the table: the event kept until the `SUBOK`, the bytes
+/// the update shares with other sessions, or a line to encode for this session alone.
+private enum SharedUpdateOutcome {
+    case kept
+    case shared(UnsafeBufferPointer<UInt8>)
+    case encodeHere
 }
