@@ -1,4 +1,4 @@
-import Atomics
+import Synchronization
 import TLCP
 
 /// The encoding of one update of one item for one field schema, shared by every session
@@ -33,7 +33,9 @@ final class SharedUpdateEncoding: @unchecked Sendable {
     /// loading a reference retained the `Encoded` and its bytes for every session and
     /// released them again, atomic operations on counters that all the update's sessions
     /// touch (BENCHMARKS.md, "Encoded bytes read in place").
-    private let published = ManagedAtomic<UnsafeRawPointer?>(nil)
+    /// Stored in the object (`Atomic`): a `ManagedAtomic` was an object of its own for every
+    /// update, and reading it a call for every session.
+    private let published = Atomic<UnsafeRawPointer?>(nil)
 
     /// Encoded values and the diff formats (`mask`) they were made for, in a buffer of their
     /// own that lives as long as this object.
