@@ -10,8 +10,8 @@ import TLCP
 /// The handler is also the WebSocket's write queue as its sessions see it (`OutboundQueue`,
 /// drained by `drain(_:)`): a queue of its own, with a closure calling back into the handler,
 /// cost every idle WebSocket two allocations, some 140 bytes (BENCHMARKS.md, "The WebSocket's
-/// handler is its write queue"). Everything below but the queue's locked state is the event
-/// loop's: only the loop reads or changes it.
+/// handler is its write queue; one table access per shared update"). Everything below but the
+/// queue's locked state is the event loop's: only the loop reads or changes it.
 final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @unchecked Sendable {
     /// The connection's bytes: the pipeline has no frame decoder (`WebSocketFrameParser`).
     typealias InboundIn = ByteBuffer

@@ -303,7 +303,9 @@ extension SessionStateMachine {
             }
         }
         // With a stream, the table is reached once: each access through `tables.values`
-        // checks that the dictionary's storage is unique, and so on, some 30 instructions.
+        // checks that the dictionary's storage is unique, and so on: about 20 instructions per
+        // update (BENCHMARKS.md, "The WebSocket's handler is its write queue; one table access
+        // per shared update").
         let diffMask = self.diffMask
         let outcome = withTable(at: index) { t -> SharedUpdateOutcome in
             if t.isSubscribing {
