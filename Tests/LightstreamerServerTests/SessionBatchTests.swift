@@ -89,6 +89,21 @@ import Testing
         #expect(s.take() == ["SUBOK,3,1,1", "CONF,3,unlimited,filtered", "U,3,1,early"])
     }
 
+    /// The same without a stream: the update waits for the `SUBOK` rather than being held as
+    /// the item's row, and the next stream gets both, in that order.
+    @Test func aSharedUpdateBeforeTheSUBOKFollowsItWithoutAStream() {
+        var (s, _) = Self.twoScripts { script in
+            script.control(.add(SubscribeParameters(subscriptionId: 3, mode: .merge, group: "g", schema: "s")), ack: false)
+        }
+        s.record(s.machine.connectionClosed(SessionScript.stream, now: s.now))
+        let encoding = SharedUpdateEncoding(previous: nil, values: ["early"])
+        s.record(s.machine.tableEvents([(3, .shared(item: 1, isSnapshot: false, encoding: encoding))], now: s.now))
+        s.record(s.machine.subscribeSucceeded(3, grant: SubscriptionGrant(itemCount: 1, fieldCount: 1), now: s.now))
+        let next = ConnectionID(77)
+        s.bind(StreamParameters(sendSync: false), on: next, transport: .webSocket)
+        #expect(s.take(next).filter { $0.hasPrefix("SUBOK,3,") || $0.hasPrefix("U,3,") } == ["SUBOK,3,1,1", "U,3,1,early"])
+    }
+
     /// A session that closes in the middle of a batch (unbound, with too much waiting for a
     /// stream) ignores the batch's remaining events, for every subscription. DISTINCT, whose
     /// updates an unbound session keeps one by one (MERGE ones fold, SessionUnboundFoldingTests).

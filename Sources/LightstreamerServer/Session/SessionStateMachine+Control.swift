@@ -292,20 +292,15 @@ extension SessionStateMachine {
         // The table is read in place (`withTable`): `tables.values[index].state` copied the
         // whole table first where this function was not inlined, some 300 instructions per
         // update (Benchmarks/server-callgrind.sh).
-        if isUnbound {
-            // A subscription still waiting for its `SUBOK` keeps its events before anything.
-            if withTable(at: index, { $0.isSubscribing }) {
-                tables.values[index].early.append(.update(item: item, values: encoding.values, isSnapshot: isSnapshot))
-                return
-            }
-            if holdOrRelease(at: index, id, item: item, values: encoding.values, isSnapshot: isSnapshot, now: now) {
-                return
-            }
+        // Without a stream, MERGE rows fold. A subscription still waiting for its `SUBOK` has no
+        // grant, so nothing is held for it and its event waits below, as with a stream.
+        if isUnbound, holdOrRelease(at: index, id, item: item, values: encoding.values, isSnapshot: isSnapshot, now: now) {
+            return
         }
-        // With a stream, the table is reached once: each access through `tables.values`
-        // checks that the dictionary's storage is unique, and so on: about 20 instructions per
-        // update (BENCHMARKS.md, "The WebSocket's handler is its write queue; one table access
-        // per shared update").
+        // The table is reached once: each access through `tables.values` checks that the
+        // dictionary's storage is unique, and so on: about 20 instructions per update
+        // (BENCHMARKS.md, "The WebSocket's handler is its write queue; one table access per
+        // shared update").
         let diffMask = self.diffMask
         let outcome = withTable(at: index) { t -> SharedUpdateOutcome in
             if t.isSubscribing {
