@@ -235,7 +235,7 @@ public final class ItemEngine: Sendable {
             let ctx = dispatchContext(direct: direct)
             // What the section did: a table-major round (its posts made, the queues it filled
             // to flush), or item by item (and whether it stopped before a table-major update).
-            var round: [any TableEventQueue]?
+            var roundFull: [any TableEventQueue]?
             var beforeRound = false
             store.withLockedValue { s in
                 if direct.owner == 0 {
@@ -251,7 +251,7 @@ public final class ItemEngine: Sendable {
                         maxEntries: Self.eventsPerDrain, eventsPerPost: Self.eventsPerPost, direct: direct, ctx: ctx,
                         effects: &effects)
                     next = r.next
-                    round = r.full
+                    roundFull = r.full
                     return
                 }
                 var sent = 0
@@ -268,7 +268,7 @@ public final class ItemEngine: Sendable {
                 }
                 held &+= sent
             }
-            if let full = round {
+            if let full = roundFull {
                 for queue in full { queue.flush() }
                 run(effects)
                 effects = Effects()

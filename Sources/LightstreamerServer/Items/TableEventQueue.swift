@@ -86,9 +86,6 @@ struct PostedEvents: Sendable {
     private var run: [QueuedTableEvent] = []
 
     var isEmpty: Bool { count == 0 }
-    /// The posts held (the arrays appended).
-    var postCount: Int { batches.count }
-
     /// Whether the posts held are as one: a single post, or posts of one round (which never
     /// hold two runs of the same sink).
     var isOnePost: Bool {
