@@ -103,7 +103,6 @@ final class ScriptedDataAdapter: DataAdapter, @unchecked Sendable {
     }
 }
 
-/// An engine over one adapter set `SET` whose DEFAULT data adapter is `adapter`.
 extension ScriptedDataAdapter {
     /// Sends `updates` as one batch, or one by one.
     func deliver(_ updates: [ItemUpdateEvent], batched: Bool) {
@@ -115,6 +114,7 @@ extension ScriptedDataAdapter {
     }
 }
 
+/// An engine over one adapter set `SET` whose DEFAULT data adapter is `adapter`.
 func makeEngine(
     _ adapter: ScriptedDataAdapter, metadata: any MetadataAdapter = LiteralBasedMetadataAdapter(),
     clock: ManualEngineClock = ManualEngineClock(), cap: Int = 10_000
