@@ -43,15 +43,15 @@ struct NotificationLog: Sendable {
     /// page; each new page doubles up to `pageBytes`.
     static let firstPageBytes = 512
 
-    private var slots = Self.noSlots
+    /// One per notification held, oldest first (a session that never logs one, an idle one,
+    /// allocates none).
+    private var slots = PlainRing<Slot>()
     /// Closed pages still holding some slot's line; `pages.first` is page `firstPage`.
     private var pages = Self.noPages
 
-    /// Empty buffers that every new log starts from: a `CircularBuffer` allocates its storage
-    /// when made, and a session that never logs a notification (an idle one) would keep two
-    /// such allocations, about 110 bytes. Copies share the storage until the first append
-    /// gives the log its own.
-    private static let noSlots = CircularBuffer<Slot>(initialCapacity: 1)
+    /// The empty buffer that every new log starts from: a `CircularBuffer` allocates its
+    /// storage when made, and a session that never logs a notification (an idle one) would keep
+    /// such an allocation. Copies share the storage until the first page closes.
     private static let noPages = CircularBuffer<LogPage>(initialCapacity: 1)
     private var firstPage = 0
     /// The page being filled: page number `firstPage + pages.count` (nil: none yet, or the log
@@ -119,9 +119,7 @@ struct NotificationLog: Sendable {
     func locate(_ progressive: Int) -> Location? {
         let offset = progressive - firstProgressive
         guard offset >= 0, offset < slots.count else { return nil }
-        // The last slot is the common case (the line just logged): no index arithmetic.
-        let slot =
-            offset == slots.count - 1 ? slots[slots.index(before: slots.endIndex)] : slots[slots.index(slots.startIndex, offsetBy: offset)]
+        let slot = slots[offset]
         let pageIndex = pageIndex(of: slot)
         let start = Int(slot.start)
         guard pageIndex <= pages.count, slot.length >= 0, start + slot.length + 2 <= page(pageIndex)?.count ?? 0 else { return nil }
@@ -145,7 +143,7 @@ struct NotificationLog: Sendable {
     func run(after progressive: Int, maxBytes: Int = .max, maxLines: Int = .max) -> Run? {
         let offset = progressive + 1 - firstProgressive
         guard offset >= 0, offset < slots.count else { return nil }
-        var i = slots.index(slots.startIndex, offsetBy: offset)
+        var i = offset
         let first = slots[i]
         let start = Int(first.start)
         guard first.length >= 0, let page = page(pageIndex(of: first)) else { return nil }
@@ -155,8 +153,8 @@ struct NotificationLog: Sendable {
         var end = start + first.length + 2
         var lines = 1
         var updates = first.isUpdate ? 1 : 0
-        i = slots.index(after: i)
-        while i != slots.endIndex, lines < maxLines {
+        i += 1
+        while i < slots.count, lines < maxLines {
             let next = slots[i]
             guard next.page == first.page, Int(next.start) == end, next.length >= 0,
                 end - start + next.length + 2 <= maxBytes
@@ -164,7 +162,7 @@ struct NotificationLog: Sendable {
             end += next.length + 2
             lines += 1
             if next.isUpdate { updates += 1 }
-            i = slots.index(after: i)
+            i += 1
         }
         guard end <= page.count else { return nil }
         return Run(span: LogPage.Span(page: page, start: start, end: end), lines: lines, updates: updates)
@@ -191,17 +189,22 @@ struct NotificationLog: Sendable {
     /// Drops delivered entries (progressive ≤ `delivered`) older than the window or beyond the
     /// count limit.
     mutating func prune(delivered: Int, now: Int64, windowMillis: Int, maxCount: Int) {
-        var dropped = false
-        while let first = slots.first, firstProgressive <= delivered {
-            let tooMany = slots.count > maxCount
-            let tooOld = Saturating.subtract(now, first.atMillis) > Int64(windowMillis)
+        let held = slots.count
+        guard held > 0, delivered >= firstProgressive else { return }
+        // The slots that may go (delivered ones), counted first and then dropped together.
+        let deliveredHeld = min(held - 1, delivered - firstProgressive) + 1
+        var drop = 0
+        while drop < deliveredHeld {
+            let slot = slots[drop]
+            let tooMany = held - drop > maxCount
+            let tooOld = Saturating.subtract(now, slot.atMillis) > Int64(windowMillis)
             guard tooMany || tooOld else { break }
-            heldBytes -= first.length
-            slots.removeFirst()
-            firstProgressive += 1
-            dropped = true
+            heldBytes -= slot.length
+            drop += 1
         }
-        guard dropped else { return }
+        guard drop > 0 else { return }
+        slots.removeFirst(drop)
+        firstProgressive += drop
         // Free the closed pages no slot points into any more.
         let keepFrom = firstPage + (slots.first.map(pageIndex(of:)) ?? pages.count)
         while firstPage < keepFrom, !pages.isEmpty {
