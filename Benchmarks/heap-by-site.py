@@ -10,6 +10,7 @@ them, default 1), and the difference divided by SESSIONS: what each added sessio
 start-up and warm-up cancelled out. Prints the total and the sites of at least 6 bytes.
 """
 import collections
+import os
 import re
 import subprocess
 import sys
@@ -53,7 +54,7 @@ def main():
         input="\n".join(k for _, k in shown), capture_output=True, text=True,
     ).stdout.split("\n")
     for (v, _), name in zip(shown, names):
-        print("%7.0f  %s" % (v, name[:160]))
+        print("%7.0f  %s" % (v, name[:int(os.environ.get("WIDTH", "160"))]))
 
 
 if __name__ == "__main__":
