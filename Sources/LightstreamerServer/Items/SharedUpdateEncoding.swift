@@ -96,11 +96,13 @@ final class SharedUpdateEncoding: @unchecked Sendable {
 
     /// Encodes for `mask` and publishes the result unless another session did first (two may
     /// encode at once: the first stored wins, and a session with other formats than the
-    /// winner's encodes by itself); returns what is published.
+    /// winner's encodes by itself); returns what is published. The formats' set is one of the
+    /// sessions' shared ones: made here, its two inserts cost some 2,900 instructions per
+    /// update of an item (Benchmarks/server-callgrind.sh).
     private func publish(mask: UInt8) -> UnsafeRawPointer {
         let encoded = Encoded(
             mask: mask,
-            bytes: UpdateNotification.encodedValues(UpdateCodec.encode(previous: previous, current: values, diffs: Self.diffs(mask: mask))))
+            bytes: UpdateNotification.encodedValues(UpdateCodec.encode(previous: previous, current: values, diffs: SessionStateMachine.diffSet(mask: mask))))
         let mine = UnsafeRawPointer(Unmanaged.passRetained(encoded).toOpaque())
         let (stored, winner) = published.compareExchange(expected: nil, desired: mine, ordering: .acquiringAndReleasing)
         // A failed exchange found the winner's pointer (only an exchange stores, and nothing
@@ -126,14 +128,6 @@ final class SharedUpdateEncoding: @unchecked Sendable {
         case (let a?, let b?): same(a, b)
         default: false
         }
-    }
-
-    /// The formats of `mask(_:)`'s bits.
-    static func diffs(mask: UInt8) -> Set<DiffFormat> {
-        var diffs: Set<DiffFormat> = []
-        if mask & 1 != 0 { diffs.insert(.jsonPatch) }
-        if mask & 2 != 0 { diffs.insert(.tlcpDiff) }
-        return diffs
     }
 
     /// The formats as bits: comparing two sets costs hashing, which this path cannot afford.
