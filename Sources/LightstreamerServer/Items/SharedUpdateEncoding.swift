@@ -102,7 +102,8 @@ final class SharedUpdateEncoding: @unchecked Sendable {
     private func publish(mask: UInt8) -> UnsafeRawPointer {
         let encoded = Encoded(
             mask: mask,
-            bytes: UpdateNotification.encodedValues(UpdateCodec.encode(previous: previous, current: values, diffs: SessionStateMachine.diffSet(mask: mask))))
+            bytes: UpdateNotification.encodedValues(
+                UpdateCodec.encode(previous: previous, current: values, diffs: SessionStateMachine.diffSet(mask: mask))))
         let mine = UnsafeRawPointer(Unmanaged.passRetained(encoded).toOpaque())
         let (stored, winner) = published.compareExchange(expected: nil, desired: mine, ordering: .acquiringAndReleasing)
         // A failed exchange found the winner's pointer (only an exchange stores, and nothing
