@@ -20,10 +20,23 @@ final class KeepaliveWheel: Sendable {
     /// Longest time ahead a timer may be armed here.
     let maxAheadMillis: Int64
 
+    /// 16 bytes: the session and, packed in one word, the timer's generation and which of the
+    /// wheel's two timers it is. With the timer as a `SessionTimer` (an enum with a string in
+    /// one case) an entry was 40 bytes, and every session has one or two.
     private struct Entry {
         let session: ServerSession
-        let timer: SessionTimer
-        let generation: UInt64
+        /// The generation shifted left once, the low bit set for `sync`. A session's
+        /// generations count its timers' armings from 1 (`SessionTimers`): they never reach
+        /// 2^63.
+        let packed: UInt64
+
+        init(session: ServerSession, timer: SessionTimer, generation: UInt64) {
+            self.session = session
+            packed = generation &<< 1 | (timer == .sync ? 1 : 0)
+        }
+
+        var timer: SessionTimer { packed & 1 == 1 ? .sync : .keepalive }
+        var generation: UInt64 { packed &>> 1 }
     }
 
     private struct State {
@@ -41,9 +54,9 @@ final class KeepaliveWheel: Sendable {
     }
 
     /// Arms `timer` of `session` for `atMillis` (monotonic ms); false when it is too far ahead
-    /// for the wheel.
+    /// for the wheel, or is neither `keepalive` nor `sync`.
     func arm(_ session: ServerSession, _ timer: SessionTimer, generation: UInt64, atMillis: Int64, now: Int64) -> Bool {
-        guard Saturating.subtract(atMillis, now) <= maxAheadMillis else { return false }
+        guard timer == .keepalive || timer == .sync, Saturating.subtract(atMillis, now) <= maxAheadMillis else { return false }
         let slot = Saturating.add(atMillis, granularityMillis - 1) / granularityMillis
         let start = state.withLockedValue { s -> Bool in
             s.slots[slot, default: []].append(Entry(session: session, timer: timer, generation: generation))
