@@ -8,15 +8,20 @@ import Testing
     @Test func followsAnArrayThroughAppendsAndRemovals() {
         var ring = PlainRing<Int>()
         var model: [Int] = []
-        var generator = SplitMix(seed: 11)
+        // A fixed linear congruential sequence, so that a failure repeats.
+        var state: UInt64 = 11
+        func random() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
         var next = 0
         for _ in 0..<20_000 {
-            if generator.next() % 3 != 0 {
+            if random() % 3 != 0 {
                 ring.append(next)
                 model.append(next)
                 next += 1
             } else {
-                let k = Int(generator.next() % 7)
+                let k = Int(random() % 7)
                 ring.removeFirst(k)
                 model.removeFirst(min(k, model.count))
             }
@@ -59,18 +64,5 @@ import Testing
         a.append(200)
         #expect((0..<a.count).map { a[$0] } == [2, 3, 4, 5, 200])
         #expect((0..<b.count).map { b[$0] } == [0, 1, 2, 3, 4, 5, 100])
-    }
-}
-
-/// A small deterministic generator, so that a failure repeats.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
