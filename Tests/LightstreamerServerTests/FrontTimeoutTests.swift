@@ -184,6 +184,20 @@ import Testing
         #expect(WebSocketSessionObserver.lastLine(of: Self.view("\r\n")).isEmpty)
     }
 
+    /// The scan on the frame's contiguous bytes finds what the view's last line shows.
+    @Test func theLastLineOnContiguousBytesIsTheViewsLastLine() {
+        for text in ["REQOK,1\r\nEND,31,x\r\n", "LOOP,0\r\n", "U,1,1,a", "\r\n", "", "\n\nLOOP,0", "U,1,1,LOOP,\r\n", "END"] {
+            let view = Self.view(text)
+            let last = WebSocketSessionObserver.lastLine(of: view)
+            #expect(
+                WebSocketSessionObserver.lastLineEndsStream(view)
+                    == (last.starts(with: Array("LOOP,".utf8)) || last.starts(with: Array("END,".utf8))),
+                "\(text.debugDescription)")
+            let range = Array(text.utf8).withUnsafeBufferPointer { WebSocketSessionObserver.lastLineRange($0) }
+            #expect(Array(text.utf8)[range] == Array(last)[...], "\(text.debugDescription)")
+        }
+    }
+
     /// The changes the WebSocket's session timeout follows: bound at `CONOK`, unbound at a
     /// frame ending in `LOOP` or `END`, nothing for other frames.
     @Test func reportsBindsAndUnbinds() {

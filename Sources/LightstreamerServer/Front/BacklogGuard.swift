@@ -8,14 +8,24 @@ enum BacklogGuard {
     /// Whether writing `incoming` more bytes on `channel` would pass `limit`. Called on the
     /// channel's event loop.
     static func wouldExceed(_ channel: any Channel, incoming: Int, limit: Int) -> Bool {
+        wouldExceed(isWritable: channel.isWritable, incoming: incoming, limit: limit) { bufferedBytes(of: channel) }
+    }
+
+    /// The same for a channel whose writability the caller tracks; `buffered` gives the exact
+    /// count of unsent bytes (asked only when writability cannot settle it).
+    static func wouldExceed(isWritable: Bool, incoming: Int, limit: Int, buffered: () -> Int?) -> Bool {
         guard incoming > 0 else { return false }
         // A writable channel holds at most its high water mark (the server keeps NIO's
         // default): no need to ask for the exact count, which costs more than the write.
-        if channel.isWritable && incoming <= limit - Self.defaultHighWaterMark { return false }
-        guard let options = channel.syncOptions,
-            let buffered = try? options.getOption(ChannelOptions.bufferedWritableBytes)
-        else { return false }
+        if isWritable && incoming <= limit - Self.defaultHighWaterMark { return false }
+        guard let buffered = buffered() else { return false }
         return buffered + incoming > limit
+    }
+
+    /// The bytes `channel` holds unsent (nil if it cannot tell). On the channel's event loop.
+    static func bufferedBytes(of channel: any Channel) -> Int? {
+        guard let options = channel.syncOptions else { return nil }
+        return try? options.getOption(ChannelOptions.bufferedWritableBytes)
     }
 
     /// NIO's default `WriteBufferWaterMark.high`; no channel of the server sets another.

@@ -55,6 +55,16 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     private let sessionTimeoutMillis: Int?
     private var sessionTimer: Scheduled<Void>?
     private var sessionTimerGeneration = 0
+    /// The channel's writability, as its events tell it (`channelWritabilityChanged`, and
+    /// when the handler is added): a write reads it here rather than through
+    /// `context.channel`, which retained and released the channel and loaded atomics of
+    /// objects of their own (`isActive`, `isWritable`), cold in the cache for every session's
+    /// write (BENCHMARKS.md, "The write path without the channel's getters"). Whether the
+    /// channel is still active is `context` (let go at `channelInactive`) and `closing`.
+    private var writable = true
+    /// The allocator of the server's channels: none sets another than NIO's default (kept
+    /// once here rather than in every handler: 32 bytes of function pointers).
+    private static let allocator = ByteBufferAllocator()
     private lazy var drainWatch = DrainWatch(limitMillis: manager.settings.maxUndrainedMillis)
 
     /// `maxMessageBytes`: the most a frame, or a message over its fragments, may carry (close
@@ -75,6 +85,7 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        writable = context.channel.isWritable
         manager.metrics.update { $0.connectionsOpen += 1 }
         armSessionTimer(context: context)
     }
@@ -102,6 +113,7 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
+        writable = context.channel.isWritable
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         drainWatch.writabilityChanged(context: context) {
             let (handler, context) = loopBound.value
@@ -155,11 +167,12 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     }
 
     private func write(_ ops: [Op], context: ChannelHandlerContext) {
-        // Read once: each `context.channel` retains and releases the channel.
-        let channel = context.channel
-        guard channel.isActive, !closing else { return }
+        guard !closing else { return }
         let limit = manager.settings.maxBacklogBytes
-        if BacklogGuard.wouldExceed(channel, incoming: BacklogGuard.bytes(of: ops), limit: limit) {
+        let exceeds = BacklogGuard.wouldExceed(isWritable: writable, incoming: BacklogGuard.bytes(of: ops), limit: limit) {
+            BacklogGuard.bufferedBytes(of: context.channel)
+        }
+        if exceeds {
             logger.info(
                 "closing a WebSocket whose client does not read: unsent data passed maxBacklogBytes",
                 metadata: sessionMetadata(["connection": "\(connectionID)", "maxBacklogBytes": "\(limit)"]))
@@ -168,13 +181,12 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
             context.close(promise: nil)
             return
         }
-        let allocator = channel.allocator
         for op in ops {
             switch op {
             case .text(let text):
-                writeText(text, allocator: allocator, context: context)
+                writeText(text, allocator: Self.allocator, context: context)
             case .reply(_, let line):
-                if let line { writeText(line + "\r\n", allocator: allocator, context: context) }
+                if let line { writeText(line + "\r\n", allocator: Self.allocator, context: context) }
             case .end(let closeSocket):
                 stream = .none
                 if closeSocket { close(context: context) }
