@@ -45,6 +45,15 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     /// RFC 6455's rules on the client's frames: fragments joined, violations found.
     private var inbound: WebSocketInbound
     private var closing = false
+    /// The channel's writability, as its events tell it (`channelWritabilityChanged`, and
+    /// when the handler is added): a write reads it here rather than through
+    /// `context.channel`, which retained and released the channel and loaded atomics of
+    /// objects of their own (`isActive`, `isWritable`), cold in the cache for every session's
+    /// write (BENCHMARKS.md, "The write path without the channel's getters"). Whether the
+    /// channel is still active is `context` (let go at `channelInactive`) and `closing`.
+    /// Declared beside `closing`, so that it takes a byte of the padding there rather than
+    /// eight more bytes of every handler.
+    private var writable = true
     /// Told of every text frame written: when a session is bound here and when not.
     private var sessionObserver = WebSocketSessionObserver()
     /// How long the WebSocket may go without a session bound on it, after the upgrade and
@@ -55,13 +64,6 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     private let sessionTimeoutMillis: Int?
     private var sessionTimer: Scheduled<Void>?
     private var sessionTimerGeneration = 0
-    /// The channel's writability, as its events tell it (`channelWritabilityChanged`, and
-    /// when the handler is added): a write reads it here rather than through
-    /// `context.channel`, which retained and released the channel and loaded atomics of
-    /// objects of their own (`isActive`, `isWritable`), cold in the cache for every session's
-    /// write (BENCHMARKS.md, "The write path without the channel's getters"). Whether the
-    /// channel is still active is `context` (let go at `channelInactive`) and `closing`.
-    private var writable = true
     /// The allocator of the server's channels: none sets another than NIO's default (kept
     /// once here rather than in every handler: 32 bytes of function pointers).
     private static let allocator = ByteBufferAllocator()
