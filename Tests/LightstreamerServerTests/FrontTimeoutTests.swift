@@ -184,17 +184,16 @@ import Testing
         #expect(WebSocketSessionObserver.lastLine(of: Self.view("\r\n")).isEmpty)
     }
 
-    /// The scan on the frame's contiguous bytes finds what the view's last line shows.
-    @Test func theLastLineOnContiguousBytesIsTheViewsLastLine() {
-        for text in ["REQOK,1\r\nEND,31,x\r\n", "LOOP,0\r\n", "U,1,1,a", "\r\n", "", "\n\nLOOP,0", "U,1,1,LOOP,\r\n", "END"] {
-            let view = Self.view(text)
-            let last = WebSocketSessionObserver.lastLine(of: view)
-            #expect(
-                WebSocketSessionObserver.lastLineEndsStream(view)
-                    == (last.starts(with: Array("LOOP,".utf8)) || last.starts(with: Array("END,".utf8))),
-                "\(text.debugDescription)")
-            let range = Array(text.utf8).withUnsafeBufferPointer { WebSocketSessionObserver.lastLineRange($0) }
-            #expect(Array(text.utf8)[range] == Array(last)[...], "\(text.debugDescription)")
+    /// A frame's last line, found on its contiguous bytes, ends a stream only when it is a
+    /// `LOOP` or an `END`, whatever line ends surround it.
+    @Test func onlyALastLOOPOrENDEndsAStream() {
+        let cases: [(String, Bool)] = [
+            ("REQOK,1\r\nEND,31,x\r\n", true), ("LOOP,0\r\n", true), ("\n\nLOOP,0", true), ("END,1,x", true),
+            ("U,1,1,a", false), ("\r\n", false), ("", false), ("U,1,1,LOOP,\r\n", false), ("LOOP,0\r\nU,1,1,a\r\n", false),
+            ("END", false),
+        ]
+        for (text, ends) in cases {
+            #expect(WebSocketSessionObserver.lastLineEndsStream(Self.view(text)) == ends, "\(text.debugDescription)")
         }
     }
 
