@@ -186,9 +186,9 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
         for op in ops {
             switch op {
             case .text(let text):
-                writeText(text, allocator: Self.allocator, context: context)
+                writeText(text, context: context)
             case .reply(_, let line):
-                if let line { writeText(line + "\r\n", allocator: Self.allocator, context: context) }
+                if let line { writeText(line + "\r\n", context: context) }
             case .end(let closeSocket):
                 stream = .none
                 if closeSocket { close(context: context) }
@@ -197,9 +197,9 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
         context.flush()
     }
 
-    private func writeText(_ text: String, allocator: ByteBufferAllocator, context: ChannelHandlerContext) {
+    private func writeText(_ text: String, context: ChannelHandlerContext) {
         guard !closing else { return }
-        let frame = WebSocketTextFrame(text, allocator: allocator)
+        let frame = WebSocketTextFrame(text, allocator: Self.allocator)
         switch sessionObserver.textWritten(frame.payload) {
         case .bound?: disarmSessionTimer()
         case .unbound?: armSessionTimer(context: context)
@@ -245,7 +245,7 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
             // Nothing follows a close frame (RFC 6455 §5.5.1).
             guard !closing else { return }
             let pong = WebSocketServerFrame.encode(
-                opcode: WebSocketServerFrame.pong, payload: payload, allocator: context.channel.allocator)
+                opcode: WebSocketServerFrame.pong, payload: payload, allocator: Self.allocator)
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
         case .close:
             closeReplying(.normalClosure, context: context)
@@ -261,9 +261,9 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     private func closeReplying(_ code: WebSocketErrorCode, context: ChannelHandlerContext) {
         guard !closing else { return }
         closing = true
-        var data = context.channel.allocator.buffer(capacity: 2)
+        var data = Self.allocator.buffer(capacity: 2)
         data.write(webSocketErrorCode: code)
-        let frame = WebSocketServerFrame.encode(opcode: WebSocketServerFrame.close, payload: data, allocator: context.channel.allocator)
+        let frame = WebSocketServerFrame.encode(opcode: WebSocketServerFrame.close, payload: data, allocator: Self.allocator)
         context.writeAndFlush(wrapOutboundOut(frame)).whenComplete {
             [channel = context.channel] _ in
             channel.close(promise: nil)
