@@ -82,10 +82,8 @@ extension ServerSession {
                 let generation = s.timers.nextGeneration()
                 // The timers every bound stream keeps armed (a PROBE's, and SYNC's unless the
                 // client turned it off) go on the loop's wheel: no scheduled task of their own
-                // per session, about 150 bytes each.
-                if timer == .keepalive || timer == .sync,
-                    keepaliveWheel.arm(self, timer, generation: generation, atMillis: at, now: monotonicMillis())
-                {
+                // per session, about 150 bytes each. The wheel refuses the others.
+                if keepaliveWheel.arm(self, timer, generation: generation, atMillis: at, now: monotonicMillis()) {
                     s.timers.armedOnWheel(timer, generation: generation)
                     continue
                 }
