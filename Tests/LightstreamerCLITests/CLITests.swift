@@ -45,8 +45,11 @@ import Testing
         p.executableURL = binary
         p.arguments = arguments
         var env = ProcessInfo.processInfo.environment
-        env["LS_MPN_STORE_DIR"] = FileManager.default.temporaryDirectory.appendingPathComponent("cli-tests-\(UUID().uuidString)").path
+        let storeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-tests-\(UUID().uuidString)")
+        env["LS_MPN_STORE_DIR"] = storeDirectory.path
         env.merge(environment) { _, new in new }
+        // The run's own token store goes with the run (a caller's `LS_MPN_STORE_DIR` is the caller's).
+        defer { if environment["LS_MPN_STORE_DIR"] == nil { try? FileManager.default.removeItem(at: storeDirectory) } }
         p.environment = env
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         p.standardInput = stdin
