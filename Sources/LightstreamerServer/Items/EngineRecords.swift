@@ -215,17 +215,20 @@ final class TableRecord: @unchecked Sendable {
     /// `send(_:shared:)` for an `EngineEvent`.
     func send(_ event: consuming EngineEvent) -> Bool {
         guard !closed else { return false }
-        outbox.append(.event(event))
+        outbox.append(.event(consume event))
         return claimDrain()
     }
 
     /// `send(_:ctx:)` for an update whose row is `encoding.values` (`EngineEvent.shared`).
     func sendShared(item: Int, isSnapshot: Bool, _ encoding: consuming SharedUpdateEncoding, ctx: DispatchContext) -> Bool {
-        send(.shared(item: item, isSnapshot: isSnapshot, encoding: encoding), ctx: ctx)
+        // `consume`: the event takes this reference. Copied, it was retained for the event and
+        // released here, two atomic operations per event on a counter that the producer and
+        // both loops touch (Benchmarks/server-callgrind-functions.sh).
+        send(.shared(item: item, isSnapshot: isSnapshot, encoding: consume encoding), ctx: ctx)
     }
 
     func send(_ event: consuming TableEvent, shared: consuming SharedUpdateEncoding?, ctx: DispatchContext) -> Bool {
-        send(.event(event, shared), ctx: ctx)
+        send(.event(consume event, consume shared), ctx: ctx)
     }
 
     /// `send(_:shared:)`, straight to the sink's queue when the section posts directly and
