@@ -181,6 +181,56 @@ extension LogPageTests {
         #expect(batch.machine.isClosed)
     }
 
+    /// Lines of every length around a page's end (text lines and shared `U` lines, whose head
+    /// the log counts only near the end, `DataLine.maxByteCount`): each reads back whole, and
+    /// the pages between them hold their lines back to back.
+    @Test func linesAtPageBoundariesReadBackWhole() {
+        var log = NotificationLog()
+        var expected: [String] = []
+        let encoded = Array("v|w|x".utf8)
+        encoded.withUnsafeBufferPointer { encoded in
+            for i in 0..<3_000 {
+                if i % 3 == 0 {
+                    // Heads of 6 to 12 bytes: `U,<id>,<item>,`.
+                    let id = [1, 42, 12_345][i % 9 / 3], item = i % 1_000 + 1
+                    _ = log.append(.update(subscriptionId: id, item: item, encoded: encoded), isUpdate: true, now: 0)
+                    expected.append("U,\(id),\(item),v|w|x")
+                } else {
+                    let line = "OV,1,1," + String(repeating: "z", count: (i * 37) % 130)
+                    _ = log.append(line, isUpdate: false, now: 0)
+                    expected.append(line)
+                }
+            }
+        }
+        for (offset, line) in expected.enumerated() {
+            #expect(log.entry(offset + 1)?.line == line, "line \(offset + 1)")
+        }
+    }
+
+    /// The first page (`firstPageBytes`) filled so that the next line has from one byte too few
+    /// to one byte more than it needs with its CR-LF: it reads back whole either way, and shares
+    /// the page (one run with the line before) exactly when it fits.
+    @Test(arguments: -2...2)
+    func aLineJustFittingOrNotFittingThePage(spare: Int) {
+        let encoded = Array("v|w".utf8)
+        let next = "U,7,3,v|w" // the shared line below, 9 bytes
+        for shared in [false, true] {
+            var log = NotificationLog()
+            let first = String(repeating: "a", count: NotificationLog.firstPageBytes - 2 - (next.utf8.count + 2 + spare))
+            _ = log.append(first, isUpdate: false, now: 0)
+            if shared {
+                encoded.withUnsafeBufferPointer {
+                    _ = log.append(.update(subscriptionId: 7, item: 3, encoded: $0), isUpdate: true, now: 0)
+                }
+            } else {
+                _ = log.append(next, isUpdate: true, now: 0)
+            }
+            #expect(log.entry(1)?.line == first)
+            #expect(log.entry(2)?.line == next, "spare \(spare), shared \(shared)")
+            #expect((log.run(after: 0)?.lines ?? 0) == (spare >= 0 ? 2 : 1), "spare \(spare), shared \(shared)")
+        }
+    }
+
     @Test func readsAreClampedToWhatWasWritten() {
         let page = LogPage(capacity: 16)
         _ = page.append(.text("abc"))

@@ -22,6 +22,17 @@ enum DataLine {
         }
     }
 
+    /// At least `byteCount`, and found without counting the head's digits: `maxHeadBytes` for
+    /// the head of a `U` line (`NotificationLog.append` counts them only when a page has less
+    /// room than this; counting them for every line was some 20 instructions per update,
+    /// Benchmarks/server-callgrind-functions.sh).
+    var maxByteCount: Int {
+        switch self {
+        case .text(let text): text.utf8.count
+        case .update(_, _, let encoded): UpdateNotification.maxHeadBytes + encoded.count
+        }
+    }
+
     /// Writes the line's bytes at the start of `out`, which has room for `byteCount` of them;
     /// returns how many it wrote (`byteCount`, or fewer if `out` is shorter).
     func write(into out: UnsafeMutableBufferPointer<UInt8>) -> Int {

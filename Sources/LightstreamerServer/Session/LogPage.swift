@@ -26,15 +26,20 @@ final class LogPage: @unchecked Sendable {
     /// Room left.
     var free: Int { capacity - count }
 
-    /// Appends `line` and its CR-LF; returns where the line starts. The caller checked that
-    /// `line.byteCount + 2` bytes are `free`.
-    func append(_ line: DataLine) -> Int {
+    /// Appends `line` and its CR-LF; returns where the line starts and its length without the
+    /// CR-LF. The caller checked that `line.byteCount + 2` bytes are `free`; the page itself
+    /// never writes past its end (a line with too little room would come out cut short, which
+    /// `NotificationLogTests.linesAtPageBoundariesReadBackWhole` would see).
+    @inline(__always)
+    func append(_ line: DataLine) -> (start: Int, length: Int) {
         let start = count
-        let written = line.write(into: UnsafeMutableBufferPointer(start: base + start, count: capacity - start))
+        let room = capacity - start
+        guard room >= 2 else { return (start, 0) }
+        let written = line.write(into: UnsafeMutableBufferPointer(start: base + start, count: room - 2))
         base[start + written] = UInt8(ascii: "\r")
         base[start + written + 1] = UInt8(ascii: "\n")
         count = start + written + 2
-        return start
+        return (start, written)
     }
 
     /// Calls `body` with the bytes from `start` to `end`, clamped to what was written (bounds

@@ -73,11 +73,14 @@ struct NotificationLog: Sendable {
     }
 
     mutating func append(_ line: DataLine, isUpdate: Bool, now: Int64) -> Int {
-        let length = line.byteCount
         // The current page is used through the optional, which borrows it: a page returned
-        // by a helper was retained and released for every line.
-        if (current?.free ?? -1) < length + 2 { startPage(for: length + 2) }
-        let start = current?.append(line) ?? 0
+        // by a helper was retained and released for every line. The line's exact length is
+        // counted only when the page may not hold its longest form.
+        if (current?.free ?? -1) < line.maxByteCount + 2 {
+            let needed = line.byteCount + 2
+            if (current?.free ?? -1) < needed { startPage(for: needed) }
+        }
+        let (start, length) = current?.append(line) ?? (0, 0)
         slots.append(
             Slot(
                 atMillis: now, length: length, page: UInt32(truncatingIfNeeded: firstPage + pages.count),
