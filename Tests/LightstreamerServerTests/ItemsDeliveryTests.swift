@@ -192,7 +192,7 @@ final class HoldingQueue: TableEventQueue, @unchecked Sendable {
             self.events += events
             _postSizes.append(events.count)
             _postRounds.append(round)
-            _postSinks.append(events.map { ObjectIdentifier($0.sink) })
+            _postSinks.append(events.resolvedSinks.compactMap { $0.map { ObjectIdentifier($0) } })
             events = []
         }
         return false
@@ -208,11 +208,17 @@ final class HoldingQueue: TableEventQueue, @unchecked Sendable {
             defer { events = [] }
             return events
         }
-        for e in taken { e.deliver() }
+        for (e, sink) in zip(taken, taken.resolvedSinks) {
+            guard let sink else {
+                Issue.record("an event continues a run that no event before it started")
+                continue
+            }
+            e.deliver(continuing: sink)
+        }
     }
     var held: Int { lock.withLock { events.count } }
     /// The sink of each event held.
-    var heldSinks: [any QueuedTableSink] { lock.withLock { events.map(\.sink) } }
+    var heldSinks: [any QueuedTableSink] { lock.withLock { events.resolvedSinks.compactMap { $0 } } }
 }
 
 /// Records the rows a queued sink receives.

@@ -163,6 +163,9 @@ final class TableRecord: @unchecked Sendable {
     @exclusivity(unchecked) var firstIsSnapshot = PositionSet()
     /// `sink` when it takes its events through a shared queue (`ItemEngine.run` groups them).
     let queuedSink: (any QueuedTableSink)?
+    /// `queuedSink`'s identity, compared per event without loading the existential
+    /// (`QueuedPosts.append(_:of:slot:)`).
+    let queuedSinkId: ObjectIdentifier?
     /// `queuedSink`'s queue, read once here: asking the sink for it per event cost the
     /// producer two cache misses per session (the sink, then its session).
     let queue: (any TableEventQueue)?
@@ -191,6 +194,7 @@ final class TableRecord: @unchecked Sendable {
         self.sink = sink
         self.sharingSink = sink as? any SharedEncodingTableSink
         self.queuedSink = sink as? any QueuedTableSink
+        self.queuedSinkId = queuedSink.map { ObjectIdentifier($0) }
         self.queue = queuedSink?.queue
         self.queueId = queue.map { ObjectIdentifier($0) }
         self.mode = plan.mode
@@ -248,9 +252,8 @@ final class TableRecord: @unchecked Sendable {
         else { return send(event) }
         // Read in place rather than bound to locals (checked just above): each binding was a
         // retain and a release per event (Benchmarks/server-callgrind.sh).
-        let queued = QueuedTableEvent(sink: queuedSink.unsafelyUnwrapped, payload: event)
         guard owner != 0 else {
-            ctx.direct?.append(queued, of: self, slot: nil)
+            ctx.direct?.append(consume event, of: self, slot: nil)
             return false
         }
         var claimed = false
@@ -260,7 +263,7 @@ final class TableRecord: @unchecked Sendable {
             batchSlot = ctx.direct?.claimSlot() ?? 0
             claimed = true
         }
-        ctx.direct?.append(queued, of: self, slot: batchSlot)
+        ctx.direct?.append(consume event, of: self, slot: batchSlot)
         return claimed
     }
 

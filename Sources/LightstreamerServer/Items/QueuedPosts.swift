@@ -4,6 +4,10 @@ struct QueuedPosts {
     private struct Group {
         let queue: any TableEventQueue
         var events: [QueuedTableEvent] = []
+        /// The sink of the last event appended, which an event of `events` holds (so no other
+        /// sink can have its address meanwhile): a next event of that sink continues its run
+        /// without a reference of its own (`QueuedTableEvent.init(continuing:)`).
+        var lastSink: ObjectIdentifier?
         /// The table slot of each event when they came with one (`append(_:to:slot:)`):
         /// `post()` then orders the events by table.
         var slots: [UInt32] = []
@@ -76,15 +80,27 @@ struct QueuedPosts {
     /// `post()` groups each table's events together, in order; nil outside a batch.
     mutating func append(_ event: consuming QueuedTableEvent, to queue: any TableEventQueue, slot: UInt32? = nil) {
         if currentQueue != ObjectIdentifier(queue) { checkOut(queue) }
+        current?.lastSink = event.sink.map { ObjectIdentifier($0) }
         appendToCurrent(event, slot: slot)
     }
 
-    /// `append(_:to:slot:)` for an event of `table`, whose queue is read only when it is not
+    /// Appends `payload` for the sink of `table` (which has one): as the continuation of the run
+    /// appended last when that run is the same sink's, else as a run of its own (see
+    /// `QueuedTableEvent.sink`). A run's events stay together when `post()` orders them by
+    /// slot: they all have their table's slot. `table`'s queue is read only when it is not
     /// the current group's: passing it per event cost a retain and a release of the queue,
     /// which every session of a loop shares.
-    mutating func append(_ event: consuming QueuedTableEvent, of table: TableRecord, slot: UInt32?) {
+    mutating func append(_ payload: consuming EngineEvent, of table: TableRecord, slot: UInt32?) {
         if currentQueue != table.queueId, let queue = table.queue { checkOut(queue) }
-        appendToCurrent(event, slot: slot)
+        guard let id = table.queuedSinkId else { return }
+        if current?.lastSink == id {
+            appendToCurrent(QueuedTableEvent(continuing: payload), slot: slot)
+        } else {
+            current?.lastSink = id
+            // Read in place (`queuedSinkId` is set exactly when `queuedSink` is): bound to a
+            // local, the sink was retained twice and released once more per event.
+            appendToCurrent(QueuedTableEvent(sink: table.queuedSink.unsafelyUnwrapped, payload: payload), slot: slot)
+        }
     }
 
     @inline(__always)
@@ -187,8 +203,8 @@ final class DirectPosts: @unchecked Sendable {
     /// (`ctx.direct?.append`), which borrows this object, where reaching `posts` through
     /// `unsafelyUnwrapped` retained and released it for every event.
     @inline(__always)
-    func append(_ event: consuming QueuedTableEvent, of table: TableRecord, slot: UInt32?) {
-        posts.append(event, of: table, slot: round == 0 ? slot : nil)
+    func append(_ payload: consuming EngineEvent, of table: TableRecord, slot: UInt32?) {
+        posts.append(payload, of: table, slot: round == 0 ? slot : nil)
     }
 
     /// Posts what is held (see `QueuedPosts.post(round:)`); slots start again from 0.

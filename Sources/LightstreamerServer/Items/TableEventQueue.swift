@@ -6,7 +6,8 @@ import NIOCore
 ///
 /// The queue must hand every posted event to its sink (`SharedEncodingTableSink.deliver`) in
 /// the order posted, and `flush()` must return only once everything posted before the call has
-/// been handed over.
+/// been handed over. An event without a sink goes to the sink of the event before it in its
+/// post (`QueuedTableEvent.sink`): a post's first event always has one.
 protocol TableEventQueue: AnyObject, Sendable {
     /// Queues `events`, in order, and leaves `events` empty. Returns true when the queue is
     /// full: the caller must call `flush()` once it holds no lock (the engine may post under
@@ -45,13 +46,18 @@ protocol QueuedTableSink: SharedEncodingTableSink {
 
 extension QueuedTableSink {
     func deliver(run: inout [QueuedTableEvent], handleNow: Bool) {
-        run.moveOutInOrder { $0.deliver() }
+        run.moveOutInOrder { $0.deliver(continuing: self) }
     }
 }
 
 /// One event for one sink, waiting in a `TableEventQueue`.
 struct QueuedTableEvent: Sendable {
-    let sink: any QueuedTableSink
+    /// The event's sink; nil: the sink of the event before it in its post, of which it
+    /// continues the run (`QueuedPosts.append(_:of:slot:)`). A run's first event holds the
+    /// sink, and so keeps it alive while the others travel with it. One reference per event
+    /// was a retain on the producer's thread and a release on the loop's for every event of a
+    /// tick (BENCHMARKS.md, "Moves instead of copies on the fan-out's path").
+    let sink: (any QueuedTableSink)?
     let payload: EngineEvent
 
     init(sink: any QueuedTableSink, payload: consuming EngineEvent) {
@@ -59,10 +65,38 @@ struct QueuedTableEvent: Sendable {
         self.payload = payload
     }
 
-    /// Hands the event to its sink.
-    consuming func deliver() {
+    /// An event that continues the run of the event posted just before it, for the same sink.
+    init(continuing payload: consuming EngineEvent) {
+        self.sink = nil
+        self.payload = payload
+    }
+
+    /// Whether the event starts a run for a sink other than `current` (nil: none yet); false
+    /// for an event that continues a run.
+    @inline(__always)
+    func startsRun(after current: (any QueuedTableSink)?) -> Bool {
+        guard let mine = sink else { return false }
+        guard let current else { return true }
+        return mine !== current
+    }
+
+    /// Hands the event to its sink, or to `runSink` (the sink of its run) when it continues a
+    /// run.
+    consuming func deliver(continuing runSink: any QueuedTableSink) {
         let (event, shared) = payload.split()
-        sink.deliver(event, shared: shared)
+        (sink ?? runSink).deliver(event, shared: shared)
+    }
+}
+
+extension Array where Element == QueuedTableEvent {
+    /// The sink of each event, a run's later events taking the sink of its first (nil where a
+    /// run has no first event before it, which a post never has).
+    var resolvedSinks: [(any QueuedTableSink)?] {
+        var current: (any QueuedTableSink)?
+        return map { event in
+            if let sink = event.sink { current = sink }
+            return current
+        }
     }
 }
 
@@ -139,7 +173,10 @@ struct PostedEvents: Sendable {
             // Moved out: each event's sink, row and encoding go on to the session without a
             // retain.
             while let event = events.popLast() {
-                if let current = sink, current !== event.sink {
+                // An event without a sink continues the run of the one before it (a post
+                // starts with a sink, and a hand-over stops only before an event that starts
+                // a run).
+                if let current = sink, event.startsRun(after: current) {
                     current.deliver(run: &run, handleNow: handleNow)
                     sink = nil
                     runs &+= 1
@@ -152,7 +189,7 @@ struct PostedEvents: Sendable {
                         return false
                     }
                 }
-                if sink == nil { sink = event.sink }
+                if sink == nil, let first = event.sink { sink = first }
                 run.append(consume event)
             }
         }
