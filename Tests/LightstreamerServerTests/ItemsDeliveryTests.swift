@@ -235,3 +235,15 @@ final class QueuedRecordingSink: QueuedTableSink, @unchecked Sendable {
     }
     var rows: [[String?]] { lock.withLock { received } }
 }
+
+extension Array where Element == QueuedTableEvent {
+    /// The sink of each event, a run's later events taking the sink of its first (nil where a
+    /// run has no first event before it, which a post never has).
+    var resolvedSinks: [(any QueuedTableSink)?] {
+        var current: (any QueuedTableSink)?
+        return map { event in
+            if let sink = event.sink { current = sink }
+            return current
+        }
+    }
+}

@@ -88,18 +88,6 @@ struct QueuedTableEvent: Sendable {
     }
 }
 
-extension Array where Element == QueuedTableEvent {
-    /// The sink of each event, a run's later events taking the sink of its first (nil where a
-    /// run has no first event before it, which a post never has).
-    var resolvedSinks: [(any QueuedTableSink)?] {
-        var current: (any QueuedTableSink)?
-        return map { event in
-            if let sink = event.sink { current = sink }
-            return current
-        }
-    }
-}
-
 /// The events posted to a queue and not handed over yet, kept as the arrays they were posted
 /// in: appending a posted array moves it in, where copying its events into one array cost a
 /// retain and a release of each event's sink, row and encoding (objects that every session of
