@@ -5,19 +5,17 @@
 # difference divided by the U lines of the TICKS run, largest first, so that set-up and
 # warm-up cancel out.
 # Usage: Benchmarks/server-callgrind-functions.sh [TICKS] [SESSIONS] [TOP]   (defaults 10, 1000,
-#   40)   SERVER_OPS=path measures another build.   BATCHED=0: updates item by item (default 1,
-#   each tick as one batch).
+#   40)   SERVER_OPS=path measures another build.   BATCHED=1: each tick reaches the engine as
+#   one batch (default 0, item by item, as in server-callgrind.sh).
 set -euo pipefail
 cd "$(dirname "$0")"
-[ -n "${SERVER_OPS:-}" ] || swift build -c release --product server-ops >&2
-built=${SERVER_OPS:-$(swift build -c release --show-bin-path)/server-ops}
+# shellcheck source=Benchmarks/server-ops-binary.sh
+. ./server-ops-binary.sh
 ticks=${1:-10}; sessions=${2:-1000}; top=${3:-40}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-# valgrind gives up on the DWARF of this toolchain's binaries: a copy without it (symbols stay).
-objcopy --strip-debug "$built" "$work/bin"
+trap 'rm -rf "$work" "$server_ops_bin"' EXIT
 for t in "$ticks" 0; do
-  valgrind --tool=callgrind --callgrind-out-file="$work/$t.out" "$work/bin" "$t" "$sessions" 100 10 "${BATCHED:-1}" \
+  valgrind --tool=callgrind --callgrind-out-file="$work/$t.out" "$server_ops_bin" "$t" "$sessions" 100 10 "${BATCHED:-0}" \
     > "$work/$t.log" 2>&1
   # "count (percent) file:function [object]" -> "count<TAB>function"
   callgrind_annotate --threshold=100 "$work/$t.out" 2>/dev/null \

@@ -10,12 +10,9 @@
 #   BATCHED=1: each tick reaches the engine as one batch (ItemEventListener.update(_:)).
 set -euo pipefail
 cd "$(dirname "$0")"
-[ -n "${SERVER_OPS:-}" ] || swift build -c release --product server-ops >&2
-built=${SERVER_OPS:-$(swift build -c release --show-bin-path)/server-ops}
-bin=$(mktemp)
-trap 'rm -f "$bin"' EXIT
-# valgrind gives up on the DWARF of this toolchain's binaries: a copy without it (symbols stay).
-objcopy --strip-debug "$built" "$bin"
+# shellcheck source=Benchmarks/server-ops-binary.sh
+. ./server-ops-binary.sh
+bin=$server_ops_bin
 ticks=${1:-10}; sessions=${2:-1000}
 run() {  # prints: instructions D1-misses LL-misses lines
   local out; out=$(valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file=/dev/null "$bin" "$1" "$sessions" 100 10 "${BATCHED:-0}" 2>&1)
