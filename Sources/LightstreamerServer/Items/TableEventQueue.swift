@@ -71,12 +71,11 @@ struct QueuedTableEvent: Sendable {
         self.payload = payload
     }
 
-    /// Whether the event starts a run for a sink other than `current` (nil: none yet); false
-    /// for an event that continues a run.
+    /// Whether the event starts a run for a sink other than `current`, the sink of the run
+    /// before it; false for an event that continues a run.
     @inline(__always)
-    func startsRun(after current: (any QueuedTableSink)?) -> Bool {
+    func startsRun(after current: any QueuedTableSink) -> Bool {
         guard let mine = sink else { return false }
-        guard let current else { return true }
         return mine !== current
     }
 

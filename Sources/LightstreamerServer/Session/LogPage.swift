@@ -29,7 +29,7 @@ final class LogPage: @unchecked Sendable {
     /// Appends `line` and its CR-LF; returns where the line starts and its length without the
     /// CR-LF. The caller checked that `line.byteCount + 2` bytes are `free`; the page itself
     /// never writes past its end (a line with too little room would come out cut short, which
-    /// `NotificationLogTests.linesAtPageBoundariesReadBackWhole` would see).
+    /// `NotificationLogTests.aLineJustFittingOrNotFittingThePage` would see).
     @inline(__always)
     func append(_ line: DataLine) -> (start: Int, length: Int) {
         let start = count
