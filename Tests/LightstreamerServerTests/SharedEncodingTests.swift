@@ -134,7 +134,7 @@ import Testing
             } else if batched {
                 // The events the queue handed over, as a session's loop takes them.
                 var lost = 0
-                sharing.record(sharing.machine.tableEvents(subscriptionId: 1, run: &run, lost: &lost, now: sharing.now))
+                sharing.record(Array(sharing.machine.tableEvents(subscriptionId: 1, run: &run, lost: &lost, now: sharing.now)))
             }
             return (hits, offered, sharedPayloads)
         }

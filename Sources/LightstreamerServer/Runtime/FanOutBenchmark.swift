@@ -124,7 +124,7 @@ private final class BenchSession: @unchecked Sendable {
     }
 
     /// The `U` lines that `actions` write.
-    static func updatesWritten(_ actions: [SessionStateMachine.Action]) -> Int {
+    static func updatesWritten(_ actions: some Sequence<SessionStateMachine.Action>) -> Int {
         var lines = 0
         for action in actions { if case .write(_, _, let updates) = action { lines += updates } }
         return lines

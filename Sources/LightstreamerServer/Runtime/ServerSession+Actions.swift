@@ -31,6 +31,18 @@ extension ServerSession {
         registering connection: (any OutboundConnection)? = nil, expectingReply: Bool = false,
         _ event: (inout SessionStateMachine, Int64) -> [SessionStateMachine.Action]
     ) {
+        runActions(registering: connection, expectingReply: expectingReply, event)
+    }
+
+    /// `run` for an event whose actions come as an `ActionList` (a run of table events).
+    func run(_ event: (inout SessionStateMachine, Int64) -> SessionStateMachine.ActionList) {
+        runActions(registering: nil, expectingReply: false, event)
+    }
+
+    private func runActions<Actions: RandomAccessCollection<SessionStateMachine.Action>>(
+        registering connection: (any OutboundConnection)?, expectingReply: Bool,
+        _ event: (inout SessionStateMachine, Int64) -> Actions
+    ) where Actions.Index == Int {
         let (deferred, folded) = inner.withLock { s -> ([DeferredWork], Int) in
             if let connection {
                 s.connections[connection.connectionID] = connection
@@ -45,7 +57,9 @@ extension ServerSession {
 
     /// Carries out, in order, the actions that belong under the lock, and returns the others as
     /// deferred work (in the order the machine gave them).
-    private func applyLocked(_ actions: [SessionStateMachine.Action], to s: inout Inner) -> [DeferredWork] {
+    private func applyLocked<Actions: RandomAccessCollection<SessionStateMachine.Action>>(
+        _ actions: Actions, to s: inout Inner
+    ) -> [DeferredWork] where Actions.Index == Int {
         var deferred: [DeferredWork] = []
         var i = 0
         while i < actions.count {

@@ -53,13 +53,14 @@ extension SessionStateMachine {
     /// them (`QueuedTableEvent`), moved out of `run`, which is left empty with its capacity:
     /// the session's loop hands them straight over when nothing waits in the session's inbox
     /// (`ServerSession.enqueueTableEvents`), without a round through it.
-    /// Adds to `lost` the updates the events report lost (`OV`).
+    /// Adds to `lost` the updates the events report lost (`OV`). The actions come as an
+    /// `ActionList`: mostly one write, without an array.
     mutating func tableEvents(
         subscriptionId id: Int, run: inout [QueuedTableEvent], lost: inout Int, now: Int64
-    ) -> [Action] {
+    ) -> ActionList {
         guard !isClosed, let index = tables.index(forKey: id) else {
             run.removeAll(keepingCapacity: true)
-            return []
+            return ActionList([])
         }
         inBatch = true
         run.moveOutInOrder { queued in
@@ -67,7 +68,7 @@ extension SessionStateMachine {
             lost &+= queued.handle(by: &self, at: index, subscriptionId: id, now: now)
         }
         endBatch(now: now)
-        return output.take()
+        return output.takeList()
     }
 }
 

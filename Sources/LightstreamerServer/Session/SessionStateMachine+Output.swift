@@ -133,5 +133,14 @@ extension SessionStateMachine {
             defer { stored = [] }
             return stored
         }
+
+        /// `take()` as an `ActionList`: a lone pending write comes without an array.
+        mutating func takeList() -> ActionList {
+            if stored.isEmpty, let p = pending {
+                pending = nil
+                return ActionList(write: p.text, to: p.conn, updates: p.updates)
+            }
+            return ActionList(take())
+        }
     }
 }
