@@ -199,7 +199,7 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
 
     private func writeText(_ text: String, context: ChannelHandlerContext) {
         guard !closing else { return }
-        let frame = WebSocketTextFrame(text, allocator: Self.allocator)
+        let frame = ReusedFrameBuffer.textFrame(text, allocator: Self.allocator)
         switch sessionObserver.textWritten(frame.payload) {
         case .bound?: disarmSessionTimer()
         case .unbound?: armSessionTimer(context: context)

@@ -15,6 +15,13 @@ enum WebSocketServerFrame {
         opcode: UInt8, payloadLength length: Int, allocator: ByteBufferAllocator, writePayload: (inout ByteBuffer) -> Void
     ) -> ByteBuffer {
         var buffer = allocator.buffer(capacity: headerLength(payload: length) + length)
+        writeHeader(opcode: opcode, payloadLength: length, into: &buffer)
+        writePayload(&buffer)
+        return buffer
+    }
+
+    /// The frame's header: FIN, `opcode`, and the payload's length.
+    static func writeHeader(opcode: UInt8, payloadLength length: Int, into buffer: inout ByteBuffer) {
         buffer.writeInteger(UInt8(0x80 | (opcode & 0x0F)))
         if length < 126 {
             buffer.writeInteger(UInt8(length))
@@ -25,8 +32,6 @@ enum WebSocketServerFrame {
             buffer.writeInteger(UInt8(127))
             buffer.writeInteger(UInt64(length))
         }
-        writePayload(&buffer)
-        return buffer
     }
 
     /// A frame carrying `payload`'s readable bytes.
@@ -54,6 +59,19 @@ struct WebSocketTextFrame {
         self.bytes = WebSocketServerFrame.encode(opcode: WebSocketServerFrame.text, payloadLength: length, allocator: allocator) {
             $0.writeString(text)
         }
+    }
+
+    /// The frame written into `buffer`'s storage when nothing else holds it any more (else,
+    /// by `ByteBuffer`'s copy on write, into new storage of the same capacity).
+    init(_ text: String, reusing buffer: inout ByteBuffer) {
+        let length = text.utf8.count
+        let header = WebSocketServerFrame.headerLength(payload: length)
+        buffer.clear()
+        buffer.reserveCapacity(header + length)
+        WebSocketServerFrame.writeHeader(opcode: WebSocketServerFrame.text, payloadLength: length, into: &buffer)
+        buffer.writeString(text)
+        self.headerLength = header
+        self.bytes = buffer
     }
 
     /// The text's bytes.
