@@ -207,12 +207,24 @@ struct PostedEvents: Sendable {
         if headReversed, !batches.isEmpty { batches[0].reverseInPlace() }
         let count = earlier.count
         headReversed = earlier.headReversed
-        var batches = earlier.batches
-        batches.append(contentsOf: self.batches)
-        self.batches = batches
-        var rounds = earlier.rounds
-        rounds.append(contentsOf: self.rounds)
-        self.rounds = rounds
+        // Moved out of `earlier`, not copied: a copy was shared, so appending to it (even
+        // nothing) made new arrays, two allocations for every hand-over stopped at its deadline.
+        var batches: [[QueuedTableEvent]] = []
+        var rounds: [UInt64] = []
+        swap(&batches, &earlier.batches)
+        swap(&rounds, &earlier.rounds)
+        if self.batches.isEmpty {
+            self.batches = batches
+            self.rounds = rounds
+        } else {
+            batches.append(contentsOf: self.batches)
+            self.batches = batches
+            rounds.append(contentsOf: self.rounds)
+            self.rounds = rounds
+        }
+        // The run buffer with the more room stays (`earlier`'s, emptied by its hand-over,
+        // is otherwise dropped, and the next hand-over grew a new one event by event).
+        if earlier.run.isEmpty, run.isEmpty, earlier.run.capacity > run.capacity { swap(&run, &earlier.run) }
         self.count += count
     }
 }
