@@ -430,6 +430,32 @@ final class HookedClock: EngineClock, @unchecked Sendable {
     }
 }
 
+extension QueuedPostsTests {
+    /// The table path (`append(_:of:slot:)`) continues a run only after an event of the same
+    /// sink: an event appended in between through `append(_:to:)`, for another sink, makes the
+    /// next table event start a run of its own (a continuation there would go to the other sink).
+    @Test func aTableEventAfterAnotherSinksEventStartsItsOwnRun() async throws {
+        let adapter = ScriptedDataAdapter()
+        let engine = makeEngine(adapter)
+        let queue = HoldingQueue()
+        let sinkA = QueuedRecordingSink(queue: queue)
+        let sinkB = QueuedRecordingSink(queue: queue)
+        let handle = try await engine.subscribe(spec(.merge, ["i1"], ["f"]), sink: sinkA)
+        let found = engine.store.withLockedValue { $0.tables[handle.id] }
+        let table = try #require(found)
+        var posts = QueuedPosts()
+        posts.append(.event(update(1, ["a1"]), nil), of: table, slot: nil)
+        posts.append(.event(update(1, ["a2"]), nil), of: table, slot: nil)
+        posts.append(QueuedTableEvent(sink: sinkB, event: update(1, ["b1"]), shared: nil), to: queue)
+        posts.append(.event(update(1, ["a3"]), nil), of: table, slot: nil)
+        #expect(posts.post().isEmpty)
+        #expect(queue.postSinks == [[ObjectIdentifier(sinkA), ObjectIdentifier(sinkA), ObjectIdentifier(sinkB), ObjectIdentifier(sinkA)]])
+        queue.flush()
+        #expect(sinkA.rows == [["a1"], ["a2"], ["a3"]])
+        #expect(sinkB.rows == [["b1"]])
+    }
+}
+
 /// Records, for each post, its size and whether the array it took was its own: making a shared
 /// array's storage unique copies it to a new buffer.
 final class OwnershipCheckingQueue: TableEventQueue, @unchecked Sendable {
