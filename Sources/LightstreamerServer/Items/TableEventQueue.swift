@@ -213,6 +213,8 @@ struct PostedEvents: Sendable {
         var rounds: [UInt64] = []
         swap(&batches, &earlier.batches)
         swap(&rounds, &earlier.rounds)
+        // The branch is not redundant: appending even an empty array to the moved one
+        // allocated again (Benchmarks/mallocs-per-update.sh, 0.008 calls per update).
         if self.batches.isEmpty {
             self.batches = batches
             self.rounds = rounds
