@@ -32,12 +32,12 @@ enum ReusedFrameBuffer {
             slot = Slot()
             slots.currentValue = slot
         }
-        guard var buffer = slot.buffer.take() else {
-            let frame = WebSocketTextFrame(text, allocator: allocator)
-            if frame.bytes.capacity <= keptCapacity { slot.buffer = frame.bytes }
-            return frame
+        let frame: WebSocketTextFrame
+        if var buffer = slot.buffer.take() {
+            frame = WebSocketTextFrame(text, reusing: &buffer)
+        } else {
+            frame = WebSocketTextFrame(text, allocator: allocator)
         }
-        let frame = WebSocketTextFrame(text, reusing: &buffer)
         if frame.bytes.capacity <= keptCapacity { slot.buffer = frame.bytes }
         return frame
     }

@@ -53,12 +53,11 @@ struct WebSocketTextFrame {
     /// Where the payload starts in `bytes`.
     let headerLength: Int
 
+    /// The frame in a buffer of its own, of exactly the frame's size.
     init(_ text: String, allocator: ByteBufferAllocator) {
         let length = text.utf8.count
-        self.headerLength = WebSocketServerFrame.headerLength(payload: length)
-        self.bytes = WebSocketServerFrame.encode(opcode: WebSocketServerFrame.text, payloadLength: length, allocator: allocator) {
-            $0.writeString(text)
-        }
+        var buffer = allocator.buffer(capacity: WebSocketServerFrame.headerLength(payload: length) + length)
+        self.init(text, reusing: &buffer)
     }
 
     /// The frame written into `buffer`'s storage when nothing else holds it any more (else,
