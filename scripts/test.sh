@@ -18,6 +18,9 @@ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need_apt+=(nginx)
 command -v chromium >/dev/null || need_apt+=(chromium)
 # tmux: the CLI's live-table test runs `lightstreamer subscribe` on its pseudo-terminal.
 command -v tmux >/dev/null || need_apt+=(tmux)
+# mimalloc: the server runs on it when installed (docs/CONFIG.md, "Memory allocator"), and
+# ProcessAllocatorProcessTests check that it does; every spawned server then runs on it.
+[ -n "$(ls /usr/lib/*/libmimalloc.so.2 /usr/lib64/libmimalloc.so.2 /usr/lib/libmimalloc.so.2 2>/dev/null)" ] || need_apt+=(libmimalloc2.0)
 if ((${#need_apt[@]})) && command -v apt-get >/dev/null; then
   log "apt-get install ${need_apt[*]}"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

@@ -98,6 +98,9 @@ struct LoadTestCommand: AsyncParsableCommand {
             try await clientGroup.shutdownGracefully()
             return
         }
+        // The benchmark's server runs on the allocator lightstreamer-server runs on (this may
+        // execute the program again; LIGHTSTREAMER_MALLOC=system keeps the C library's).
+        let allocator = serve ? ProcessAllocator.adopt() : nil
         let adapter = LoadDataAdapter(itemCount: items, rate: rate, batched: !perItemUpdates)
         let set = AdapterSet(name: "LOAD", dataAdapters: ["DEFAULT": adapter])
         var options = ServerOptions(host: "127.0.0.1", port: serve ? port : 0)
@@ -118,6 +121,7 @@ struct LoadTestCommand: AsyncParsableCommand {
         adapter.start(on: timerGroup.next())
         if serve {
             print("serving on port \(server.port ?? 0)")
+            if let allocator { print("server malloc: \(allocator)") }
             let before = residentBytes()
             var last = (cpu: processCPUSeconds(), updates: server.metrics.snapshot.updatesSent)
             while true {

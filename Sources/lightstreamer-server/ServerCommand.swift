@@ -71,6 +71,8 @@ struct ServerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // First: this may execute the program again, on mimalloc (docs/CONFIG.md, "Memory allocator").
+        let allocator = ProcessAllocator.adopt()
         // The configuration is read before logging starts, so that every line carries the node.
         var configuration: ServerConfiguration?
         if let configFile {
@@ -94,6 +96,7 @@ struct ServerCommand: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "lightstreamer.server")
+        logger.info("memory allocator", metadata: ["malloc": "\(allocator)"])
         var options: ServerOptions
         let sets: [AdapterSet]
         var mpn = MPNConfiguration.demoDefault()

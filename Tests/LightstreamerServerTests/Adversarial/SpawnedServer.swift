@@ -32,10 +32,11 @@ final class SpawnedServer: @unchecked Sendable {
     }
 
     /// Starts the server with the DEMO data and `limits`/`timeouts` sections (JSON objects);
-    /// `arguments` go after the default ones (a repeated option takes the later value).
+    /// `arguments` go after the default ones (a repeated option takes the later value);
+    /// `environment` is added to (or replaces entries of) this process's.
     static func start(
         limits: String = "{}", timeouts: String = "{}", adapterSets: String = "[]",
-        arguments: [String] = []
+        arguments: [String] = [], environment: [String: String] = [:]
     ) async throws -> SpawnedServer {
         let binary = try #require(binary, "the lightstreamer-server binary is built next to the tests")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("adversarial-\(UUID().uuidString)")
@@ -55,6 +56,9 @@ final class SpawnedServer: @unchecked Sendable {
         p.standardOutput = handle
         p.standardError = handle
         p.standardInput = FileHandle.nullDevice
+        if !environment.isEmpty {
+            p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         // Off the cooperative pool: `run()` blocks its thread until the child has started.
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
             Thread { c.resume(with: Result { try p.run() }) }.start()
