@@ -7,6 +7,8 @@
 # divides by the updates delivered in that window (the driver's delivered rate x WINDOW).
 # Unlike CPU time, the count repeats from run to run within about 1 %, so a change of one
 # allocation per session write (0.1 per update at 10 updates a write) shows in one run.
+# The server runs on glibc's malloc here (LIGHTSTREAMER_MALLOC=system): on mimalloc, which it
+# prefers when installed (docs/CONFIG.md, "Memory allocator"), libc's malloc is not called.
 # Usage: Benchmarks/mallocs-per-update.sh BINARY [SESSIONS] [WINDOW]   (defaults 1000 and 10)
 set -euo pipefail
 bin=$1; n=${2:-1000}; window=${3:-10}
@@ -17,7 +19,7 @@ probes=$(perf probe -l 2> /dev/null || true)
 grep -q 'probe_libc:malloc' <<< "$probes" || { echo "no probe_libc:malloc: perf probe failed (root and uprobes needed)" >&2; exit 1; }
 port=$((21000 + RANDOM % 10000))
 log=$(mktemp); drv=$(mktemp); stat=$(mktemp)
-"$bin" --serve --port "$port" --server-threads 2 > "$log" 2>&1 &
+LIGHTSTREAMER_MALLOC=system "$bin" --serve --port "$port" --server-threads 2 > "$log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; rm -f "$log" "$drv" "$stat"' EXIT
 sleep 2

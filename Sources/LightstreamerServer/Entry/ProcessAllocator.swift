@@ -5,11 +5,11 @@ import Glibc
 /// The memory allocator of a server process: mimalloc when the system has it, else the C
 /// library's malloc.
 ///
-/// Why: with glibc's malloc, what an idle session costs depends on where the short-lived
-/// objects of the WebSocket handshakes fell among the long-lived ones of the sessions (the gaps
-/// they leave are too small to give back). On this project's machine, 15,000 idle sessions
-/// opened 200 handshakes at a time cost 3.8 to 5.3 KB each from run to run with glibc, and
-/// 2.8 to 3.9 KB with mimalloc, at the same CPU per update (BENCHMARKS.md, "The allocator").
+/// Why: CPU. On this project's machine, the benchmark's server at 5,000 sessions (500,000
+/// updates a second) took 1.62–1.84 µs of CPU per update on mimalloc against 1.81–2.12 on
+/// glibc's malloc, lower in each of five alternated pairs, with a lower p99; at 1,000 sessions
+/// 1.69–1.74 against 1.70–1.85 over six pairs (BENCHMARKS.md, "The allocator"). Memory per idle session did
+/// not change beyond its run-to-run spread.
 ///
 /// How: an executable calls `adopt()` first thing (before it starts the server). If mimalloc is
 /// installed and not loaded yet, the process executes itself again, same arguments and same
