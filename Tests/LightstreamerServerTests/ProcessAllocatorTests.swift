@@ -36,8 +36,17 @@ struct ProcessAllocatorTests {
             Issue.record("an unknown choice must not execute anything")
             return
         }
-        // The environment's value is quoted back cut short.
+        // The environment's value is quoted back cut short, and printable.
         #expect(reason.count < 120)
+        guard
+            case .keep(.system(let forged), _) = ProcessAllocator.decide(
+                environment: ["LIGHTSTREAMER_MALLOC": "x\ninfo forged line"], loaded: nil, installed: installed)
+        else {
+            Issue.record("an unknown choice must not execute anything")
+            return
+        }
+        #expect(!forged.contains("\n"))
+        #expect(forged.hasPrefix("LIGHTSTREAMER_MALLOC=x?info forged line "))
     }
 
     @Test func anLDPreloadOfSomeoneElsesIsLeftAsItIs() {

@@ -73,8 +73,11 @@ public enum ProcessAllocator {
         case "auto", "mimalloc", "": break
         case "system": return .keep(.system(reason: "\(choiceVariable)=system"), unset: unset)
         default:
-            // Quoted back cut short: the value is the environment's, of any length.
-            let reason = "\(choiceVariable)=\(choice.prefix(40)) is not auto, mimalloc or system"
+            // Quoted back cut short and printable: the value is the environment's, of any length
+            // and any bytes, and goes into a log line.
+            let shown = String(
+                choice.prefix(40).map { c -> Character in (c.asciiValue.map { (0x20..<0x7F).contains($0) } ?? false) ? c : "?" })
+            let reason = "\(choiceVariable)=\(shown) is not auto, mimalloc or system"
             return .keep(.system(reason: reason), unset: unset)
         }
         if !unset.isEmpty {
