@@ -6,7 +6,8 @@ import Testing
 @testable import LightstreamerServer
 
 /// Write-side backpressure: a WebSocket client that never reads is cut off after
-/// `maxUndrainedMillis`, and its session waits for a recovery bind.
+/// `maxUndrainedMillis`, and its session waits for a recovery bind; while its socket is full,
+/// its MERGE updates fold in the session instead of piling up behind it.
 @Suite(.timeLimit(.minutes(1))) struct FrontBackpressureTests {
     /// One item, `flood`, updated with 8 KB values, ten every millisecond while subscribed.
     final class FloodAdapter: DataAdapter {
@@ -72,6 +73,69 @@ import Testing
         bytes.append(contentsOf: mask)
         for (i, b) in payload.enumerated() { bytes.append(b ^ mask[i % 4]) }
         return ByteBuffer(bytes: bytes)
+    }
+
+    @Test func aSlowClientsMERGEUpdatesFoldWhileItsSocketIsFullAndFlowWhenItReads() async throws {
+        var options = ServerOptions(host: "127.0.0.1", port: 0)
+        options.threads = 1
+        options.sessions.maxUndrainedMillis = 60_000
+        let set = AdapterSet(name: "FLOOD", dataAdapters: ["DEFAULT": FloodAdapter()])
+        let server = LightstreamerServer(options: options, adapterSets: [set])
+        try await server.start()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let port = try #require(server.port)
+        let channel = try await Self.muteWebSocket(
+            port: port, group: group, adapterSet: "FLOOD",
+            control: "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=flood&LS_schema=v&LS_ack=false")
+
+        // The socket fills up (the kernel's send buffer, up to 4 MiB here, then NIO's 64 KiB),
+        // and from then on the session writes nothing more while updates keep coming: they
+        // fold in the session (counted in `updatesConflated` once the session drains).
+        // Written behind the unread bytes instead, they would pile up in NIO until
+        // maxBacklogBytes (2 MiB) and the connection would be closed as a slow client's.
+        let deadline = ContinuousClock.now + .seconds(40)
+        var m = server.metrics.snapshot
+        while ContinuousClock.now < deadline, m.updatesSent == 0 || m.connectionsOpen == 0 {
+            try await Task.sleep(for: .milliseconds(20))
+            m = server.metrics.snapshot
+        }
+        var still = (bytes: m.bytesSent, since: ContinuousClock.now)
+        var held = false
+        while ContinuousClock.now < deadline, m.slowClientsClosed == 0, m.connectionsOpen == 1 {
+            try await Task.sleep(for: .milliseconds(100))
+            m = server.metrics.snapshot
+            if m.bytesSent != still.bytes {
+                still = (m.bytesSent, ContinuousClock.now)
+            } else if ContinuousClock.now - still.since >= .seconds(2) {
+                held = true
+                break
+            }
+        }
+        #expect(held, "bytes written \(m.bytesSent), still growing or the connection closed")
+        #expect(m.slowClientsClosed == 0)
+        #expect(m.connectionsOpen == 1)
+        // What waits is about one row of the one item, not a backlog.
+        let waiting = server.manager.allSessions.map { $0.summary(now: monotonicMillis()).backlog }
+        #expect(waiting.count == 1 && waiting.allSatisfy { $0 <= SessionInbox.conflateAfter + 1 }, "\(waiting) events waiting")
+
+        // The client reads again: the session writes the latest row, reports the updates that
+        // folded meanwhile (some 20 a millisecond came), writes again, and the connection stays.
+        let sentBefore = m.updatesSent
+        let foldedBefore = m.updatesConflated
+        try await channel.setOption(.autoRead, value: true).get()
+        channel.read()
+        let flowing = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < flowing, server.metrics.snapshot.updatesSent < sentBefore + 200 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        m = server.metrics.snapshot
+        #expect(m.updatesSent >= sentBefore + 200, "\(m.updatesSent - sentBefore) updates written once the client read")
+        #expect(m.updatesConflated >= foldedBefore + 1_000, "\(m.updatesConflated - foldedBefore) folded while the socket was full")
+        #expect(m.slowClientsClosed == 0)
+        #expect(m.connectionsOpen == 1)
+        try? await channel.close()
+        await server.shutdown()
+        try? await group.shutdownGracefully()
     }
 
     @Test func aClientThatNeverReadsIsDisconnectedAndItsSessionWaits() async throws {

@@ -54,6 +54,10 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     /// Declared beside `closing`, so that it takes a byte of the padding there rather than
     /// eight more bytes of every handler.
     private var writable = true
+    /// Whether the session last bound here was told that this socket is full
+    /// (`ServerSession.outputBlocked`); it is told again when the socket drains, when its
+    /// stream here ends, or when the connection goes. Beside `writable`, in the same padding.
+    private var toldBlocked = false
     /// Told of every text frame written: when a session is bound here and when not.
     private var sessionObserver = WebSocketSessionObserver()
     /// How long the WebSocket may go without a session bound on it, after the upgrade and
@@ -116,6 +120,12 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         writable = context.channel.isWritable
+        if writable {
+            releaseBlocked()
+        } else if !toldBlocked, case .bound(let id) = stream, let session = manager.session(id) {
+            toldBlocked = true
+            session.outputBlocked(true)
+        }
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         drainWatch.writabilityChanged(context: context) {
             let (handler, context) = loopBound.value
@@ -137,6 +147,7 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        releaseBlocked()
         drainWatch.cancel()
         disarmSessionTimer()
         manager.metrics.update { $0.connectionsOpen -= 1 }
@@ -150,7 +161,16 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        releaseBlocked()
         releaseOutbound()
+    }
+
+    /// Tells the session that was told this socket is full that it need not wait for it any
+    /// more (it drained, or the stream or the connection is over).
+    private func releaseBlocked() {
+        guard toldBlocked else { return }
+        toldBlocked = false
+        if let lastSession { manager.session(lastSession)?.outputBlocked(false) }
     }
 
     /// Lets go of the context, which holds this handler: kept, the two held each other for ever
@@ -191,6 +211,7 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
                 if let line { writeText(line + "\r\n", context: context) }
             case .end(let closeSocket):
                 stream = .none
+                releaseBlocked()
                 if closeSocket { close(context: context) }
             }
         }
@@ -362,6 +383,11 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
         case .success(let sessionId):
             lastSession = sessionId
             if case .pending = stream { stream = .bound(sessionId) }
+            // Bound to a socket that is already full: no writability change will say so.
+            if !writable, !toldBlocked, case .bound = stream, let session = manager.session(sessionId) {
+                toldBlocked = true
+                session.outputBlocked(true)
+            }
         case .failure(let refusal):
             stream = .none
             refuseStream(refusal.code, refusal.message, context: context)

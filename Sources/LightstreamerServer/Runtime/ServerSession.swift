@@ -153,7 +153,7 @@ final class ServerSession: Sendable {
     /// limit, else have the pump run the batch unless it will already.
     private static func next(after box: inout SessionInbox) -> InboxNext {
         if box.count >= inboxLimit { return .handleHere }
-        if box.drainScheduled { return .none }
+        if box.drainScheduled || box.held { return .none }
         box.drainScheduled = true
         return .schedule
     }
@@ -178,7 +178,7 @@ final class ServerSession: Sendable {
     /// `unsubscribe`, a loop that fell behind), or behind waiting events, the run waits in the
     /// inbox.
     func enqueueTableEvents(_ id: Int, _ run: inout [QueuedTableEvent], mergeable: Bool, handleNow: Bool) {
-        if handleNow, eventLoop.inEventLoop, inbox.withLock({ $0.count == 0 }) {
+        if handleNow, eventLoop.inEventLoop, inbox.withLock({ $0.count == 0 && !$0.held }) {
             var lost = 0
             self.run { m, now in m.tableEvents(subscriptionId: id, run: &run, lost: &lost, now: now) }
             if lost > 0 { manager.metrics.update { $0.updatesLost += lost } }
@@ -211,8 +211,15 @@ final class ServerSession: Sendable {
             ageMillis: max(0, now - createdAtMillis), backlog: backlog, subscriptions: subscriptions)
     }
 
-    /// Runs the waiting batch (called by the pump, on the session's event loop).
+    /// Runs the waiting batch (called by the pump, on the session's event loop), unless the
+    /// stream's socket is full (`outputBlocked`): the batch then waits for it to drain.
     func drainInbox() {
+        let held = inbox.withLock { box -> Bool in
+            guard box.held else { return false }
+            box.drainScheduled = false
+            return true
+        }
+        if held { return }
         run { m, now in
             let (events, conflated) = self.inbox.withLock { box -> ([SessionInbox.Entry], Int) in
                 box.drainScheduled = false
@@ -221,6 +228,25 @@ final class ServerSession: Sendable {
             if conflated > 0 { self.manager.metrics.update { $0.updatesConflated += conflated } }
             return events.isEmpty ? [] : m.tableEvents(events, now: now)
         }
+    }
+
+    /// The socket of the session's stream is full (`blocked`), or drained again. While it is
+    /// full, table events wait in the inbox, where each MERGE item's updates fold into the
+    /// latest (`SessionInbox`), rather than being written behind bytes the client has not
+    /// read: a client that reads slower than its updates come gets the latest values when it
+    /// reads, the server holds one row per item rather than a growing backlog, and what must
+    /// all be delivered (DISTINCT, RAW, COMMAND, `unfiltered`) still goes out once
+    /// `inboxLimit` events wait, towards `maxBacklogBytes`. Told by the WebSocket's handler
+    /// (`WebSocketTLCPHandler.channelWritabilityChanged`), which tells the drain too, and
+    /// when the stream ends or the connection goes.
+    func outputBlocked(_ blocked: Bool) {
+        let schedule = inbox.withLock { box -> Bool in
+            box.held = blocked
+            guard !blocked, box.count > 0, !box.drainScheduled else { return false }
+            box.drainScheduled = true
+            return true
+        }
+        if schedule { pump.add(self) }
     }
 
     /// Handles what waits now, on the calling thread (the scheduled drain finds less or nothing).

@@ -25,6 +25,9 @@ struct SessionInbox {
     /// Where the latest waiting, still replaceable update of each MERGE item is in `events`.
     private var replaceable: [ItemKey: Int] = [:]
     var drainScheduled = false
+    /// The session's stream socket is full (`ServerSession.outputBlocked`): events wait here,
+    /// MERGE updates folding, instead of being written behind what the client has not read.
+    var held = false
     /// Updates replaced by a newer one since the last `takeConflatedCount()`.
     private(set) var conflated = 0
 
