@@ -60,13 +60,16 @@ struct WebSocketTextFrame {
         self.init(text, reusing: &buffer)
     }
 
-    /// The frame written into `buffer`'s storage when nothing else holds it any more (else,
-    /// by `ByteBuffer`'s copy on write, into new storage of the same capacity).
+    /// The frame written into `buffer`'s storage when nothing else holds it any more (grown if
+    /// it is too small), else into new storage of exactly the frame's size. Not of the shared
+    /// storage's capacity: a buffer NIO still holds belongs to a socket that could not take
+    /// it, and every frame queued behind it then kept up to `ReusedFrameBuffer.keptCapacity`
+    /// bytes for a few hundred of payload (the 16,000 slow sessions of BENCHMARKS.md, "Slow
+    /// readers", held gigabytes).
     init(_ text: String, reusing buffer: inout ByteBuffer) {
         let length = text.utf8.count
         let header = WebSocketServerFrame.headerLength(payload: length)
-        buffer.clear()
-        buffer.reserveCapacity(header + length)
+        buffer.clear(minimumCapacity: header + length)
         WebSocketServerFrame.writeHeader(opcode: WebSocketServerFrame.text, payloadLength: length, into: &buffer)
         buffer.writeString(text)
         self.headerLength = header
