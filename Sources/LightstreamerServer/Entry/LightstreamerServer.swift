@@ -156,6 +156,7 @@ public final class LightstreamerServer: Service, Sendable {
             // tool on its own core; headers kept only when read; read buffers"). Clients send
             // little, so the extra turns cost nothing measurable.
             .childChannelOption(.maxMessagesPerRead, value: 1)
+            .childChannelOption(.writeBufferWaterMark, value: Self.writeBufferWaterMark)
             .childChannelInitializer { channel in initializer.initialize(channel) }
         let channel: any Channel
         var adminChannel: (any Channel)?
@@ -192,6 +193,17 @@ public final class LightstreamerServer: Service, Sendable {
     /// adaptive allocator left every idle WebSocket with a buffer as large as its upgrade
     /// request had needed).
     static let receiveBuffers = FrontReadBuffers(base: 128, maximum: 65_536)
+
+    /// When a client connection stops being writable (what waits for the socket, which the
+    /// kernel's send buffer would not take, passes `high`) and becomes writable again (below
+    /// `low`). A WebSocket's session stops writing table events meanwhile, and its MERGE
+    /// updates fold into the latest of each item (`ServerSession.outputBlocked`), so what the
+    /// server holds for a client that reads slower than its updates come is about `high`
+    /// bytes of frames, not a backlog growing towards `maxBacklogBytes`. NIO's default, 64 KiB,
+    /// held some 90 KB of small frames (each its own buffer) with every such session; the
+    /// kernel's send buffer, hundreds of KiB on a busy socket, does the buffering a reader that
+    /// keeps up needs (ARCHITECTURE.md, "One update, end to end", step 11).
+    static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 8 * 1024, high: 16 * 1024)
 
     /// The admin listener: `/metrics` and the health endpoints, plain HTTP, a few connections.
     private func bindAdmin(host: String, port: Int, group: any EventLoopGroup) async throws -> any Channel {

@@ -15,9 +15,9 @@ enum BacklogGuard {
     /// count of unsent bytes (asked only when writability cannot settle it).
     static func wouldExceed(isWritable: Bool, incoming: Int, limit: Int, buffered: () -> Int?) -> Bool {
         guard incoming > 0 else { return false }
-        // A writable channel holds at most its high water mark (the server keeps NIO's
-        // default): no need to ask for the exact count, which costs more than the write.
-        if isWritable && incoming <= limit - Self.defaultHighWaterMark { return false }
+        // A writable channel holds at most its high water mark: no need to ask for the exact
+        // count, which costs more than the write.
+        if isWritable && incoming <= limit - Self.highWaterMark { return false }
         guard let buffered = buffered() else { return false }
         return buffered + incoming > limit
     }
@@ -28,8 +28,8 @@ enum BacklogGuard {
         return try? options.getOption(ChannelOptions.bufferedWritableBytes)
     }
 
-    /// NIO's default `WriteBufferWaterMark.high`; no channel of the server sets another.
-    static let defaultHighWaterMark = 64 * 1024
+    /// The client connections' `WriteBufferWaterMark.high` (`LightstreamerServer.writeBufferWaterMark`).
+    static let highWaterMark = LightstreamerServer.writeBufferWaterMark.high
 
     /// Bytes of text `ops` would write.
     static func bytes(of ops: [OutboundQueue.Op]) -> Int {
