@@ -7,7 +7,9 @@
 //
 // Build: gcc -O2 -o /tmp/loadgen Benchmarks/loadgen.c
 // Run:   /tmp/loadgen --connect-port 19090 --sessions 1000 --seconds 20
-//   (also --warmup S (3), --items-per-session N (10), --items N (100), --rate R (10/s)); it
+//   (also --warmup S (3), --items-per-session N (10), --items N (100), --rate R (10/s),
+//   --mute N (0): N more sessions, the same subscription, that never read past their
+//   handshake, with a 4 KiB receive buffer: slow readers, for what they cost the server); it
 //   takes the Swift tool's place as DRIVER= in Benchmarks/server-cpu-ab.sh and
 //   Benchmarks/cpu-per-update-ab.sh.
 //
@@ -93,24 +95,24 @@ static double percentile(double p) {
 }
 
 int main(int argc, char **argv) {
-  int port = 0, sessions = 1000, per = 10, items = 100; double seconds = 10, warmup = 3, rate = 10;
+  int port = 0, sessions = 1000, per = 10, items = 100, mute = 0; double seconds = 10, warmup = 3, rate = 10;
   for (int i = 1; i + 1 < argc; i += 2) {
     const char *k = argv[i], *v = argv[i + 1];
     if (!strcmp(k, "--connect-port")) port = atoi(v); else if (!strcmp(k, "--sessions")) sessions = atoi(v);
     else if (!strcmp(k, "--seconds")) seconds = atof(v); else if (!strcmp(k, "--warmup")) warmup = atof(v);
     else if (!strcmp(k, "--items-per-session")) per = atoi(v); else if (!strcmp(k, "--items")) items = atoi(v);
-    else if (!strcmp(k, "--rate")) rate = atof(v);
+    else if (!strcmp(k, "--rate")) rate = atof(v); else if (!strcmp(k, "--mute")) mute = atoi(v);
     else { fprintf(stderr, "unknown option %s\n", k); return 2; }
   }
-  if (argc % 2 == 0 || port <= 0 || port > 65535 || sessions < 1 || sessions > 200000 || per < 1 || per > 100 || items < 1
+  if (argc % 2 == 0 || port <= 0 || port > 65535 || sessions < 1 || sessions > 200000 || mute < 0 || mute > 200000 || per < 1 || per > 100 || items < 1
       || items > 1000000
       || seconds <= 0 || warmup < 0 || rate <= 0) {
-    fprintf(stderr, "usage: loadgen --connect-port P [--sessions N] [--seconds S] [--warmup S] [--items-per-session N] [--items N] [--rate R]\n");
+    fprintf(stderr, "usage: loadgen --connect-port P [--sessions N] [--seconds S] [--warmup S] [--items-per-session N] [--items N] [--rate R] [--mute N]\n");
     return 2;
   }
   struct rlimit rl; getrlimit(RLIMIT_NOFILE, &rl); rl.rlim_cur = rl.rlim_max; setrlimit(RLIMIT_NOFILE, &rl);
   histogram = calloc(BUCKETS, sizeof *histogram);
-  Conn *conns = calloc((size_t)sessions, sizeof *conns);
+  Conn *conns = calloc((size_t)sessions + (size_t)mute, sizeof *conns);
   if (!histogram || !conns) { perror("calloc"); return 1; }
   int ep = epoll_create1(0), one = 1;
   struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -118,9 +120,15 @@ int main(int argc, char **argv) {
     "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
     "Sec-WebSocket-Protocol: TLCP-2.5.0.lightstreamer.com\r\n\r\n";
   double t0 = now_ns() / 1e9;
-  for (int i = 0; i < sessions; i++) {
+  // Mute sessions are interleaved with the readers (every sessions/mute-th), so that both
+  // kinds spread over the server's event loops alike.
+  for (int i = 0; i < sessions + mute; i++) {
     Conn *c = &conns[i];
+    long total = (long)sessions + mute;
+    int muted = ((long)i + 1) * mute / total > (long)i * mute / total;
     c->fd = socket(AF_INET, SOCK_STREAM, 0);
+    int small = 4096;
+    if (c->fd >= 0 && muted) setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
     if (c->fd < 0 || connect(c->fd, (void *)&a, sizeof a)) { perror("connect"); return 1; }
     setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     // The handshake is read blocking, for at most 10 s per read.
@@ -149,6 +157,7 @@ int main(int argc, char **argv) {
     n = frame(out, n, add);
     if (write_all(c->fd, out, n)) { perror("write"); return 1; }
     c->len = 0;
+    if (muted) continue;
     fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
     struct epoll_event e = { .events = EPOLLIN, .data.ptr = c };
     epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &e);
@@ -178,6 +187,6 @@ int main(int argc, char **argv) {
          "p99 %.1f ms, p99.9 %.1f ms (%ld samples); load tool CPU %.0f %% of a core\n",
          sessions, per, rate, expected, updates / elapsed, 100 * updates / elapsed / expected, percentile(0.5), percentile(0.99),
          percentile(0.999), samples, 100 * cpu / elapsed);
-  for (int i = 0; i < sessions; i++) if (conns[i].fd >= 0) close(conns[i].fd);
+  for (int i = 0; i < sessions + mute; i++) if (conns[i].fd >= 0) close(conns[i].fd);
   return 0;
 }

@@ -6,6 +6,8 @@
 #   sessions and final line, in C, at about 60 % of the Swift tool's CPU) works here too.
 #   SERVER_THREADS=n: the server's event-loop threads (the --serve default is 1).
 #   SERVE_FLAGS="...": more options for the --serve process (e.g. --per-item-updates).
+#   DRIVER_FLAGS="...": more options for the load tool (e.g. --rate 20 beside SERVE_FLAGS="--rate
+#   20", or the C load generator's --mute N: slow readers, Benchmarks/slow-readers.sh).
 #   SERVER_CPUS=list, DRIVER_CPUS=list: run the server, or the load tool, on those CPUs only
 #   (`taskset -c`, e.g. SERVER_CPUS=0 DRIVER_CPUS=1). Unpinned, the kernel tends to wake the
 #   load tool on the CPU of the server thread that wrote to it, and the two then take turns on
@@ -22,7 +24,7 @@ set -euo pipefail
 bin=$1; n=${2:-1000}; secs=${3:-25}
 log=$(mktemp); drv=$(mktemp)
 trap 'rm -f "$log" "$drv" "$sysw"' EXIT
-# shellcheck disable=SC2086 # SERVE_FLAGS holds several options.
+# shellcheck disable=SC2086 # SERVE_FLAGS and DRIVER_FLAGS hold several options.
 ${SERVER_CPUS:+taskset -c "$SERVER_CPUS"} "$bin" --serve --port 19090 ${SERVER_THREADS:+--server-threads "$SERVER_THREADS"} ${SERVE_FLAGS:-} > "$log" 2>&1 &
 server=$!
 sleep 2
@@ -31,7 +33,8 @@ sleep 2
 sysw=$(mktemp)
 ( sleep $((secs / 2)); a=$(awk '/syscw/ {print $2}' /proc/$server/io); sleep 5
   b=$(awk '/syscw/ {print $2}' /proc/$server/io); echo $(( (b - a) / 5 )) > "$sysw" ) &
-${DRIVER_CPUS:+taskset -c "$DRIVER_CPUS"} "${DRIVER:-$bin}" --connect-port 19090 --sessions "$n" --seconds "$secs" > "$drv" 2>&1
+# shellcheck disable=SC2086
+${DRIVER_CPUS:+taskset -c "$DRIVER_CPUS"} "${DRIVER:-$bin}" --connect-port 19090 --sessions "$n" --seconds "$secs" ${DRIVER_FLAGS:-} > "$drv" 2>&1
 sleep 1
 kill "$server"; wait "$server" 2>/dev/null || true
 awk -v n="$n" '/µs per update/ {
