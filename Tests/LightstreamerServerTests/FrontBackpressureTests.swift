@@ -75,20 +75,41 @@ import Testing
         return ByteBuffer(bytes: bytes)
     }
 
-    @Test func aSlowClientsMERGEUpdatesFoldWhileItsSocketIsFullAndFlowWhenItReads() async throws {
-        var options = ServerOptions(host: "127.0.0.1", port: 0)
-        options.threads = 1
-        options.sessions.maxUndrainedMillis = 60_000
-        let set = AdapterSet(name: "FLOOD", dataAdapters: ["DEFAULT": FloodAdapter()])
-        let server = LightstreamerServer(options: options, adapterSets: [set])
-        try await server.start()
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let port = try #require(server.port)
-        let channel = try await Self.muteWebSocket(
-            port: port, group: group, adapterSet: "FLOOD",
-            control: "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=flood&LS_schema=v&LS_ack=false")
+    /// A server on one event loop serving the `FLOOD` set (`FloodAdapter`), and a client on a
+    /// loop of its own that never reads (`muteWebSocket`), subscribed to item `flood` in `mode`.
+    struct MuteFlood {
+        let server: LightstreamerServer
+        let group: MultiThreadedEventLoopGroup
+        let channel: any Channel
 
-        // The socket fills up (the kernel's send buffer, up to 4 MiB here, then NIO's 64 KiB),
+        static func start(mode: String, configure: (inout ServerOptions) -> Void) async throws -> MuteFlood {
+            var options = ServerOptions(host: "127.0.0.1", port: 0)
+            options.threads = 1
+            configure(&options)
+            let set = AdapterSet(name: "FLOOD", dataAdapters: ["DEFAULT": FloodAdapter()])
+            let server = LightstreamerServer(options: options, adapterSets: [set])
+            try await server.start()
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            let port = try #require(server.port)
+            let channel = try await muteWebSocket(
+                port: port, group: group, adapterSet: "FLOOD",
+                control: "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=\(mode)&LS_group=flood&LS_schema=v&LS_ack=false")
+            return MuteFlood(server: server, group: group, channel: channel)
+        }
+
+        func stop() async {
+            try? await channel.close()
+            await server.shutdown()
+            try? await group.shutdownGracefully()
+        }
+    }
+
+    @Test func aSlowClientsMERGEUpdatesFoldWhileItsSocketIsFullAndFlowWhenItReads() async throws {
+        let rig = try await MuteFlood.start(mode: "MERGE") { $0.sessions.maxUndrainedMillis = 60_000 }
+        let (server, channel) = (rig.server, rig.channel)
+
+        // The socket fills up (the kernel's send buffer, up to 4 MiB here, then 16 KiB in NIO,
+        // `LightstreamerServer.writeBufferWaterMark`),
         // and from then on the session writes nothing more while updates keep coming: they
         // fold in the session (counted in `updatesConflated` once the session drains).
         // Written behind the unread bytes instead, they would pile up in NIO until
@@ -133,23 +154,12 @@ import Testing
         #expect(m.updatesConflated >= foldedBefore + 1_000, "\(m.updatesConflated - foldedBefore) folded while the socket was full")
         #expect(m.slowClientsClosed == 0)
         #expect(m.connectionsOpen == 1)
-        try? await channel.close()
-        await server.shutdown()
-        try? await group.shutdownGracefully()
+        await rig.stop()
     }
 
     @Test func aClientThatNeverReadsIsDisconnectedAndItsSessionWaits() async throws {
-        var options = ServerOptions(host: "127.0.0.1", port: 0)
-        options.threads = 1
-        options.sessions.maxUndrainedMillis = 300
-        let set = AdapterSet(name: "FLOOD", dataAdapters: ["DEFAULT": FloodAdapter()])
-        let server = LightstreamerServer(options: options, adapterSets: [set])
-        try await server.start()
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let port = try #require(server.port)
-        let channel = try await Self.muteWebSocket(
-            port: port, group: group, adapterSet: "FLOOD",
-            control: "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=flood&LS_schema=v&LS_ack=false")
+        let rig = try await MuteFlood.start(mode: "MERGE") { $0.sessions.maxUndrainedMillis = 300 }
+        let server = rig.server
 
         // The session starts, the socket fills up, and the server cuts the connection.
         let deadline = ContinuousClock.now + .seconds(30)
@@ -164,8 +174,6 @@ import Testing
         #expect(server.metrics.snapshot.connectionsOpen == 0)
         // Dropped, not destroyed: the session waits for a recovery bind.
         #expect(server.sessionCount == 1)
-        try? await channel.close()
-        await server.shutdown()
-        try? await group.shutdownGracefully()
+        await rig.stop()
     }
 }

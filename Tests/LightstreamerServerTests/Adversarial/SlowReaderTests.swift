@@ -16,19 +16,12 @@ import Testing
 // 36 s to fill its socket and backlog there (6 s alone).
 @Suite(.timeLimit(.minutes(2))) struct SlowReaderTests {
     @Test(arguments: ["RAW", "MERGE"]) func aReaderThatNeverReadsIsBoundedInBytes(mode: String) async throws {
-        var options = ServerOptions(host: "127.0.0.1", port: 0)
-        options.threads = 1
-        options.sessions.maxUndrainedMillis = 120_000
-        options.sessions.maxBacklogBytes = 2 << 20
-        options.sessions.sessionRecoveryMillis = 120_000
-        let set = AdapterSet(name: "FLOOD", dataAdapters: ["DEFAULT": FrontBackpressureTests.FloodAdapter()])
-        let server = LightstreamerServer(options: options, adapterSets: [set])
-        try await server.start()
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let port = try #require(server.port)
-        let channel = try await FrontBackpressureTests.muteWebSocket(
-            port: port, group: group, adapterSet: "FLOOD",
-            control: "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=\(mode)&LS_group=flood&LS_schema=v&LS_ack=false")
+        let rig = try await FrontBackpressureTests.MuteFlood.start(mode: mode) {
+            $0.sessions.maxUndrainedMillis = 120_000
+            $0.sessions.maxBacklogBytes = 2 << 20
+            $0.sessions.sessionRecoveryMillis = 120_000
+        }
+        let server = rig.server
 
         let deadline = ContinuousClock.now + .seconds(90)
         if mode == "MERGE" {
@@ -63,8 +56,6 @@ import Testing
             #expect(m.sessionsClosedForBacklog == 1, "the session was not closed for its backlog")
             #expect(server.sessionCount == 0)
         }
-        try? await channel.close()
-        await server.shutdown()
-        try? await group.shutdownGracefully()
+        await rig.stop()
     }
 }
