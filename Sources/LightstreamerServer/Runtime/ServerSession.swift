@@ -214,16 +214,12 @@ final class ServerSession: Sendable {
     /// Runs the waiting batch (called by the pump, on the session's event loop), unless the
     /// stream's socket is full (`outputBlocked`): the batch then waits for it to drain.
     func drainInbox() {
-        let held = inbox.withLock { box -> Bool in
-            guard box.held else { return false }
-            box.drainScheduled = false
-            return true
-        }
-        if held { return }
         run { m, now in
+            // One round of the inbox's lock, under the session's (what is taken is handled
+            // before anything queued after it): a held inbox keeps its events.
             let (events, conflated) = self.inbox.withLock { box -> ([SessionInbox.Entry], Int) in
                 box.drainScheduled = false
-                return (box.take(), box.takeConflatedCount())
+                return box.held ? ([], 0) : (box.take(), box.takeConflatedCount())
             }
             if conflated > 0 { self.manager.metrics.update { $0.updatesConflated += conflated } }
             return events.isEmpty ? [] : m.tableEvents(events, now: now)
