@@ -120,12 +120,7 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         writable = context.channel.isWritable
-        if writable {
-            releaseBlocked()
-        } else if !toldBlocked, case .bound(let id) = stream, let session = manager.session(id) {
-            toldBlocked = true
-            session.outputBlocked(true)
-        }
+        if writable { releaseBlocked() } else { tellBlocked() }
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         drainWatch.writabilityChanged(context: context) {
             let (handler, context) = loopBound.value
@@ -163,6 +158,13 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     func handlerRemoved(context: ChannelHandlerContext) {
         releaseBlocked()
         releaseOutbound()
+    }
+
+    /// Tells the session bound here, unless told already, that this socket is full.
+    private func tellBlocked() {
+        guard !toldBlocked, case .bound(let id) = stream, let session = manager.session(id) else { return }
+        toldBlocked = true
+        session.outputBlocked(true)
     }
 
     /// Tells the session that was told this socket is full that it need not wait for it any
@@ -384,10 +386,7 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
             lastSession = sessionId
             if case .pending = stream { stream = .bound(sessionId) }
             // Bound to a socket that is already full: no writability change will say so.
-            if !writable, !toldBlocked, case .bound = stream, let session = manager.session(sessionId) {
-                toldBlocked = true
-                session.outputBlocked(true)
-            }
+            if !writable { tellBlocked() }
         case .failure(let refusal):
             stream = .none
             refuseStream(refusal.code, refusal.message, context: context)
