@@ -164,7 +164,7 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     private func tellBlocked() {
         guard !toldBlocked, case .bound(let id) = stream, let session = manager.session(id) else { return }
         toldBlocked = true
-        session.outputBlocked(true)
+        session.outputBlocked(true, on: connectionID)
     }
 
     /// Tells the session that was told this socket is full that it need not wait for it any
@@ -172,7 +172,7 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     private func releaseBlocked() {
         guard toldBlocked else { return }
         toldBlocked = false
-        if let lastSession { manager.session(lastSession)?.outputBlocked(false) }
+        if let lastSession { manager.session(lastSession)?.outputBlocked(false, on: connectionID) }
     }
 
     /// Lets go of the context, which holds this handler: kept, the two held each other for ever

@@ -226,23 +226,53 @@ final class ServerSession: Sendable {
         }
     }
 
-    /// The socket of the session's stream is full (`blocked`), or drained again. While it is
-    /// full, table events wait in the inbox, where each MERGE item's updates fold into the
-    /// latest (`SessionInbox`), rather than being written behind bytes the client has not
-    /// read: a client that reads slower than its updates come gets the latest values when it
-    /// reads, the server holds one row per item rather than a growing backlog, and what must
-    /// all be delivered (DISTINCT, RAW, COMMAND, `unfiltered`) still goes out once
-    /// `inboxLimit` events wait, towards `maxBacklogBytes`. Told by the WebSocket's handler
-    /// (`WebSocketTLCPHandler.channelWritabilityChanged`), which tells the drain too, and
-    /// when the stream ends or the connection goes.
-    func outputBlocked(_ blocked: Bool) {
-        let schedule = inbox.withLock { box -> Bool in
-            box.held = blocked
-            guard !blocked, box.count > 0, !box.drainScheduled else { return false }
-            box.drainScheduled = true
-            return true
+    /// The socket of the session's stream, on `connection`, is full (`blocked`), or drained
+    /// again. While it is full, table events wait in the inbox, where each MERGE item's
+    /// updates fold into the latest (`SessionInbox`), rather than being written behind bytes
+    /// the client has not read: a client that reads slower than its updates come gets the
+    /// latest values when it reads, the server holds one row per item rather than a growing
+    /// backlog, and what must all be delivered (DISTINCT, RAW, COMMAND, `unfiltered`) still
+    /// goes out once `inboxLimit` events wait, towards `maxBacklogBytes`. Told by the
+    /// WebSocket's handler (`WebSocketTLCPHandler.channelWritabilityChanged`), which tells the
+    /// drain too, and when the stream ends or the connection goes.
+    ///
+    /// The hold belongs to `connection`: a connection the session is not bound to cannot hold
+    /// it (a socket the session left fills up after the session moved), and only the
+    /// connection that holds it lets go (the socket the session left, draining or closing
+    /// after the new one filled up, does not release the new one's hold). A bind elsewhere
+    /// drops it (`streamBound(to:)`).
+    func outputBlocked(_ blocked: Bool, on connection: ConnectionID) {
+        let schedule = inner.withLock { s -> Bool in
+            // The session's lock, then the inbox's (the order `drainInbox` takes them in).
+            let bound = s.machine.boundConnection == connection
+            return inbox.withLock { box -> Bool in
+                if blocked {
+                    if bound { box.heldBy = connection.raw }
+                    return false
+                }
+                guard box.heldBy == connection.raw else { return false }
+                return Self.release(&box)
+            }
         }
         if schedule { pump.add(self) }
+    }
+
+    /// A stream was bound on `connection`: a hold that another connection set goes (that
+    /// socket's state says nothing about the new one, whose handler tells its own).
+    func streamBound(to connection: ConnectionID) {
+        let schedule = inbox.withLock { box -> Bool in
+            guard box.held, box.heldBy != connection.raw else { return false }
+            return Self.release(&box)
+        }
+        if schedule { pump.add(self) }
+    }
+
+    /// Lets the inbox go; whether the caller must have the pump drain what waits.
+    private static func release(_ box: inout SessionInbox) -> Bool {
+        box.heldBy = 0
+        guard box.count > 0, !box.drainScheduled else { return false }
+        box.drainScheduled = true
+        return true
     }
 
     /// Handles what waits now, on the calling thread (the scheduled drain finds less or nothing).

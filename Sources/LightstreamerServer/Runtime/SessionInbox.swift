@@ -24,12 +24,18 @@ struct SessionInbox {
     private(set) var events: [Entry] = []
     /// Where the latest waiting, still replaceable update of each MERGE item is in `events`.
     private var replaceable: [ItemKey: Int] = [:]
+    /// The connection whose full socket holds the events here (`ServerSession.outputBlocked`),
+    /// by its number (`ConnectionID.raw`, never 0); 0 when none does. While held, events wait
+    /// here, MERGE updates folding, instead of being written behind what the client has not
+    /// read. Kept by connection so that only the connection that asked can let go, and a
+    /// session that moves to another connection is not held by the one it left.
+    var heldBy: UInt64 = 0
+    /// Updates replaced by a newer one since the last `takeConflatedCount()` (saturating; 32
+    /// bits, so that the inbox stays four words beside `heldBy`).
+    private var conflated: UInt32 = 0
     var drainScheduled = false
-    /// The session's stream socket is full (`ServerSession.outputBlocked`): events wait here,
-    /// MERGE updates folding, instead of being written behind what the client has not read.
-    var held = false
-    /// Updates replaced by a newer one since the last `takeConflatedCount()`.
-    private(set) var conflated = 0
+
+    var held: Bool { heldBy != 0 }
 
     var count: Int { events.count }
 
@@ -72,7 +78,7 @@ struct SessionInbox {
             // with its own encoding, which still applies if the session's previous row
             // matches it (the session checks).
             events[i] = (subscriptionId, event)
-            conflated += 1
+            if conflated < .max { conflated += 1 }
         } else {
             replaceable[key] = events.count
             events.append((subscriptionId, event))
@@ -90,6 +96,6 @@ struct SessionInbox {
 
     mutating func takeConflatedCount() -> Int {
         defer { conflated = 0 }
-        return conflated
+        return Int(conflated)
     }
 }

@@ -209,6 +209,7 @@ public final class SessionManager: Sendable {
                 request, connection: connection.connectionID, transport: connection.transport, version: version,
                 clientIP: clientIP, now: now)
         }
+        session.streamBound(to: connection.connectionID)
         metrics.requestHandled("bind_session", nanoseconds: Self.nanoseconds(since: clock))
         return true
     }
