@@ -61,6 +61,32 @@ import Testing
         return channel
     }
 
+    /// An HTTP client that never reads (tiny receive buffer, no auto-read): posts
+    /// `create_session` on `adapterSet` for a stream long enough never to end here.
+    static func muteHTTPStream(port: Int, group: any EventLoopGroup, adapterSet: String) async throws -> any Channel {
+        let channel = try await muteChannel(port: port, group: group)
+        try await channel.writeAndFlush(
+            post("create_session", "LS_cid=x&LS_adapter_set=\(adapterSet)&LS_send_sync=false&LS_content_length=1000000000")
+        ).get()
+        return channel
+    }
+
+    /// A connection that sends what it is given and reads nothing.
+    static func muteChannel(port: Int, group: any EventLoopGroup) async throws -> any Channel {
+        try await ClientBootstrap(group: group)
+            .channelOption(.socketOption(.so_rcvbuf), value: 4096)
+            .channelOption(.autoRead, value: false)
+            .channelInitializer { ch in ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(Mute()) } }
+            .connect(host: "127.0.0.1", port: port).get()
+    }
+
+    /// A TLCP request over HTTP: `POST /lightstreamer/<name>.txt` with `body`.
+    static func post(_ name: String, _ body: String) -> ByteBuffer {
+        ByteBuffer(
+            string: "POST /lightstreamer/\(name).txt?LS_protocol=TLCP-2.5.0 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+    }
+
     static func frame(_ text: String) -> ByteBuffer {
         let payload = Array(text.utf8)
         var bytes: [UInt8] = [0x81]
@@ -75,14 +101,25 @@ import Testing
         return ByteBuffer(bytes: bytes)
     }
 
+    /// How the client that never reads streams.
+    enum StreamTransport: String, CaseIterable, Sendable {
+        case webSocket, http
+    }
+
     /// A server on one event loop serving the `FLOOD` set (`FloodAdapter`), and a client on a
-    /// loop of its own that never reads (`muteWebSocket`), subscribed to item `flood` in `mode`.
+    /// loop of its own that never reads, subscribed to item `flood` in `mode`: over a WebSocket
+    /// (`muteWebSocket`), or over an HTTP stream (`muteHTTPStream`, subscribed by a control
+    /// request on a second connection).
     struct MuteFlood {
         let server: LightstreamerServer
         let group: MultiThreadedEventLoopGroup
         let channel: any Channel
+        /// The HTTP control request's connection.
+        let control: (any Channel)?
 
-        static func start(mode: String, configure: (inout ServerOptions) -> Void) async throws -> MuteFlood {
+        static func start(
+            mode: String, transport: StreamTransport = .webSocket, configure: (inout ServerOptions) -> Void
+        ) async throws -> MuteFlood {
             var options = ServerOptions(host: "127.0.0.1", port: 0)
             options.threads = 1
             configure(&options)
@@ -91,22 +128,39 @@ import Testing
             try await server.start()
             let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
             let port = try #require(server.port)
-            let channel = try await muteWebSocket(
-                port: port, group: group, adapterSet: "FLOOD",
-                control: "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=\(mode)&LS_group=flood&LS_schema=v&LS_ack=false")
-            return MuteFlood(server: server, group: group, channel: channel)
+            let add = "LS_reqId=1&LS_op=add&LS_subId=1&LS_mode=\(mode)&LS_group=flood&LS_schema=v&LS_ack=false"
+            switch transport {
+            case .webSocket:
+                let channel = try await muteWebSocket(port: port, group: group, adapterSet: "FLOOD", control: add)
+                return MuteFlood(server: server, group: group, channel: channel, control: nil)
+            case .http:
+                let channel = try await muteHTTPStream(port: port, group: group, adapterSet: "FLOOD")
+                var session = server.manager.allSessions.first
+                for _ in 0..<500 where session == nil {
+                    try await Task.sleep(for: .milliseconds(10))
+                    session = server.manager.allSessions.first
+                }
+                let id = try #require(session?.id)
+                let control = try await muteChannel(port: port, group: group)
+                try await control.writeAndFlush(post("control", "LS_session=\(id)&" + add)).get()
+                return MuteFlood(server: server, group: group, channel: channel, control: control)
+            }
         }
 
         func stop() async {
             try? await channel.close()
+            try? await control?.close()
             await server.shutdown()
             try? await group.shutdownGracefully()
         }
     }
 
-    @Test func aSlowClientsMERGEUpdatesFoldWhileItsSocketIsFullAndFlowWhenItReads() async throws {
-        let rig = try await MuteFlood.start(mode: "MERGE") { $0.sessions.maxUndrainedMillis = 60_000 }
+    @Test(arguments: StreamTransport.allCases)
+    func aSlowClientsMERGEUpdatesFoldWhileItsSocketIsFullAndFlowWhenItReads(transport: StreamTransport) async throws {
+        let rig = try await MuteFlood.start(mode: "MERGE", transport: transport) { $0.sessions.maxUndrainedMillis = 60_000 }
         let (server, channel) = (rig.server, rig.channel)
+        // The stream's connection, and over HTTP the control request's, kept alive.
+        let open = transport == .http ? 2 : 1
 
         // The socket fills up (the kernel's send buffer, up to 4 MiB here, then 16 KiB in NIO,
         // `LightstreamerServer.writeBufferWaterMark`),
@@ -122,7 +176,7 @@ import Testing
         }
         var still = (bytes: m.bytesSent, since: ContinuousClock.now)
         var held = false
-        while ContinuousClock.now < deadline, m.slowClientsClosed == 0, m.connectionsOpen == 1 {
+        while ContinuousClock.now < deadline, m.slowClientsClosed == 0, m.connectionsOpen == open {
             try await Task.sleep(for: .milliseconds(100))
             m = server.metrics.snapshot
             if m.bytesSent != still.bytes {
@@ -134,7 +188,7 @@ import Testing
         }
         #expect(held, "bytes written \(m.bytesSent), still growing or the connection closed")
         #expect(m.slowClientsClosed == 0)
-        #expect(m.connectionsOpen == 1)
+        #expect(m.connectionsOpen == open)
         // What waits is about one row of the one item, not a backlog.
         let waiting = server.manager.allSessions.map { $0.summary(now: monotonicMillis()).backlog }
         #expect(waiting.count == 1 && waiting.allSatisfy { $0 <= SessionInbox.conflateAfter + 1 }, "\(waiting) events waiting")
@@ -153,7 +207,7 @@ import Testing
         #expect(m.updatesSent >= sentBefore + 200, "\(m.updatesSent - sentBefore) updates written once the client read")
         #expect(m.updatesConflated >= foldedBefore + 1_000, "\(m.updatesConflated - foldedBefore) folded while the socket was full")
         #expect(m.slowClientsClosed == 0)
-        #expect(m.connectionsOpen == 1)
+        #expect(m.connectionsOpen == open)
         await rig.stop()
     }
 

@@ -196,7 +196,7 @@ public final class LightstreamerServer: Service, Sendable {
 
     /// When a client connection stops being writable (what waits for the socket, which the
     /// kernel's send buffer would not take, passes `high`) and becomes writable again (below
-    /// `low`). A WebSocket's session stops writing table events meanwhile, and its MERGE
+    /// `low`). The session streaming on it (WebSocket or HTTP) stops writing table events meanwhile, and its MERGE
     /// updates fold into the latest of each item (`ServerSession.outputBlocked`), so what the
     /// server holds for a client that reads slower than its updates come is about `high`
     /// bytes of frames, not a backlog growing towards `maxBacklogBytes`. NIO's default, 64 KiB,

@@ -42,7 +42,15 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private lazy var drainWatch = DrainWatch(limitMillis: manager.settings.maxUndrainedMillis)
 
+    /// The session told that this connection's socket is full, and the stream response it was
+    /// told for (`ServerSession.outputBlocked`): while the client does not read, the session
+    /// folds its MERGE updates instead of writing them behind the unread bytes, as it does on
+    /// a WebSocket. It is told again when the socket drains, when the response ends, or when
+    /// the connection goes.
+    private var toldBlocked: (session: String, response: ConnectionID)?
+
     func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { releaseBlocked() } else { tellBlocked(context: context) }
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         drainWatch.writabilityChanged(context: context) { [logger] in
             logger.info("closing an HTTP connection whose client does not read")
@@ -75,7 +83,25 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         manager.metrics.update { $0.connectionsOpen -= 1 }
     }
 
+    /// Tells the session streaming on this connection, if its socket is full and the session
+    /// was not told yet.
+    private func tellBlocked(context: ChannelHandlerContext) {
+        guard toldBlocked == nil, !context.channel.isWritable, let r = response, case .stream = r.writer.kind,
+            let id = r.session, let session = manager.session(id)
+        else { return }
+        toldBlocked = (id, r.id)
+        session.outputBlocked(true, on: r.id)
+    }
+
+    /// Tells the session that was told this socket is full that it need not wait for it.
+    private func releaseBlocked() {
+        guard let told = toldBlocked else { return }
+        toldBlocked = nil
+        manager.session(told.session)?.outputBlocked(false, on: told.response)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
+        releaseBlocked()
         drainWatch.cancel()
         countClosed()
         if let r = response, let session = r.session {
@@ -86,6 +112,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        releaseBlocked()
         drainWatch.cancel()
         // Closed, or upgraded to WebSocket (the WS handler counts it from then on).
         countClosed()
@@ -243,6 +270,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let (ended, close) = r.writer.apply(ops) { parts.append($0) }
         // State first: writing the end may hand us the next pipelined request at once.
         response = ended ? nil : r
+        if ended { releaseBlocked() }
         if ended && !close { armUpgrade?(context) }
         for part in parts { context.write(wrapOutboundOut(part), promise: nil) }
         context.flush()
@@ -267,7 +295,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
             var headerMap: [String: String] = [:]
             for (k, v) in headers { headerMap[k.lowercased()] = v }
             let (manager, eventLoop) = (self.manager, context.eventLoop)
-            let loopBound = NIOLoopBound(self, eventLoop: eventLoop)
+            let loopBound = NIOLoopBound((self, context), eventLoop: eventLoop)
             Task {
                 let result = await manager.createSession(
                     create, version: version, connection: outbound, clientIP: clientIP,
@@ -275,8 +303,11 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 switch result {
                 case .success(let sid):
                     eventLoop.execute {
-                        let handler = loopBound.value
-                        if handler.response?.id == outbound.connectionID { handler.response?.session = sid }
+                        let (handler, context) = loopBound.value
+                        guard handler.response?.id == outbound.connectionID else { return }
+                        handler.response?.session = sid
+                        // Its socket already full: no writability change will say so.
+                        handler.tellBlocked(context: context)
                     }
                 case .failure(let refusal):
                     manager.metrics.update { $0.requestErrors += 1 }
@@ -287,7 +318,9 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .success(.bindSession(let bind))?:
             guard let sid = bind.session else { return refuse(20, "Missing session") }
             response?.session = sid
-            if !manager.bind(bind, sessionId: sid, version: version, connection: outbound, clientIP: clientIP) {
+            if manager.bind(bind, sessionId: sid, version: version, connection: outbound, clientIP: clientIP) {
+                tellBlocked(context: context)
+            } else {
                 refuse(20, "Session not found")
             }
         default:

@@ -233,8 +233,9 @@ final class ServerSession: Sendable {
     /// latest values when it reads, the server holds one row per item rather than a growing
     /// backlog, and what must all be delivered (DISTINCT, RAW, COMMAND, `unfiltered`) still
     /// goes out once `inboxLimit` events wait, towards `maxBacklogBytes`. Told by the
-    /// WebSocket's handler (`WebSocketTLCPHandler.channelWritabilityChanged`), which tells the
-    /// drain too, and when the stream ends or the connection goes.
+    /// connection's handler when its writability changes (`WebSocketTLCPHandler`, which tells
+    /// the drain too, and `HTTPTLCPHandler` for a stream response), when the stream ends and
+    /// when the connection goes.
     ///
     /// The hold belongs to `connection`: a connection the session is not bound to cannot hold
     /// it (a socket the session left fills up after the session moved), and only the
