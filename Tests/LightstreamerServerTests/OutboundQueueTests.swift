@@ -7,10 +7,14 @@ import Testing
 /// `OutboundQueue`: what sessions push reaches the channel's loop in order, in one drain per
 /// hop, with consecutive texts joined and a stream's last text and its end together.
 @Suite struct OutboundQueueTests {
-    private func drained(transport: TransportKind = .http, _ pushes: (OutboundQueue) -> Void) -> [[String]] {
+    private func drained(
+        transport: TransportKind = .http, byteLimit: Int = .max, _ pushes: (OutboundQueue) -> Void
+    ) -> [[String]] {
         let loop = EmbeddedEventLoop()
         let drains = NIOLockedValueBox<[[String]]>([])
-        let queue = CallbackOutboundQueue(connectionID: ConnectionIDs.next(), transport: transport, eventLoop: loop) { ops in
+        let queue = CallbackOutboundQueue(
+            connectionID: ConnectionIDs.next(), transport: transport, eventLoop: loop, byteLimit: byteLimit
+        ) { ops in
             let described = ops.map { op -> String in
                 switch op {
                 case .text(let t): return "text:\(t)"
@@ -59,5 +63,42 @@ import Testing
         queue.push(.end(closeSocket: false))
         loop.run()
         #expect(drains.withLockedValue { $0 } == 2)
+    }
+
+    /// A loop that does not come round while a session writes: past the limit the queue stops
+    /// taking text, and what the drain gets is over the limit, so that the connection's
+    /// `BacklogGuard` closes it (as it would the same bytes written behind a full socket).
+    @Test func pastItsByteLimitTheQueueDropsTextAndTheDrainIsOverTheLimit() {
+        let line = String(repeating: "x", count: 98) + "\r\n"
+        let result = drained(byteLimit: 1_000) { q in
+            for _ in 0..<10_000 { q.send(line) }
+            q.reply(index: 0, line: "REQOK,1")
+            q.endStream(closeSocket: false)
+        }
+        #expect(result.count == 1)
+        let texts = result.first?.filter { $0.hasPrefix("text:") } ?? []
+        let bytes = texts.reduce(0) { $0 + $1.utf8.count - "text:".utf8.count }
+        // Eleven lines: the one that passed the limit is kept, the 9,989 after it are not.
+        #expect(bytes == 1_100)
+        #expect(result.first?.last == "end:false", "an end is never dropped: \(result.first?.suffix(2) ?? [])")
+        #expect(!(result.first?.contains { $0.hasPrefix("reply:") } ?? true))
+        #expect(BacklogGuard.wouldExceed(isWritable: true, incoming: bytes, limit: 1_000) { nil })
+        #expect(!BacklogGuard.wouldExceed(isWritable: true, incoming: 900, limit: 1_000) { nil })
+    }
+
+    /// The drain empties the count: the next pushes are taken again.
+    @Test func afterTheDrainTheQueueTakesTextAgain() {
+        let loop = EmbeddedEventLoop()
+        let texts = NIOLockedValueBox<[Int]>([])
+        let queue = CallbackOutboundQueue(connectionID: ConnectionIDs.next(), transport: .http, eventLoop: loop, byteLimit: 100) {
+            ops in
+            let n = ops.reduce(0) { n, op in if case .text(let t) = op { n + t.utf8.count } else { n } }
+            texts.withLockedValue { $0.append(n) }
+        }
+        for _ in 0..<50 { queue.send("0123456789") }
+        loop.run()
+        for _ in 0..<5 { queue.send("0123456789") }
+        loop.run()
+        #expect(texts.withLockedValue { $0 } == [110, 50])
     }
 }

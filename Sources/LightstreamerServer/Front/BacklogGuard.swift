@@ -15,6 +15,9 @@ enum BacklogGuard {
     /// count of unsent bytes (asked only when writability cannot settle it).
     static func wouldExceed(isWritable: Bool, incoming: Int, limit: Int, buffered: () -> Int?) -> Bool {
         guard incoming > 0 else { return false }
+        // What is about to be written is over the limit by itself (`OutboundQueue` stops
+        // taking text past it), whatever the channel holds or can tell.
+        if incoming > limit { return true }
         // A writable channel holds at most its high water mark: no need to ask for the exact
         // count, which costs more than the write.
         if isWritable && incoming <= limit - Self.highWaterMark { return false }

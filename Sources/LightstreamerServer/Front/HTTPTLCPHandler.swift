@@ -246,7 +246,9 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func startResponse(kind: HTTPResponseWriter.Kind, keepAlive: Bool, context: ChannelHandlerContext) -> OutboundQueue {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let id = ConnectionIDs.next()
-        let outbound = CallbackOutboundQueue(connectionID: id, transport: .http, eventLoop: context.eventLoop) { ops in
+        let outbound = CallbackOutboundQueue(
+            connectionID: id, transport: .http, eventLoop: context.eventLoop, byteLimit: manager.settings.maxBacklogBytes
+        ) { ops in
             let (handler, context) = loopBound.value
             handler.drainResponse(id, ops, context: context)
         }

@@ -24,10 +24,30 @@ class OutboundQueue: OutboundConnection, @unchecked Sendable {
 
     private struct State {
         var ops: [Op] = []
+        /// The bytes of text in `ops` (saturating: 32 bits keep the state two words).
+        var bytes: UInt32 = 0
         var scheduled = false
+        /// `bytes` passed the queue's limit: texts are dropped until the drain, which closes
+        /// the connection (`BacklogGuard`).
+        var full = false
 
-        /// Queues `op`; a text right after a text joins it.
-        mutating func append(_ op: Op) {
+        /// Queues `op`; a text right after a text joins it. Once the texts waiting pass
+        /// `limit`, later texts and replies are dropped: the drain finds more than the limit
+        /// and closes the connection as a slow client's, which is what writing them would
+        /// have come to (the session may recover on a new connection).
+        mutating func append(_ op: Op, limit: Int) {
+            let n: Int
+            switch op {
+            case .text(let t): n = t.utf8.count
+            case .reply(_, let line): n = line.map { $0.utf8.count + 2 } ?? 0
+            case .end: n = 0
+            }
+            if n > 0 {
+                if full { return }
+                let (sum, overflow) = bytes.addingReportingOverflow(UInt32(clamping: n))
+                bytes = overflow ? .max : sum
+                if Int(bytes) > limit { full = true }
+            }
             if case .text(let t) = op, case .text(var previous)? = ops.last {
                 // Drop the array's copy first so that `previous` is unique and grows in place.
                 ops.removeLast()
@@ -61,6 +81,12 @@ class OutboundQueue: OutboundConnection, @unchecked Sendable {
     /// Writes `ops` (consecutive texts merged), on `eventLoop`. This class drops them.
     func drain(_ ops: [Op]) {}
 
+    /// The most bytes of text that may wait for one drain (`State.append`): a connection's
+    /// `maxBacklogBytes`. Without a limit here, a loop that does not come round (saturated,
+    /// or the session writing from another thread) let the queue grow without bound before
+    /// the drain's own check (`BacklogGuard`) could see it.
+    var byteLimit: Int { .max }
+
     func send(_ text: String) { push(.text(text)) }
     func endStream(closeSocket: Bool) { push(.end(closeSocket: closeSocket)) }
     func send(_ text: String, thenEndStream closeSocket: Bool) { push(.text(text), .end(closeSocket: closeSocket)) }
@@ -76,8 +102,9 @@ class OutboundQueue: OutboundConnection, @unchecked Sendable {
 
     /// Queues `op` (one per session write: no array is made for it).
     func push(_ op: Op) {
+        let limit = byteLimit
         if state.withLock({ s -> Bool in
-            s.append(op)
+            s.append(op, limit: limit)
             return s.claimDrain()
         }) {
             scheduleDrain()
@@ -88,9 +115,10 @@ class OutboundQueue: OutboundConnection, @unchecked Sendable {
     /// (a stream's last line and its end must reach the handler at once, docs/protocol/TLCP.md
     /// §1.3 on `LOOP` over WS).
     func push(_ first: Op, _ second: Op) {
+        let limit = byteLimit
         if state.withLock({ s -> Bool in
-            s.append(first)
-            s.append(second)
+            s.append(first, limit: limit)
+            s.append(second, limit: limit)
             return s.claimDrain()
         }) {
             scheduleDrain()
@@ -101,6 +129,8 @@ class OutboundQueue: OutboundConnection, @unchecked Sendable {
         eventLoop.execute { [self] in
             let ops = state.withLock { s -> [Op] in
                 s.scheduled = false
+                s.bytes = 0
+                s.full = false
                 defer { s.ops = [] }
                 return s.ops
             }
@@ -112,17 +142,20 @@ class OutboundQueue: OutboundConnection, @unchecked Sendable {
 /// An `OutboundQueue` whose drain is a closure: an HTTP response's (`HTTPTLCPHandler`).
 final class CallbackOutboundQueue: OutboundQueue, @unchecked Sendable {
     private let onDrain: @Sendable ([Op]) -> Void
+    private let limit: Int
 
     /// `drain` runs on `eventLoop` with the queued operations, consecutive texts merged.
     init(
-        connectionID: ConnectionID, transport: TransportKind, eventLoop: any EventLoop,
+        connectionID: ConnectionID, transport: TransportKind, eventLoop: any EventLoop, byteLimit: Int = .max,
         drain: @escaping @Sendable ([Op]) -> Void
     ) {
         self.onDrain = drain
+        self.limit = byteLimit
         super.init(connectionID: connectionID, transport: transport, eventLoop: eventLoop)
     }
 
     override func drain(_ ops: [Op]) { onDrain(ops) }
+    override var byteLimit: Int { limit }
 }
 
 /// Unique ids for connections and HTTP responses.

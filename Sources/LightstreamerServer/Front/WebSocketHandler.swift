@@ -184,6 +184,8 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
         context = nil
     }
 
+    override var byteLimit: Int { manager.settings.maxBacklogBytes }
+
     /// What sessions queued, written on the loop (`OutboundQueue`).
     override func drain(_ ops: [Op]) {
         guard let context else { return }
