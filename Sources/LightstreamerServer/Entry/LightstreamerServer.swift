@@ -196,14 +196,17 @@ public final class LightstreamerServer: Service, Sendable {
 
     /// When a client connection stops being writable (what waits for the socket, which the
     /// kernel's send buffer would not take, passes `high`) and becomes writable again (below
-    /// `low`). The session streaming on it (WebSocket or HTTP) stops writing table events meanwhile, and its MERGE
-    /// updates fold into the latest of each item (`ServerSession.outputBlocked`), so what the
-    /// server holds for a client that reads slower than its updates come is about `high`
-    /// bytes of frames, not a backlog growing towards `maxBacklogBytes`. NIO's default, 64 KiB,
-    /// held some 90 KB of small frames (each its own buffer) with every such session; the
-    /// kernel's send buffer, hundreds of KiB on a busy socket, does the buffering a reader that
-    /// keeps up needs (ARCHITECTURE.md, "One update, end to end", step 11).
-    static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 8 * 1024, high: 16 * 1024)
+    /// `low`). The session streaming on it (WebSocket or HTTP) stops writing table events
+    /// meanwhile, and its MERGE updates fold into the latest of each item
+    /// (`ServerSession.outputBlocked`), so what the server holds for a client that reads
+    /// slower than its updates come is about `high` bytes of frames, not a backlog growing
+    /// towards `maxBacklogBytes`. The kernel's send buffer, hundreds of KiB on a busy socket,
+    /// does the buffering a reader that keeps up needs, so the mark can be low: with 16,000
+    /// sessions unread, NIO's default of 64 KiB held 3.8 GB, 16 KiB 1.06 GB, 4 KiB 0.62 GB,
+    /// while CPU per update and latency at 1,000 and 5,000 reading sessions did not move
+    /// (BENCHMARKS.md, "Slow readers" and "A lower water mark"; ARCHITECTURE.md, "One update,
+    /// end to end", step 11).
+    static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 2 * 1024, high: 4 * 1024)
 
     /// The admin listener: `/metrics` and the health endpoints, plain HTTP, a few connections.
     private func bindAdmin(host: String, port: Int, group: any EventLoopGroup) async throws -> any Channel {
