@@ -14,7 +14,8 @@ import Testing
             #"""
             {"maxSessions": 10, "maxSessionsPerAddress": 0, "maxSubscriptionsPerSession": 3, "maxItemsPerSubscription": 4,
              "maxQueuedMessages": 5, "maxMessageSequences": 6, "maxQueuedMPNOperations": 7, "maxBacklogBytes": 8000,
-             "requestLimitBytes": 9000, "maxInactivityMillis": 11000, "maxMessageWaitMillis": 12000}
+             "requestLimitBytes": 9000, "maxInactivityMillis": 11000, "maxMessageWaitMillis": 12000,
+             "maxTotalBacklogBytes": 13000}
             """#)
         let s = o.sessions
         #expect(s.maxSessions == 10)
@@ -28,6 +29,7 @@ import Testing
         #expect(s.requestLimit == 9000)
         #expect(s.maxInactivityMillis == 11000)
         #expect(s.maxMessageWaitMillis == 12000)
+        #expect(s.maxTotalBacklogBytes == 13000)
     }
 
     @Test func missingKeysKeepThePublicServerDefaults() throws {
@@ -40,7 +42,7 @@ import Testing
     }
 
     @Test(arguments: [
-        #"{"maxSubscriptionsPerSession": 0}"#, #"{"maxBacklogBytes": -1}"#, #"{"requestLimitBytes": 10}"#,
+        #"{"maxSubscriptionsPerSession": 0}"#, #"{"maxBacklogBytes": -1}"#, #"{"maxTotalBacklogBytes": 0}"#, #"{"requestLimitBytes": 10}"#,
         #"{"maxSessions": -5}"#, #"{"unknown": 1}"#,
     ])
     func badValuesAreRefused(_ limits: String) {

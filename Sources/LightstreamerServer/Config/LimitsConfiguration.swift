@@ -20,6 +20,8 @@ public struct LimitsConfiguration: Sendable, Hashable, Decodable {
     public var maxQueuedMPNOperations: Int?
     /// Unsent bytes a session may hold for a client that does not read.
     public var maxBacklogBytes: Int?
+    /// Unsent bytes all slow clients together may make the server hold.
+    public var maxTotalBacklogBytes: Int?
     /// The largest request accepted (bytes), advertised in CONOK as the request limit.
     public var requestLimitBytes: Int?
     /// The longest `LS_inactivity_millis` honoured; a larger one counts as this.
@@ -31,6 +33,7 @@ public struct LimitsConfiguration: Sendable, Hashable, Decodable {
     static let keys = [
         "maxSessions", "maxSessionsPerAddress", "maxSubscriptionsPerSession", "maxItemsPerSubscription",
         "maxQueuedMessages", "maxMessageSequences", "maxQueuedMPNOperations", "maxBacklogBytes",
+        "maxTotalBacklogBytes",
         "requestLimitBytes", "maxInactivityMillis", "maxMessageWaitMillis",
     ]
 
@@ -52,6 +55,7 @@ public struct LimitsConfiguration: Sendable, Hashable, Decodable {
         maxMessageSequences = try read("maxMessageSequences")
         maxQueuedMPNOperations = try read("maxQueuedMPNOperations")
         maxBacklogBytes = try read("maxBacklogBytes")
+        maxTotalBacklogBytes = try read("maxTotalBacklogBytes")
         requestLimitBytes = try read("requestLimitBytes")
         if let r = requestLimitBytes, r < 1_000 {
             throw decoder.invalid(
@@ -72,6 +76,7 @@ public struct LimitsConfiguration: Sendable, Hashable, Decodable {
         if let v = maxMessageSequences { settings.maxMessageSequences = v }
         if let v = maxQueuedMPNOperations { settings.maxQueuedMPNOperations = v }
         if let v = maxBacklogBytes { settings.maxBacklogBytes = v }
+        if let v = maxTotalBacklogBytes { settings.maxTotalBacklogBytes = v }
         if let v = requestLimitBytes { settings.requestLimit = v }
         if let v = maxInactivityMillis { settings.maxInactivityMillis = v }
         if let v = maxMessageWaitMillis { settings.maxMessageWaitMillis = v }

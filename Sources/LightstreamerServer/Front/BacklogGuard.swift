@@ -5,14 +5,9 @@ import NIOCore
 /// connection is closed (its session loses the stream and may recover on a new one, within its
 /// own bound) instead of the server's memory growing with the client's slowness.
 enum BacklogGuard {
-    /// Whether writing `incoming` more bytes on `channel` would pass `limit`. Called on the
-    /// channel's event loop.
-    static func wouldExceed(_ channel: any Channel, incoming: Int, limit: Int) -> Bool {
-        wouldExceed(isWritable: channel.isWritable, incoming: incoming, limit: limit) { bufferedBytes(of: channel) }
-    }
-
-    /// The same for a channel whose writability the caller tracks; `buffered` gives the exact
-    /// count of unsent bytes (asked only when writability cannot settle it).
+    /// Whether writing `incoming` more bytes on a channel would pass `limit`, given its
+    /// writability; `buffered` gives the exact count of unsent bytes (asked only when
+    /// writability cannot settle it). Called on the channel's event loop.
     static func wouldExceed(isWritable: Bool, incoming: Int, limit: Int, buffered: () -> Int?) -> Bool {
         guard incoming > 0 else { return false }
         // What is about to be written is over the limit by itself (`OutboundQueue` stops

@@ -48,9 +48,16 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// a WebSocket. It is told again when the socket drains, when the response ends, or when
     /// the connection goes.
     private var toldBlocked: (session: String, response: ConnectionID)?
+    /// What this connection took of the server-wide `BacklogBudget` while unwritable.
+    private var budgetShare = BacklogBudgetShare()
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable { releaseBlocked() } else { tellBlocked(context: context) }
+        if context.channel.isWritable {
+            releaseBlocked()
+            budgetShare.giveBack(to: manager.backlogBudget)
+        } else {
+            tellBlocked(context: context)
+        }
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         drainWatch.writabilityChanged(context: context) { [logger] in
             logger.info("closing an HTTP connection whose client does not read")
@@ -100,8 +107,29 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         manager.session(told.session)?.outputBlocked(false, on: told.response)
     }
 
+    /// Closes the connection of a client that does not read (`why`), and tells the session
+    /// streaming in the response at once that its stream is gone: it stops writing to the
+    /// response and waits for a recovery bind. (Left bound, it went on writing to a response
+    /// nobody drained until the channel's close reached `channelInactive`, which no longer
+    /// found the response.)
+    private func closeSlowClient(
+        _ why: String, _ metadata: Logger.Metadata, overBudget: Bool = false, context: ChannelHandlerContext
+    ) {
+        logger.info("closing an HTTP connection whose client does not read: \(why)", metadata: metadata)
+        manager.metrics.update {
+            $0.slowClientsClosed += 1
+            if overBudget { $0.slowClientsOverBudget += 1 }
+        }
+        if let r = response, let session = r.session {
+            manager.connectionClosed(r.id, sessionIds: [session])
+        }
+        response = nil
+        context.close(promise: nil)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         releaseBlocked()
+        budgetShare.giveBack(to: manager.backlogBudget)
         drainWatch.cancel()
         countClosed()
         if let r = response, let session = r.session {
@@ -113,6 +141,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         releaseBlocked()
+        budgetShare.giveBack(to: manager.backlogBudget)
         drainWatch.cancel()
         // Closed, or upgraded to WebSocket (the WS handler counts it from then on).
         countClosed()
@@ -259,14 +288,23 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func drainResponse(_ id: ConnectionID, _ ops: [OutboundQueue.Op], context: ChannelHandlerContext) {
         guard var r = response, r.id == id else { return }
         let limit = manager.settings.maxBacklogBytes
-        if BacklogGuard.wouldExceed(context.channel, incoming: BacklogGuard.bytes(of: ops), limit: limit) {
-            logger.info(
-                "closing an HTTP connection whose client does not read: unsent data passed maxBacklogBytes",
-                metadata: ["maxBacklogBytes": "\(limit)"])
-            manager.metrics.update { $0.slowClientsClosed += 1 }
-            response = nil
-            context.close(promise: nil)
-            return
+        let incoming = BacklogGuard.bytes(of: ops)
+        let writable = context.channel.isWritable
+        // What the channel holds unsent, when asked (only while it is not writable).
+        var buffered: Int?
+        let exceeds = BacklogGuard.wouldExceed(isWritable: writable, incoming: incoming, limit: limit) {
+            buffered = BacklogGuard.bufferedBytes(of: context.channel)
+            return buffered
+        }
+        if exceeds {
+            return closeSlowClient("unsent data passed maxBacklogBytes", ["maxBacklogBytes": "\(limit)"], context: context)
+        }
+        if !writable,
+            !budgetShare.hold((buffered ?? BacklogGuard.bufferedBytes(of: context.channel) ?? 0) + incoming, in: manager.backlogBudget)
+        {
+            return closeSlowClient(
+                "the server's slow clients hold maxTotalBacklogBytes", ["maxTotalBacklogBytes": "\(manager.backlogBudget.limit)"],
+                overBudget: true, context: context)
         }
         var parts: [HTTPServerResponsePart] = []
         let (ended, close) = r.writer.apply(ops) { parts.append($0) }

@@ -58,6 +58,9 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     /// (`ServerSession.outputBlocked`); it is told again when the socket drains, when its
     /// stream here ends, or when the connection goes. Beside `writable`, in the same padding.
     private var toldBlocked = false
+    /// What this connection took of the server-wide `BacklogBudget` while unwritable. Beside
+    /// `toldBlocked`, in the same padding.
+    private var budgetShare = BacklogBudgetShare()
     /// Told of every text frame written: when a session is bound here and when not.
     private var sessionObserver = WebSocketSessionObserver()
     /// How long the WebSocket may go without a session bound on it, after the upgrade and
@@ -120,7 +123,12 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         writable = context.channel.isWritable
-        if writable { releaseBlocked() } else { tellBlocked() }
+        if writable {
+            releaseBlocked()
+            budgetShare.giveBack(to: manager.backlogBudget)
+        } else {
+            tellBlocked()
+        }
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         drainWatch.writabilityChanged(context: context) {
             let (handler, context) = loopBound.value
@@ -143,6 +151,7 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
 
     func channelInactive(context: ChannelHandlerContext) {
         releaseBlocked()
+        budgetShare.giveBack(to: manager.backlogBudget)
         drainWatch.cancel()
         disarmSessionTimer()
         manager.metrics.update { $0.connectionsOpen -= 1 }
@@ -157,6 +166,7 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
 
     func handlerRemoved(context: ChannelHandlerContext) {
         releaseBlocked()
+        budgetShare.giveBack(to: manager.backlogBudget)
         releaseOutbound()
     }
 
@@ -195,8 +205,28 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     private func write(_ ops: [Op], context: ChannelHandlerContext) {
         guard !closing else { return }
         let limit = manager.settings.maxBacklogBytes
-        let exceeds = BacklogGuard.wouldExceed(isWritable: writable, incoming: BacklogGuard.bytes(of: ops), limit: limit) {
-            BacklogGuard.bufferedBytes(of: context.channel)
+        let incoming = BacklogGuard.bytes(of: ops)
+        // What the channel holds unsent, when asked (only while it is not writable).
+        var buffered: Int?
+        let exceeds = BacklogGuard.wouldExceed(isWritable: writable, incoming: incoming, limit: limit) {
+            buffered = BacklogGuard.bufferedBytes(of: context.channel)
+            return buffered
+        }
+        if !exceeds, !writable,
+            !budgetShare.hold((buffered ?? BacklogGuard.bufferedBytes(of: context.channel) ?? 0) + incoming, in: manager.backlogBudget)
+        {
+            logger.info(
+                "closing a WebSocket whose client does not read: the server's slow clients hold maxTotalBacklogBytes",
+                metadata: sessionMetadata([
+                    "connection": "\(connectionID)", "maxTotalBacklogBytes": "\(manager.backlogBudget.limit)",
+                ]))
+            manager.metrics.update {
+                $0.slowClientsClosed += 1
+                $0.slowClientsOverBudget += 1
+            }
+            closing = true
+            context.close(promise: nil)
+            return
         }
         if exceeds {
             logger.info(

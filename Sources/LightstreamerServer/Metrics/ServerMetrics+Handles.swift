@@ -5,7 +5,7 @@ extension ServerMetrics {
     struct Handles: Sendable {
         let sessionsActive, subscriptionsActive, connectionsOpen: Gauge
         let sessionsCreated, updatesSent, bytesSent, requests, requestErrors: Counter
-        let slowClientsClosed, sessionsClosedForBacklog, updatesConflated: Counter
+        let slowClientsClosed, slowClientsOverBudget, sessionsClosedForBacklog, updatesConflated: Counter
         let updatesPerSecond, bytesPerSecond: Gauge
         let residentBytes, virtualBytes, openFDs, maxFDs, startTime: Gauge
         let cpuSeconds: FloatingPointCounter
@@ -20,6 +20,7 @@ extension ServerMetrics {
             requests = b.counter("lightstreamer_requests_total")
             requestErrors = b.counter("lightstreamer_request_errors_total")
             slowClientsClosed = b.counter("lightstreamer_slow_clients_closed_total")
+            slowClientsOverBudget = b.counter("lightstreamer_slow_clients_over_budget_total")
             sessionsClosedForBacklog = b.counter("lightstreamer_sessions_closed_for_backlog_total")
             updatesConflated = b.counter("lightstreamer_updates_conflated_total")
             updatesPerSecond = b.gauge("lightstreamer_updates_per_second")
@@ -34,7 +35,7 @@ extension ServerMetrics {
             for g in [sessionsActive, subscriptionsActive, connectionsOpen, updatesPerSecond, bytesPerSecond] { g.record(0) }
             for c in [
                 sessionsCreated, updatesSent, bytesSent, requests, requestErrors, slowClientsClosed,
-                sessionsClosedForBacklog, updatesConflated,
+                slowClientsOverBudget, sessionsClosedForBacklog, updatesConflated,
             ] { c.increment(by: 0) }
         }
 
@@ -52,6 +53,7 @@ extension ServerMetrics {
             count(requests, a.requests, b.requests)
             count(requestErrors, a.requestErrors, b.requestErrors)
             count(slowClientsClosed, a.slowClientsClosed, b.slowClientsClosed)
+            count(slowClientsOverBudget, a.slowClientsOverBudget, b.slowClientsOverBudget)
             count(sessionsClosedForBacklog, a.sessionsClosedForBacklog, b.sessionsClosedForBacklog)
             count(updatesConflated, a.updatesConflated, b.updatesConflated)
         }

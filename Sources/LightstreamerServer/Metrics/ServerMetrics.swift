@@ -27,6 +27,9 @@ public final class ServerMetrics: Sendable {
         public var requestErrors = 0
         /// Connections closed because their client did not read (unsent bytes past `maxBacklogBytes`).
         public var slowClientsClosed = 0
+        /// Of `slowClientsClosed`, those closed because the slow clients together held
+        /// `maxTotalBacklogBytes` (`BacklogBudget`).
+        public var slowClientsOverBudget = 0
         /// Sessions closed because they held more undelivered data than `maxBacklogBytes`.
         public var sessionsClosedForBacklog = 0
         /// MERGE updates replaced by a newer one of the same item before their session's event

@@ -11,6 +11,8 @@ public final class SessionManager: Sendable {
     /// `settings`, one copy pointed to by every session.
     let sharedSettings: SharedSessionSettings
     let metrics: ServerMetrics
+    /// What all slow clients together may make the server hold (`maxTotalBacklogBytes`).
+    let backlogBudget: BacklogBudget
     /// Readiness; while it is draining, creates are refused (`drainingRefusal`).
     let health: ServerHealth
     let logger: Logger
@@ -73,6 +75,7 @@ public final class SessionManager: Sendable {
         self.settings = settings
         self.sharedSettings = SharedSessionSettings(settings)
         self.metrics = metrics
+        self.backlogBudget = BacklogBudget(limit: settings.maxTotalBacklogBytes)
         self.logger = logger
     }
 

@@ -60,6 +60,10 @@ public struct SessionSettings: Sendable, Hashable {
     /// Unsent bytes one session may hold (data notifications not yet written plus what its
     /// connection has not sent): past it the session is closed with END 33... see `flushData`.
     public var maxBacklogBytes: Int = 2 << 20
+    /// Bytes all connections together may hold for clients that do not read, beyond what
+    /// each holds up to its write water mark (`BacklogBudget`): a write past it closes its
+    /// connection as `maxBacklogBytes` would.
+    public var maxTotalBacklogBytes: Int = 256 << 20
     /// Most MPN operations of one session waiting for the MPN Module; beyond it REQERR 41.
     public var maxQueuedMPNOperations: Int = 100
     /// Longest delay the server may add to data notifications to send more of them in one

@@ -58,4 +58,62 @@ import Testing
         }
         await rig.stop()
     }
+
+    /// Each connection is bounded by `maxBacklogBytes`; all of them together by
+    /// `maxTotalBacklogBytes` (`BacklogBudget`). Here one RAW reader's own bound is 64 MiB and
+    /// the server's 256 KiB: the connection is closed once what was written to it while its
+    /// socket was full passes the server's bound, long before its own, and gives its share
+    /// back.
+    @Test(arguments: FrontBackpressureTests.StreamTransport.allCases)
+    func theServerWideBudgetClosesASlowReaderBeforeItsOwnBound(transport: FrontBackpressureTests.StreamTransport) async throws {
+        let rig = try await FrontBackpressureTests.MuteFlood.start(mode: "RAW", transport: transport) {
+            $0.sessions.maxUndrainedMillis = 120_000
+            $0.sessions.maxBacklogBytes = 64 << 20
+            $0.sessions.maxTotalBacklogBytes = 256 << 10
+            $0.sessions.sessionRecoveryMillis = 120_000
+        }
+        let server = rig.server
+        let deadline = ContinuousClock.now + .seconds(90)
+        while ContinuousClock.now < deadline, server.metrics.snapshot.slowClientsClosed == 0 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let m = server.metrics.snapshot
+        #expect(m.slowClientsClosed == 1, "the connection was not closed")
+        #expect(m.slowClientsOverBudget == 1, "closed for its own backlog, not the server's")
+        // The kernel's buffers (up to 4 MiB here), the budget and a drain or two (the session
+        // writes from the producer's thread while the loop comes round), not the connection's
+        // 64 MiB.
+        #expect(m.bytesSent < 60 << 20, "\(m.bytesSent) bytes written before the connection was closed")
+        for _ in 0..<100 where server.manager.backlogBudget.inUse != 0 { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(server.manager.backlogBudget.inUse == 0, "the closed connection kept its share")
+        await rig.stop()
+    }
+
+    @Test func aBudgetShareTakesUpToTheLimitAndGivesAllBack() {
+        let budget = BacklogBudget(limit: 1_000)
+        var a = BacklogBudgetShare()
+        var b = BacklogBudgetShare()
+        let first = a.take(600, from: budget)
+        let tooMuch = b.take(500, from: budget)
+        let rest = b.take(400, from: budget)
+        #expect(first && !tooMuch && rest, "600, then 500 (passes 1,000), then 400")
+        #expect(budget.inUse == 1_000)
+        let oneMore = a.take(1, from: budget)
+        #expect(!oneMore)
+        a.giveBack(to: budget)
+        #expect(budget.inUse == 400 && a.taken == 0)
+        let again = b.take(600, from: budget)
+        let huge = b.take(Int.max, from: budget)
+        #expect(again && !huge, "more than 32 bits in one share fails")
+        b.giveBack(to: budget)
+        #expect(budget.inUse == 0)
+        // A share set to what the connection holds: up, down, and past the budget.
+        let up = a.hold(700, in: budget)
+        let down = a.hold(200, in: budget)
+        #expect(up && down && a.taken == 200 && budget.inUse == 200)
+        let over = a.hold(1_001, in: budget)
+        #expect(!over && a.taken == 200, "a hold past the budget keeps the share as it was")
+        a.giveBack(to: budget)
+        #expect(budget.inUse == 0)
+    }
 }
