@@ -13,7 +13,8 @@ import Testing
 @Suite struct SessionDirectDeliveryTests {
     /// Records what the session writes.
     final class Connection: OutboundConnection, @unchecked Sendable {
-        let connectionID = ConnectionID(1)
+        let connectionID: ConnectionID
+        init(_ raw: UInt64 = 1) { connectionID = ConnectionID(raw) }
         var transport: TransportKind { .webSocket }
         private let text = NIOLockedValueBox("")
         func send(_ text: String) { self.text.withLockedValue { $0 += text } }

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import NIOPosix
 import TLCP
 import Testing
@@ -10,20 +9,7 @@ import Testing
 /// left can neither set it again nor let go of the new connection's.
 @Suite struct SessionHoldTests {
     /// Records what the session writes to it, under its own number.
-    final class Recorder: OutboundConnection, @unchecked Sendable {
-        let connectionID: ConnectionID
-        var transport: TransportKind { .webSocket }
-        private let text = NIOLockedValueBox("")
-        init(_ raw: UInt64) { connectionID = ConnectionID(raw) }
-        func send(_ text: String) { self.text.withLockedValue { $0 += text } }
-        func endStream(closeSocket: Bool) {}
-        func reply(index: Int, line: String?) {}
-        var updates: [String] {
-            text.withLockedValue { $0 }.split(separator: "\r\n").compactMap { line in
-                line.hasPrefix("U,1,1,") ? String(line.dropFirst(6)) : nil
-            }
-        }
-    }
+    typealias Recorder = SessionDirectDeliveryTests.Connection
 
     /// Queues update `value` off the session's loop (into the inbox, drained by the pump).
     static func update(_ value: Int, _ session: ServerSession) {
