@@ -46,7 +46,8 @@ class OutboundQueue: OutboundConnection, @unchecked Sendable {
                 if full { return }
                 let (sum, overflow) = bytes.addingReportingOverflow(UInt32(clamping: n))
                 bytes = overflow ? .max : sum
-                if Int(bytes) > limit { full = true }
+                // At the count's own ceiling too, for a limit configured past 4 GiB.
+                if Int(bytes) > limit || bytes == .max { full = true }
             }
             if case .text(let t) = op, case .text(var previous)? = ops.last {
                 // Drop the array's copy first so that `previous` is unique and grows in place.
