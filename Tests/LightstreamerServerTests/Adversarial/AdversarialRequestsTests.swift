@@ -66,9 +66,15 @@ import Testing
     /// 5,000 sessions created and never bound again: the per-address limit (1,000 here) refuses
     /// the ones past it with CONERR 8, the rest time out, and the server's memory stays bounded.
     @Test func sessionsCreatedAndNeverBound() async throws {
+        // A WebSocket whose creates are refused has no session: past the front's
+        // webSocketSessionTimeoutMillis (15 s by default) since its last session's LOOP, the
+        // server closes it. Beside the whole suite's floods a WebSocket's run of refusals took
+        // that long (2 runs of some 50 on 2026-11-30), so the wait is longer here: this test
+        // is about the per-address limit and expiry, not that timeout (FrontTimeoutTests).
         try await SpawnedServer.with(
             limits: #"{"maxSessionsPerAddress": 1000}"#,
-            timeouts: #"{"sessionTimeoutMillis": 5000}"#
+            timeouts: #"{"sessionTimeoutMillis": 5000}"#,
+            front: #"{"webSocketSessionTimeoutMillis": 120000}"#
         ) { server, group in
             // Ten WebSockets, 500 polling creates each, one after the other (a WS carries one
             // stream at a time): each stream ends at once with LOOP, leaving its session unbound.
