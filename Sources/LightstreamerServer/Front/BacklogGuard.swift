@@ -20,6 +20,35 @@ enum BacklogGuard {
         return buffered + incoming > limit
     }
 
+    /// Why a write must not happen: its connection's own bound, or all slow connections'.
+    enum Refusal {
+        /// Past `maxBacklogBytes`.
+        case connection
+        /// The `BacklogBudget` cannot take it (`maxTotalBacklogBytes`).
+        case budget
+    }
+
+    /// Checks a write of `incoming` bytes against the connection's `limit` and, when the
+    /// channel is not writable, against `budget` (setting `share` to what the channel then
+    /// holds unsent plus `incoming`). `buffered` gives the channel's unsent bytes, asked at
+    /// most once and only while it is not writable (a writable channel's write path touches
+    /// no channel getter: BENCHMARKS.md, "The write path without the channel's getters").
+    /// Nil: write. Called on the channel's event loop.
+    static func refusal(
+        incoming: Int, isWritable: Bool, limit: Int, share: inout BacklogBudgetShare, budget: BacklogBudget,
+        buffered: () -> Int?
+    ) -> Refusal? {
+        var asked: Int??
+        let exceeds = wouldExceed(isWritable: isWritable, incoming: incoming, limit: limit) {
+            let b = buffered()
+            asked = b
+            return b
+        }
+        if exceeds { return .connection }
+        if !isWritable, !share.hold(((asked ?? buffered()) ?? 0) + incoming, in: budget) { return .budget }
+        return nil
+    }
+
     /// The bytes `channel` holds unsent (nil if it cannot tell). On the channel's event loop.
     static func bufferedBytes(of channel: any Channel) -> Int? {
         guard let options = channel.syncOptions else { return nil }

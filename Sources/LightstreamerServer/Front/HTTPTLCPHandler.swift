@@ -288,23 +288,18 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func drainResponse(_ id: ConnectionID, _ ops: [OutboundQueue.Op], context: ChannelHandlerContext) {
         guard var r = response, r.id == id else { return }
         let limit = manager.settings.maxBacklogBytes
-        let incoming = BacklogGuard.bytes(of: ops)
-        let writable = context.channel.isWritable
-        // What the channel holds unsent, when asked (only while it is not writable).
-        var buffered: Int?
-        let exceeds = BacklogGuard.wouldExceed(isWritable: writable, incoming: incoming, limit: limit) {
-            buffered = BacklogGuard.bufferedBytes(of: context.channel)
-            return buffered
-        }
-        if exceeds {
-            return closeSlowClient("unsent data passed maxBacklogBytes", ["maxBacklogBytes": "\(limit)"], context: context)
-        }
-        if !writable,
-            !budgetShare.hold((buffered ?? BacklogGuard.bufferedBytes(of: context.channel) ?? 0) + incoming, in: manager.backlogBudget)
+        switch BacklogGuard.refusal(
+            incoming: BacklogGuard.bytes(of: ops), isWritable: context.channel.isWritable, limit: limit,
+            share: &budgetShare, budget: manager.backlogBudget, buffered: { BacklogGuard.bufferedBytes(of: context.channel) })
         {
+        case .connection?:
+            return closeSlowClient("unsent data passed maxBacklogBytes", ["maxBacklogBytes": "\(limit)"], context: context)
+        case .budget?:
             return closeSlowClient(
                 "the server's slow clients hold maxTotalBacklogBytes", ["maxTotalBacklogBytes": "\(manager.backlogBudget.limit)"],
                 overBudget: true, context: context)
+        case nil:
+            break
         }
         var parts: [HTTPServerResponsePart] = []
         let (ended, close) = r.writer.apply(ops) { parts.append($0) }

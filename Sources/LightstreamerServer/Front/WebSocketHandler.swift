@@ -205,34 +205,21 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     private func write(_ ops: [Op], context: ChannelHandlerContext) {
         guard !closing else { return }
         let limit = manager.settings.maxBacklogBytes
-        let incoming = BacklogGuard.bytes(of: ops)
-        // What the channel holds unsent, when asked (only while it is not writable).
-        var buffered: Int?
-        let exceeds = BacklogGuard.wouldExceed(isWritable: writable, incoming: incoming, limit: limit) {
-            buffered = BacklogGuard.bufferedBytes(of: context.channel)
-            return buffered
-        }
-        if !exceeds, !writable,
-            !budgetShare.hold((buffered ?? BacklogGuard.bufferedBytes(of: context.channel) ?? 0) + incoming, in: manager.backlogBudget)
+        if let refusal = BacklogGuard.refusal(
+            incoming: BacklogGuard.bytes(of: ops), isWritable: writable, limit: limit, share: &budgetShare,
+            budget: manager.backlogBudget, buffered: { BacklogGuard.bufferedBytes(of: context.channel) })
         {
+            let (why, bound) =
+                refusal == .budget
+                ? ("the server's slow clients hold maxTotalBacklogBytes", ("maxTotalBacklogBytes", manager.backlogBudget.limit))
+                : ("unsent data passed maxBacklogBytes", ("maxBacklogBytes", limit))
             logger.info(
-                "closing a WebSocket whose client does not read: the server's slow clients hold maxTotalBacklogBytes",
-                metadata: sessionMetadata([
-                    "connection": "\(connectionID)", "maxTotalBacklogBytes": "\(manager.backlogBudget.limit)",
-                ]))
+                "closing a WebSocket whose client does not read: \(why)",
+                metadata: sessionMetadata(["connection": "\(connectionID)", bound.0: "\(bound.1)"]))
             manager.metrics.update {
                 $0.slowClientsClosed += 1
-                $0.slowClientsOverBudget += 1
+                if refusal == .budget { $0.slowClientsOverBudget += 1 }
             }
-            closing = true
-            context.close(promise: nil)
-            return
-        }
-        if exceeds {
-            logger.info(
-                "closing a WebSocket whose client does not read: unsent data passed maxBacklogBytes",
-                metadata: sessionMetadata(["connection": "\(connectionID)", "maxBacklogBytes": "\(limit)"]))
-            manager.metrics.update { $0.slowClientsClosed += 1 }
             closing = true
             context.close(promise: nil)
             return
