@@ -7,11 +7,13 @@ port=0
 trap 'pkill -9 -f "$bin --serve --port $port" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 # serve_under_heaptrack NAME [OPTION...]: `$bin --serve` on a new port (`$port`), under
-# heaptrack, its profile named NAME; returns once it has had time to start.
+# heaptrack, its profile named NAME; returns once it has had time to start. On glibc's malloc
+# (LIGHTSTREAMER_MALLOC=system): otherwise the server executes itself again with mimalloc
+# preloaded, whose allocations heaptrack does not see (it then counted 0 bytes per session).
 serve_under_heaptrack() {
   local name=$1; shift
   port=$((21000 + RANDOM % 10000))
-  ( heaptrack -o "$work/h$name" "$bin" --serve --port "$port" "$@" > "$work/server.log" 2>&1 & )
+  ( LIGHTSTREAMER_MALLOC=system heaptrack -o "$work/h$name" "$bin" --serve --port "$port" "$@" > "$work/server.log" 2>&1 & )
   sleep 4
 }
 
