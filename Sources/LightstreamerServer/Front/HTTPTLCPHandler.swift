@@ -40,7 +40,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.armUpgrade = armUpgrade
     }
 
-    private lazy var drainWatch = DrainWatch(limitMillis: manager.settings.maxUndrainedMillis)
+    private var drainWatch = DrainWatch()
 
     /// The session told that this connection's socket is full, and the stream response it was
     /// told for (`ServerSession.outputBlocked`): while the client does not read, the session
@@ -59,7 +59,7 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
             tellBlocked(context: context)
         }
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        drainWatch.writabilityChanged(context: context) { [logger] in
+        drainWatch.writabilityChanged(context: context, limitMillis: manager.settings.maxUndrainedMillis) { [logger] in
             logger.info("closing an HTTP connection whose client does not read")
             loopBound.value.close(promise: nil)
         }

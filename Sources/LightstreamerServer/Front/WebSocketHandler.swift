@@ -27,6 +27,11 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
 
     let manager: SessionManager
     let version: TLCPVersion
+    /// What this connection took of the server-wide `BacklogBudget` while unwritable. Right
+    /// after `version` (12 bytes), in the 4 bytes before the next 8-byte field: the fields'
+    /// order is the instance's layout, kept at 320 bytes, an allocator size class (BENCHMARKS.md,
+    /// "An idle session's objects in smaller size classes").
+    private var budgetShare = BacklogBudgetShare()
     let clientIP: String?
     let headers: UpgradeHeaders
     /// The manager's logger (the one the front was given), read when a line is logged rather
@@ -58,23 +63,21 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     /// (`ServerSession.outputBlocked`); it is told again when the socket drains, when its
     /// stream here ends, or when the connection goes. Beside `writable`, in the same padding.
     private var toldBlocked = false
-    /// What this connection took of the server-wide `BacklogBudget` while unwritable. Beside
-    /// `toldBlocked`, in the same padding.
-    private var budgetShare = BacklogBudgetShare()
     /// Told of every text frame written: when a session is bound here and when not.
     private var sessionObserver = WebSocketSessionObserver()
     /// How long the WebSocket may go without a session bound on it, after the upgrade and
-    /// after each session's `END` or `LOOP` (nil: no limit). `ConnectionTimeoutHandler` runs
-    /// the connection's timeouts up to the upgrade and leaves the pipeline then: one handler
-    /// and its context fewer for every WebSocket (BENCHMARKS.md "Session bookkeeping without
-    /// allocations").
-    private let sessionTimeoutMillis: Int?
+    /// after each session's `END` or `LOOP`, in milliseconds (`UInt32.max`: no limit; longer
+    /// limits are clamped to 49 days). `ConnectionTimeoutHandler` runs the connection's
+    /// timeouts up to the upgrade and leaves the pipeline then: one handler and its context
+    /// fewer for every WebSocket (BENCHMARKS.md "Session bookkeeping without allocations").
+    /// 32 bits, like the timer's generation, so that both fit beside the flags above.
+    private let sessionTimeoutMillis: UInt32
+    private var sessionTimerGeneration: UInt32 = 0
     private var sessionTimer: Scheduled<Void>?
-    private var sessionTimerGeneration = 0
     /// The allocator of the server's channels: none sets another than NIO's default (kept
     /// once here rather than in every handler: 32 bytes of function pointers).
     private static let allocator = ByteBufferAllocator()
-    private lazy var drainWatch = DrainWatch(limitMillis: manager.settings.maxUndrainedMillis)
+    private var drainWatch = DrainWatch()
 
     /// `maxMessageBytes`: the most a frame, or a message over its fragments, may carry (close
     /// 1009 beyond).
@@ -82,7 +85,7 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
         manager: SessionManager, version: TLCPVersion, clientIP: String?, headers: UpgradeHeaders,
         maxMessageBytes: Int, sessionTimeoutMillis: Int? = nil, eventLoop: any EventLoop
     ) {
-        self.sessionTimeoutMillis = sessionTimeoutMillis
+        self.sessionTimeoutMillis = sessionTimeoutMillis.map { min(UInt32(clamping: $0), .max - 1) } ?? .max
         self.parser = WebSocketFrameParser(maxFrameBytes: maxMessageBytes)
         self.inbound = WebSocketInbound(maxMessageBytes: maxMessageBytes)
         self.manager = manager
@@ -101,7 +104,8 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
 
     /// (Re)starts the wait for a session on this WebSocket.
     private func armSessionTimer(context: ChannelHandlerContext) {
-        guard let millis = sessionTimeoutMillis else { return }
+        guard sessionTimeoutMillis != .max else { return }
+        let millis = Int(sessionTimeoutMillis)
         sessionTimer?.cancel()
         sessionTimerGeneration &+= 1
         let generation = sessionTimerGeneration
@@ -115,7 +119,7 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
         sessionTimer = nil
     }
 
-    private func sessionTimerFired(generation: Int, context: ChannelHandlerContext) {
+    private func sessionTimerFired(generation: UInt32, context: ChannelHandlerContext) {
         guard generation == sessionTimerGeneration, !sessionObserver.bound else { return }
         sessionTimer = nil
         context.closeForTimeout(.webSocketSessionTimeout, logger: logger)
@@ -130,7 +134,7 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
             tellBlocked()
         }
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        drainWatch.writabilityChanged(context: context) {
+        drainWatch.writabilityChanged(context: context, limitMillis: manager.settings.maxUndrainedMillis) {
             let (handler, context) = loopBound.value
             handler.logger.info(
                 "closing a WebSocket whose client does not read",
