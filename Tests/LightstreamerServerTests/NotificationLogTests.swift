@@ -26,6 +26,37 @@ import Testing
         #expect(!log.holdsEverything(after: 4_898))
     }
 
+    @Test func aSlotIsSixteenBytes() {
+        #expect(NotificationLog.slotBytes == 16)
+    }
+
+    /// Slots keep their times in 32 bits after the log's base time: lines logged more than 24
+    /// days apart move the base on, and the window still counts from each line's own time.
+    @Test func timesFarApartMoveTheBaseOn() {
+        var log = NotificationLog()
+        let far: Int64 = 3_000_000_000  // 34.7 days in milliseconds: past 2^31
+        _ = log.append("old", isUpdate: true, now: 5)
+        _ = log.append("older copy kept", isUpdate: false, now: 10)
+        let copy = log
+        _ = log.append("new", isUpdate: true, now: far)
+        _ = log.append("newer", isUpdate: false, now: far + 700)
+        #expect(log.entry(3)?.atMillis == far)
+        #expect(log.entry(4)?.atMillis == far + 700)
+        #expect(log.entry(4)?.isUpdate == false && log.entry(3)?.isUpdate == true)
+        // Lines from before the move keep the earliest time that fits: long out of the window.
+        #expect((log.entry(1)?.atMillis ?? .max) <= far - Int64(Int32.max))
+        // A copy that shared the slots before the move keeps its own times.
+        #expect(copy.entry(1)?.atMillis == 5 && copy.entry(2)?.atMillis == 10)
+        log.prune(delivered: 4, now: far + 1_000, windowMillis: 500, maxCount: 100)
+        #expect(log.firstProgressive == 4, "the two old lines and the one 1,000 ms old go; the one 300 ms old stays")
+        #expect(log.entry(4)?.line == "newer")
+        // Backwards too (the clock a test gives): times before the base fit as well.
+        var back = NotificationLog()
+        _ = back.append("a", isUpdate: true, now: 1_000)
+        _ = back.append("b", isUpdate: true, now: 400)
+        #expect(back.entry(2)?.atMillis == 400)
+    }
+
     @Test func countLimitAndDropDeliveredNeverDropUndelivered() {
         var log = NotificationLog()
         for i in 1...50 { _ = log.append("line\(i)", isUpdate: i % 2 == 0, now: 0) }

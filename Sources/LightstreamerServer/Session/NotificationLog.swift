@@ -18,17 +18,49 @@ struct NotificationLog: Sendable {
     }
 
     /// Where one notification is: its page, where its line starts in the page and its length
-    /// without the CR-LF, and what the log needs to know about it. 32 bytes rather than 40 (a
-    /// session keeps one per notification of its recovery window, some 300 at 10 updates a
-    /// second): the page is numbered modulo 2^32 (far fewer pages are ever held at once) and a
-    /// line starts within its page's first 4 KiB, or at 0 in a page of its own.
+    /// without the CR-LF, and what the log needs to know about it. 16 bytes (it was 40, then
+    /// 32): a session keeps one per notification of its recovery window, about as many bytes
+    /// as the lines themselves, and a session whose client stopped reading keeps those of
+    /// everything the kernel took (BENCHMARKS.md, "The recovery log's slots in 16 bytes").
+    /// - the page is numbered modulo 2^32 (far fewer pages are ever held at once);
+    /// - a line starts within its page's first 4 KiB, or at 0 in a page of its own, so the
+    ///   start leaves the top bit for whether the line is an update;
+    /// - the time is in milliseconds after the log's `baseMillis`, in 32 bits (`rebase`).
     private struct Slot: Sendable {
-        var atMillis: Int64
-        var length: Int
-        /// The page's number (counting every page ever started) modulo 2^32.
+        var atMillis: Int32
+        /// Lines longer than 4 GiB are not held (`append`).
+        var length: UInt32
         var page: UInt32
-        var start: UInt32
-        var isUpdate: Bool
+        var startAndKind: UInt32
+
+        init(atMillis: Int32, length: UInt32, page: UInt32, start: Int, isUpdate: Bool) {
+            self.atMillis = atMillis
+            self.length = length
+            self.page = page
+            startAndKind = UInt32(truncatingIfNeeded: start) & 0x7FFF_FFFF | (isUpdate ? 0x8000_0000 : 0)
+        }
+
+        var start: Int { Int(startAndKind & 0x7FFF_FFFF) }
+        var isUpdate: Bool { startAndKind & 0x8000_0000 != 0 }
+    }
+
+    /// The bytes one held notification's slot takes in the log's ring (for tests).
+    static var slotBytes: Int { MemoryLayout<Slot>.stride }
+
+    /// What the slots' times count from: the time of the first line logged into an empty log,
+    /// moved on (`rebase`) when a line's time is more than 2^31 ms (24 days) from it.
+    private var baseMillis: Int64 = 0
+
+    /// The time of `slot`, in the monotonic milliseconds the log was given.
+    private func millis(of slot: Slot) -> Int64 { Saturating.add(baseMillis, Int64(slot.atMillis)) }
+
+    /// Counts the slots' times from `now`: those more than 2^31 ms before it keep the earliest
+    /// time that fits (they are out of any recovery window a session keeps that long).
+    private mutating func rebase(to now: Int64) {
+        // Bounded, so that adding it to a 32-bit time cannot overflow.
+        let shift = Saturating.clamp(Saturating.subtract(baseMillis, now), to: -(1 << 40)...(1 << 40))
+        slots.modifyEach { $0.atMillis = Int32(clamping: Int64($0.atMillis) + shift) }
+        baseMillis = now
     }
 
     /// `slot`'s page as an index into `pages` (`pages.count`: the current page).
@@ -81,11 +113,21 @@ struct NotificationLog: Sendable {
             if (current?.free ?? -1) < needed { startPage(for: needed) }
         }
         let (start, length) = current?.append(line) ?? (0, 0)
+        var offset = Saturating.subtract(now, baseMillis)
+        if slots.isEmpty {
+            baseMillis = now
+            offset = 0
+        } else if Int64(Int32(truncatingIfNeeded: offset)) != offset {
+            rebase(to: now)
+            offset = 0
+        }
+        // A length past 32 bits makes the slot's line one `locate` does not find.
+        let stored = UInt32(clamping: length)
         slots.append(
             Slot(
-                atMillis: now, length: length, page: UInt32(truncatingIfNeeded: firstPage + pages.count),
-                start: UInt32(truncatingIfNeeded: start), isUpdate: isUpdate))
-        heldBytes += length
+                atMillis: Int32(truncatingIfNeeded: offset), length: stored,
+                page: UInt32(truncatingIfNeeded: firstPage + pages.count), start: start, isUpdate: isUpdate))
+        heldBytes += Int(stored)
         lastProgressive += 1
         return lastProgressive
     }
@@ -124,9 +166,10 @@ struct NotificationLog: Sendable {
         guard offset >= 0, offset < slots.count else { return nil }
         let slot = slots[offset]
         let pageIndex = pageIndex(of: slot)
-        let start = Int(slot.start)
-        guard pageIndex <= pages.count, slot.length >= 0, start + slot.length + 2 <= page(pageIndex)?.count ?? 0 else { return nil }
-        return Location(pageIndex: pageIndex, start: start, length: slot.length, isUpdate: slot.isUpdate, atMillis: slot.atMillis)
+        let start = slot.start
+        let length = Int(slot.length)
+        guard pageIndex <= pages.count, start + length + 2 <= page(pageIndex)?.count ?? 0 else { return nil }
+        return Location(pageIndex: pageIndex, start: start, length: length, isUpdate: slot.isUpdate, atMillis: millis(of: slot))
     }
 
     /// Consecutive held notifications that lie back to back in one page, from the first after
@@ -148,21 +191,21 @@ struct NotificationLog: Sendable {
         guard offset >= 0, offset < slots.count else { return nil }
         var i = offset
         let first = slots[i]
-        let start = Int(first.start)
-        guard first.length >= 0, let page = page(pageIndex(of: first)) else { return nil }
-        guard first.length + 2 <= maxBytes else {
+        let start = first.start
+        let firstLength = Int(first.length)
+        guard let page = page(pageIndex(of: first)) else { return nil }
+        guard firstLength + 2 <= maxBytes else {
             return Run(span: LogPage.Span(page: page, start: start, end: start), lines: 0, updates: 0)
         }
-        var end = start + first.length + 2
+        var end = start + firstLength + 2
         var lines = 1
         var updates = first.isUpdate ? 1 : 0
         i += 1
         while i < slots.count, lines < maxLines {
             let next = slots[i]
-            guard next.page == first.page, Int(next.start) == end, next.length >= 0,
-                end - start + next.length + 2 <= maxBytes
-            else { break }
-            end += next.length + 2
+            let nextLength = Int(next.length)
+            guard next.page == first.page, next.start == end, end - start + nextLength + 2 <= maxBytes else { break }
+            end += nextLength + 2
             lines += 1
             if next.isUpdate { updates += 1 }
             i += 1
@@ -200,9 +243,9 @@ struct NotificationLog: Sendable {
         while drop < deliveredHeld {
             let slot = slots[drop]
             let tooMany = held - drop > maxCount
-            let tooOld = Saturating.subtract(now, slot.atMillis) > Int64(windowMillis)
+            let tooOld = Saturating.subtract(now, millis(of: slot)) > Int64(windowMillis)
             guard tooMany || tooOld else { break }
-            heldBytes -= slot.length
+            heldBytes -= Int(slot.length)
             drop += 1
         }
         guard drop > 0 else { return }

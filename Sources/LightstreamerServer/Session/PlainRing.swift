@@ -73,6 +73,18 @@ struct PlainRing<Element: BitwiseCopyable> {
         if count == 0 { head = 0 }
     }
 
+    /// Changes every element in place, first to last (the buffer made this ring's own first).
+    mutating func modifyEach(_ body: (inout Element) -> Void) {
+        guard count > 0 else { return }
+        if !isKnownUniquelyReferenced(&storage) { reallocate(capacity: capacity) }
+        guard let storage else { return }
+        let (head, count) = (self.head, self.count)
+        storage.withUnsafeMutablePointers { capacity, elements in
+            let mask = capacity.pointee &- 1
+            for i in 0..<count { body(&elements[(head &+ i) & mask]) }
+        }
+    }
+
     /// The buffer's capacity, read through a pointer (the `header` property of a
     /// `ManagedBuffer` is checked for exclusive access at each read).
     private var capacity: Int {
