@@ -34,7 +34,7 @@ import Testing
     /// days apart move the base on, and the window still counts from each line's own time.
     @Test func timesFarApartMoveTheBaseOn() {
         var log = NotificationLog()
-        let far: Int64 = 3_000_000_000  // 34.7 days in milliseconds: past 2^31
+        let far: Int64 = 3_000_000_000 // 34.7 days in milliseconds: past 2^31
         _ = log.append("old", isUpdate: true, now: 5)
         _ = log.append("older copy kept", isUpdate: false, now: 10)
         let copy = log

@@ -231,6 +231,23 @@ import Testing
         #expect(s.take() == ["PROBE"])
     }
 
+    /// What a stream sent is dropped from the log once out of the recovery window even when
+    /// no more data comes (or the session is held behind a full socket): on the keepalive.
+    @Test func aSilentStreamsLogIsPrunedOnTheKeepalive() {
+        var settings = SessionScript.settings
+        settings.recoveryWindowMillis = 2_000
+        var s = SessionScript(
+            create: CreateSessionRequest(stream: StreamParameters(keepaliveMillis: 5_000, sendSync: false)), settings: settings)
+        _ = s.take()
+        s.subscribe(1, fields: 1, ack: false)
+        for i in 0..<10 { s.update(1, ["\(i)"]) }
+        #expect(s.take().count == 12, "SUBOK, CONF and ten updates")
+        #expect(s.machine.log.count == 12, "sent (SUBOK and CONF count too), and within the window")
+        s.advance(5_500)
+        #expect(s.take() == ["PROBE"])
+        #expect(s.machine.log.count == 0, "5 s old, out of the 2 s window")
+    }
+
     @Test func keepaliveIsClamped() {
         var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(keepaliveMillis: 10)))
         #expect(s.take().first == "CONOK,S1,50000,1000,*")

@@ -392,6 +392,11 @@ public struct SessionStateMachine: Sendable {
             if let b = binding, !b.polling {
                 if now - b.lastWriteAt >= Int64(b.keepaliveMillis) {
                     writeStream(.probe, now: now)
+                    // The log is otherwise pruned as data goes out: a stream with no data
+                    // for a while, and one whose session is held behind a full socket
+                    // (`ServerSession.outputBlocked`), would keep what it sent last past the
+                    // recovery window, for as long as it stays so.
+                    pruneLog(now: now)
                 }
                 if let b = binding {
                     output.actions.append(.armTimer(.keepalive, atMillis: Saturating.deadline(b.lastWriteAt, plus: b.keepaliveMillis)))
