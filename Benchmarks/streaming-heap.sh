@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Live heap per streaming WebSocket session, by allocation site: BINARY --serve (a build of
+# lightstreamer-loadtest, two event-loop threads) under heaptrack twice, with 100 reading
+# sessions beside SMALL and then LARGE sessions of the C load generator's --mute kind (the same
+# subscription, 10 MERGE items at 10 updates/s, never read), killed SECONDS - 5 s in; prints
+# what each added session holds (LARGE - SMALL; Benchmarks/heap-by-site.py).
+# Over the first minute the kernel's socket buffers still take what the muted sessions are
+# sent, so they are streaming sessions to the server: most of what each holds is its recovery
+# log (the `--serve` window is 2 s, about 200 lines).
+# Usage: LOADGEN=/tmp/loadgen Benchmarks/streaming-heap.sh BINARY [SMALL] [LARGE] [SECONDS]
+#   (defaults 1000, 3000, 40; LOADGEN: a build of Benchmarks/loadgen.c)   FRAMES=n: sites n
+#   frames deep.
+set -euo pipefail
+bin=$1; small=${2:-1000}; large=${3:-3000}; secs=${4:-40}
+loadgen=${LOADGEN:-/tmp/loadgen}
+# shellcheck source=Benchmarks/heaptrack-serve.sh
+. "$(dirname "$0")/heaptrack-serve.sh"
+run() {  # $1 muted sessions -> $work/$1.stacks
+  serve_under_heaptrack "$1" --server-threads 2
+  "$loadgen" --connect-port "$port" --sessions 100 --mute "$1" --seconds "$secs" > "$work/client$1.log" 2>&1 &
+  local client=$!
+  sleep $((secs - 5))
+  stop_server
+  kill "$client" 2>/dev/null || true
+  wait || true
+  leaked_stacks "$1"
+}
+run "$small"
+run "$large"
+per_session_by_site "$small" "$large"
