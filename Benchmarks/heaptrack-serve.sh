@@ -28,6 +28,15 @@ leaked_stacks() {
   heaptrack_print --flamegraph-cost-type leaked -F "$work/$1.stacks" "$work"/h"$1".*zst > /dev/null 2>&1
 }
 
+# finish_run NAME CLIENT_PID: stops the server (SIGKILL) and the client process, and keeps what
+# the run NAME left allocated (`leaked_stacks`).
+finish_run() {
+  stop_server
+  kill "$2" 2>/dev/null || true
+  wait || true
+  leaked_stacks "$1"
+}
+
 # per_session_by_site SMALL LARGE: the difference of the two runs over LARGE - SMALL sessions,
 # by site (Benchmarks/heap-by-site.py; FRAMES=n: sites n frames deep).
 per_session_by_site() {

@@ -24,10 +24,7 @@ run() {  # $1 sessions -> $work/$1.stacks
   local client=$!
   for _ in $(seq 600); do grep -q "holding" "$work/client.log" && break; sleep 0.2; done
   sleep 2
-  stop_server
-  kill "$client" 2>/dev/null || true
-  wait || true
-  leaked_stacks "$1"
+  finish_run "$1" "$client"
 }
 run "$small"
 run "$large"

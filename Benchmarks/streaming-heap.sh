@@ -20,10 +20,7 @@ run() {  # $1 muted sessions -> $work/$1.stacks
   "$loadgen" --connect-port "$port" --sessions 100 --mute "$1" --seconds "$secs" > "$work/client$1.log" 2>&1 &
   local client=$!
   sleep $((secs - 5))
-  stop_server
-  kill "$client" 2>/dev/null || true
-  wait || true
-  leaked_stacks "$1"
+  finish_run "$1" "$client"
 }
 run "$small"
 run "$large"
