@@ -30,6 +30,8 @@ struct LoadTestCommand: AsyncParsableCommand {
     @Option(help: "Port of a server started with --serve (default: start one in this process).") var connectPort: Int?
     @Option(help: "Port for --serve (0: any).") var port = 0
     @Option(help: "Server: longest delay added to updates to batch them per write (ms).") var maxUpdateDelayMillis = 0
+    @Option(help: "Server: bytes of a connection's output the kernel may keep unsent (0: its own limit).")
+    var maxSocketUnsentBytes = FrontOptions().maxSocketUnsentBytes
     @Flag(help: "Server: the LOAD adapter hands its updates over one by one, not each tick as one batch.")
     var perItemUpdates = false
     @Option(
@@ -110,6 +112,7 @@ struct LoadTestCommand: AsyncParsableCommand {
         options.sessions.sessionRecoveryMillis = timeoutMillis
         options.sessions.recoveryWindowMillis = 2_000
         options.sessions.maxUpdateDelayMillis = maxUpdateDelayMillis
+        options.front.maxSocketUnsentBytes = min(max(maxSocketUnsentBytes, 0), 64 << 20)
         // Every client comes from 127.0.0.1: no per-address session limit here.
         options.sessions.maxSessionsPerAddress = nil
         options.front.maxConnectionsPerAddress = .max
@@ -123,17 +126,22 @@ struct LoadTestCommand: AsyncParsableCommand {
             print("serving on port \(server.port ?? 0)")
             if let allocator { print("server malloc: \(allocator)") }
             let before = residentBytes()
-            var last = (cpu: processCPUSeconds(), updates: server.metrics.snapshot.updatesSent)
+            var last = (
+                cpu: processCPUSeconds(), updates: server.metrics.snapshot.updatesSent,
+                conflated: server.metrics.snapshot.updatesConflated
+            )
             while true {
                 try await Task.sleep(for: .seconds(5))
                 // CPU of this whole process (server and producer) per U line it wrote, over the last 5 s.
-                let now = (cpu: processCPUSeconds(), updates: server.metrics.snapshot.updatesSent)
+                let snapshot = server.metrics.snapshot
+                let now = (cpu: processCPUSeconds(), updates: snapshot.updatesSent, conflated: snapshot.updatesConflated)
                 let updates = now.updates - last.updates
                 let perUpdate = updates > 0 ? (now.cpu - last.cpu) / Double(updates) * 1e6 : 0
                 let line = String(
-                    format: "sessions %d, RSS %.1f MiB (%.1f at start); last 5 s: %d updates/s, CPU %.2f s, %.2f µs per update\n",
+                    format:
+                        "sessions %d, RSS %.1f MiB (%.1f at start); last 5 s: %d updates/s, CPU %.2f s, %.2f µs per update, %d conflated/s\n",
                     server.sessionCount, Double(residentBytes()) / 1_048_576, Double(before) / 1_048_576,
-                    updates / 5, now.cpu - last.cpu, perUpdate)
+                    updates / 5, now.cpu - last.cpu, perUpdate, (now.conflated - last.conflated) / 5)
                 // Unbuffered, so that a script reading a pipe or file sees each line at once.
                 FileHandle.standardError.write(Data(line.utf8))
                 last = now

@@ -162,7 +162,8 @@ import Testing
         // The stream's connection, and over HTTP the control request's, kept alive.
         let open = transport == .http ? 2 : 1
 
-        // The socket fills up (the kernel's send buffer, up to 4 MiB here, then 4 KiB in NIO,
+        // The socket fills up (the client's receive window, 16 KiB unsent in the kernel,
+        // `FrontOptions.maxSocketUnsentBytes`, then 4 KiB in NIO,
         // `LightstreamerServer.writeBufferWaterMark`),
         // and from then on the session writes nothing more while updates keep coming: they
         // fold in the session (counted in `updatesConflated` once the session drains).

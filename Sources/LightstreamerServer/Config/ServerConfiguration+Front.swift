@@ -34,6 +34,9 @@ extension ServerConfiguration {
         public var maxConnectionsPerAddress: Int?
         /// The largest request head (request line and headers), in bytes.
         public var maxRequestHeadBytes: Int?
+        /// Bytes of a connection's output the kernel may keep unsent; 0: no limit of the server's
+        /// (`FrontOptions.maxSocketUnsentBytes`).
+        public var maxSocketUnsentBytes: Int?
         /// `Origin` values accepted; nil: all.
         public var allowedOrigins: [String]?
         /// Where to serve `/metrics` instead of on the main listener.
@@ -46,7 +49,7 @@ extension ServerConfiguration {
             "idleConnectionTimeoutMillis", "webSocketSessionTimeoutMillis", "maxConnections",
             "maxConnectionsPerAddress", "maxRequestHeadBytes",
         ]
-        static let keys = positiveKeys + ["allowedOrigins", "adminListener", "tlsMinimumVersion"]
+        static let keys = positiveKeys + ["maxSocketUnsentBytes", "allowedOrigins", "adminListener", "tlsMinimumVersion"]
 
         /// No key set: every value keeps the default of `FrontOptions`.
         public init() {}
@@ -63,6 +66,11 @@ extension ServerConfiguration {
             maxConnections = try c.positive("maxConnections", decoder)
             maxConnectionsPerAddress = try c.positive("maxConnectionsPerAddress", decoder)
             maxRequestHeadBytes = try c.positive("maxRequestHeadBytes", decoder)
+            let unsentKey = AnyCodingKey(stringValue: "maxSocketUnsentBytes")
+            maxSocketUnsentBytes = try c.nonNegative("maxSocketUnsentBytes", decoder)
+            if let v = maxSocketUnsentBytes, v > SocketUnsentLimit.maximumBytes {
+                throw decoder.invalid("expected at most \(SocketUnsentLimit.maximumBytes) bytes, got \(v)", at: unsentKey)
+            }
             allowedOrigins = try c.decodeIfPresent([String].self, forKey: AnyCodingKey(stringValue: "allowedOrigins"))
             let listenerKey = AnyCodingKey(stringValue: "adminListener")
             adminListener = try c.decodeIfPresent(Listener.self, forKey: listenerKey)
@@ -94,6 +102,7 @@ extension ServerConfiguration {
             if let v = maxConnections { o.maxConnections = v }
             if let v = maxConnectionsPerAddress { o.maxConnectionsPerAddress = v }
             if let v = maxRequestHeadBytes { o.maxRequestHeadBytes = v }
+            if let v = maxSocketUnsentBytes { o.maxSocketUnsentBytes = v }
             if let v = allowedOrigins { o.allowedOrigins = v }
             if let l = adminListener { o.adminListener = (l.host, l.port) }
             if let v = tlsMinimumVersion.flatMap(Self.tlsVersion) { o.tlsMinimumVersion = v }

@@ -20,6 +20,10 @@ public struct FrontOptions: Sendable {
     public var maxConnectionsPerAddress = 1_000
     /// A request's head (request line and headers).
     public var maxRequestHeadBytes = 64 * 1024
+    /// Bytes of a client connection's output the kernel may keep unsent (`TCP_NOTSENT_LOWAT`);
+    /// past them a write waits in the server, where the session folds its MERGE updates. 0: the
+    /// kernel's own limit, its send buffer (megabytes on a fast link). At most 64 MiB.
+    public var maxSocketUnsentBytes = 16 * 1024
     /// `Origin` values accepted on the WebSocket upgrade and on HTTP requests; nil: all.
     public var allowedOrigins: [String]?
     /// Where to serve `/metrics` instead of on the main listener; nil: on the main listener.

@@ -158,6 +158,9 @@ public final class LightstreamerServer: Service, Sendable {
             .childChannelOption(.maxMessagesPerRead, value: 1)
             .childChannelOption(.writeBufferWaterMark, value: Self.writeBufferWaterMark)
             .childChannelInitializer { channel in initializer.initialize(channel) }
+        if let option = SocketUnsentLimit.option, let value = SocketUnsentLimit.value(for: options.front.maxSocketUnsentBytes) {
+            _ = bootstrap.childChannelOption(option, value: value)
+        }
         let channel: any Channel
         var adminChannel: (any Channel)?
         do {
@@ -195,12 +198,12 @@ public final class LightstreamerServer: Service, Sendable {
     static let receiveBuffers = FrontReadBuffers(base: 128, maximum: 65_536)
 
     /// When a client connection stops being writable (what waits for the socket, which the
-    /// kernel's send buffer would not take, passes `high`) and becomes writable again (below
+    /// kernel would not take, `FrontOptions.maxSocketUnsentBytes` waiting there unsent, passes `high`) and becomes writable again (below
     /// `low`). The session streaming on it (WebSocket or HTTP) stops writing table events
     /// meanwhile, and its MERGE updates fold into the latest of each item
     /// (`ServerSession.outputBlocked`), so what the server holds for a client that reads
     /// slower than its updates come is about `high` bytes of frames, not a backlog growing
-    /// towards `maxBacklogBytes`. The kernel's send buffer, hundreds of KiB on a busy socket,
+    /// towards `maxBacklogBytes`. The kernel's buffers (the unsent bytes, and what is in flight),
     /// does the buffering a reader that keeps up needs, so the mark can be low: with 16,000
     /// sessions unread, NIO's default of 64 KiB held 3.8 GB, 16 KiB 1.06 GB, 4 KiB 0.62 GB,
     /// while CPU per update and latency at 1,000 and 5,000 reading sessions did not move

@@ -1,7 +1,8 @@
 import Synchronization
 
 /// The server-wide bound on what clients that do not read make the server hold: bytes written
-/// to connections while they are not writable (their kernel send buffer full and more than
+/// to connections while they are not writable (the kernel holding `maxSocketUnsentBytes` unsent
+/// and more than
 /// `LightstreamerServer.writeBufferWaterMark.high` waiting in NIO). Each connection is bounded
 /// by `maxBacklogBytes` on its own; this bounds them all together (`maxTotalBacklogBytes`), so
 /// that many slow readers of an item whose every update must be delivered (RAW, DISTINCT,

@@ -80,7 +80,7 @@ import Testing
         let m = server.metrics.snapshot
         #expect(m.slowClientsClosed == 1, "the connection was not closed")
         #expect(m.slowClientsOverBudget == 1, "closed for its own backlog, not the server's")
-        // The kernel's buffers (up to 4 MiB here), the budget and a drain or two (the session
+        // The kernel's buffers (the client's window and 16 KiB unsent), the budget and a drain or two (the session
         // writes from the producer's thread while the loop comes round), not the connection's
         // 64 MiB.
         #expect(m.bytesSent < 60 << 20, "\(m.bytesSent) bytes written before the connection was closed")
