@@ -123,6 +123,20 @@ import Testing
         #expect(span.text == "U,1,1,first\r\n")
     }
 
+    /// A log that held a stream's window and was pruned down keeps no slots' buffer for it:
+    /// a session whose client went away kept 4 KB of empty slots.
+    @Test func aPrunedLogGivesBackItsSlots() {
+        var log = NotificationLog()
+        for i in 1...500 { _ = log.append("U,1,1,\(i)", isUpdate: true, now: Int64(i)) }
+        #expect(log.slotCapacity == 512)
+        // The window keeps the last 100 (times 401...500): twice that, rounded up.
+        log.prune(delivered: 500, now: 500, windowMillis: 99, maxCount: 1_000)
+        #expect(log.slotCapacity == 256)
+        #expect(log.entry(401)?.line == "U,1,1,401" && log.entry(400) == nil)
+        log.dropDelivered(500)
+        #expect(log.slotCapacity == 0 && log.heldBytes == 0)
+    }
+
     @Test func anIdleLogHoldsNoPage() {
         var log = NotificationLog()
         #expect(log.locate(1) == nil)

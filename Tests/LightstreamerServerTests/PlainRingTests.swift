@@ -55,6 +55,43 @@ import Testing
         #expect(ring.first == 3 && ring.count == 1)
     }
 
+    @Test func releasesABufferFarLargerThanWhatItHolds() {
+        var ring = PlainRing<Int>()
+        for i in 0..<200 { ring.append(i) }
+        #expect(ring.capacity == 256)
+        // More than a quarter held: kept.
+        ring.removeFirst(130)
+        ring.releaseUnusedCapacity()
+        #expect(ring.capacity == 256)
+        // A quarter or less: twice what it holds, rounded up to a power of two, in one step,
+        // wrapped around or not, with the order kept.
+        for i in 200..<300 { ring.append(i) }
+        ring.removeFirst(150)
+        #expect(ring.count == 20)
+        ring.releaseUnusedCapacity()
+        #expect(ring.capacity == 64)
+        #expect((0..<20).map { ring[$0] } == Array(280..<300))
+        // Not below 8, and nothing at all once empty; it grows again from there.
+        ring.removeFirst(19)
+        ring.releaseUnusedCapacity()
+        #expect(ring.capacity == 8 && ring.first == 299)
+        ring.removeFirst(1)
+        ring.releaseUnusedCapacity()
+        #expect(ring.capacity == 0 && ring.isEmpty)
+        ring.append(7)
+        #expect(ring.capacity == 8 && ring.first == 7)
+    }
+
+    @Test func aCopyKeepsItsBufferWhenTheOtherShrinks() {
+        var a = PlainRing<Int>()
+        for i in 0..<100 { a.append(i) }
+        let b = a
+        a.removeFirst(95)
+        a.releaseUnusedCapacity()
+        #expect(a.capacity == 16 && (0..<5).map { a[$0] } == Array(95..<100))
+        #expect(b.count == 100 && b.capacity == 128 && (0..<100).map { b[$0] } == Array(0..<100))
+    }
+
     @Test func copiesDoNotSeeEachOthersChanges() {
         var a = PlainRing<Int>()
         for i in 0..<6 { a.append(i) }

@@ -44,6 +44,9 @@ struct NotificationLog: Sendable {
         var isUpdate: Bool { startAndKind & 0x8000_0000 != 0 }
     }
 
+    /// Slots the log's ring has room for (for tests).
+    var slotCapacity: Int { slots.capacity }
+
     /// The bytes one held notification's slot takes in the log's ring (for tests).
     static var slotBytes: Int { MemoryLayout<Slot>.stride }
 
@@ -250,6 +253,7 @@ struct NotificationLog: Sendable {
         }
         guard drop > 0 else { return }
         slots.removeFirst(drop)
+        slots.releaseUnusedCapacity()
         firstProgressive += drop
         // Free the closed pages no slot points into any more.
         let keepFrom = firstPage + (slots.first.map(pageIndex(of:)) ?? pages.count)

@@ -11,7 +11,8 @@
 /// freed as a whole.
 ///
 /// An empty ring that never held anything allocates nothing (an idle session's log). The
-/// capacity only grows (doubling, from 8): a log's steady size is its recovery window.
+/// capacity grows by doubling, from 8 (a log's steady size is its recovery window), and comes
+/// down only when asked (`releaseUnusedCapacity`).
 struct PlainRing<Element: BitwiseCopyable> {
     /// The buffer; its header is the capacity (a power of two, or 0 for none).
     private final class Storage: ManagedBuffer<Int, Element> {}
@@ -73,6 +74,25 @@ struct PlainRing<Element: BitwiseCopyable> {
         if count == 0 { head = 0 }
     }
 
+    /// Gives back a buffer far larger than what the ring holds: none at all when it is empty;
+    /// when it holds a quarter of its capacity or less, a buffer of twice what it holds (a
+    /// power of two, at least 8). A log that held a burst, or
+    /// a stream's window, keeps that buffer after pruning otherwise: a session whose client
+    /// went away kept 4 KB of empty slots (BENCHMARKS.md, "Clients that stop reading"). A ring
+    /// that shrank must double what it holds to grow again, so one that hovers around a size
+    /// is not reallocated back and forth.
+    mutating func releaseUnusedCapacity() {
+        let capacity = self.capacity
+        if count == 0 {
+            storage = nil
+            head = 0
+        } else if capacity > 8, count <= capacity / 4 {
+            var smaller = 8
+            while smaller < count * 2 { smaller *= 2 }
+            reallocate(capacity: smaller)
+        }
+    }
+
     /// Changes every element in place, first to last (the buffer made this ring's own first).
     mutating func modifyEach(_ body: (inout Element) -> Void) {
         guard count > 0 else { return }
@@ -87,7 +107,7 @@ struct PlainRing<Element: BitwiseCopyable> {
 
     /// The buffer's capacity, read through a pointer (the `header` property of a
     /// `ManagedBuffer` is checked for exclusive access at each read).
-    private var capacity: Int {
+    var capacity: Int {
         storage?.withUnsafeMutablePointerToHeader { $0.pointee } ?? 0
     }
 
