@@ -198,8 +198,8 @@ public final class LightstreamerServer: Service, Sendable {
     static let receiveBuffers = FrontReadBuffers(base: 128, maximum: 65_536)
 
     /// When a client connection stops being writable (what waits for the socket, which the
-    /// kernel would not take, `FrontOptions.maxSocketUnsentBytes` waiting there unsent, passes `high`) and becomes writable again (below
-    /// `low`). The session streaming on it (WebSocket or HTTP) stops writing table events
+    /// kernel would not take with `FrontOptions.maxSocketUnsentBytes` waiting there unsent,
+    /// passes `high`) and becomes writable again (below `low`). The session streaming on it (WebSocket or HTTP) stops writing table events
     /// meanwhile, and its MERGE updates fold into the latest of each item
     /// (`ServerSession.outputBlocked`), so what the server holds for a client that reads
     /// slower than its updates come is about `high` bytes of frames, not a backlog growing

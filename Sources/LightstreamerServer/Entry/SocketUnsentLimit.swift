@@ -11,8 +11,9 @@ import Darwin
 /// The most bytes of a client connection's output that the kernel keeps unsent
 /// (`TCP_NOTSENT_LOWAT`, `FrontOptions.maxSocketUnsentBytes`).
 ///
-/// A connection's send buffer grows with its congestion window, to megabytes: on loopback it
-/// took about 1.4 MB from the first byte. A client that stops reading (a phone in a tunnel, a
+/// A connection's send buffer grows with its congestion window, to megabytes: on loopback a
+/// client that never read took 2.9 MB before the kernel refused more (`SocketUnsentLimitTests`).
+/// A client that stops reading (a phone in a tunnel, a
 /// frozen tab, a slow reader on purpose) then leaves every update of its session in the kernel
 /// until that buffer is full, minutes of them, before the server notices. Meanwhile the session
 /// streams as if the client kept up: nothing is folded, the client gets stale updates when it
