@@ -147,6 +147,28 @@ import Testing
             }
         }
 
+        /// Polls the server's metrics until the bytes written have not grown for `still` once
+        /// updates went out (true: the session holds), or until `limit` passes, a slow client
+        /// is closed or `going` fails (false). Returns the last metrics too.
+        func waitForWritesToStop(
+            within limit: Duration, still: Duration = .seconds(2),
+            while going: (ServerMetrics.Snapshot) -> Bool = { _ in true }
+        ) async throws -> (held: Bool, metrics: ServerMetrics.Snapshot) {
+            let deadline = ContinuousClock.now + limit
+            var m = server.metrics.snapshot
+            var since = (bytes: m.bytesSent, at: ContinuousClock.now)
+            while ContinuousClock.now < deadline, m.slowClientsClosed == 0, going(m) {
+                try await Task.sleep(for: .milliseconds(100))
+                m = server.metrics.snapshot
+                if m.bytesSent != since.bytes || m.updatesSent == 0 {
+                    since = (m.bytesSent, ContinuousClock.now)
+                } else if ContinuousClock.now - since.at >= still {
+                    return (true, m)
+                }
+            }
+            return (false, m)
+        }
+
         func stop() async {
             try? await channel.close()
             try? await control?.close()
@@ -169,24 +191,14 @@ import Testing
         // fold in the session (counted in `updatesConflated` once the session drains).
         // Written behind the unread bytes instead, they would pile up in NIO until
         // maxBacklogBytes (2 MiB) and the connection would be closed as a slow client's.
-        let deadline = ContinuousClock.now + .seconds(40)
-        var m = server.metrics.snapshot
-        while ContinuousClock.now < deadline, m.updatesSent == 0 || m.connectionsOpen == 0 {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(40), server.metrics.snapshot.connectionsOpen < open {
             try await Task.sleep(for: .milliseconds(20))
-            m = server.metrics.snapshot
         }
-        var still = (bytes: m.bytesSent, since: ContinuousClock.now)
-        var held = false
-        while ContinuousClock.now < deadline, m.slowClientsClosed == 0, m.connectionsOpen == open {
-            try await Task.sleep(for: .milliseconds(100))
-            m = server.metrics.snapshot
-            if m.bytesSent != still.bytes {
-                still = (m.bytesSent, ContinuousClock.now)
-            } else if ContinuousClock.now - still.since >= .seconds(2) {
-                held = true
-                break
-            }
+        let (held, last) = try await rig.waitForWritesToStop(within: .seconds(40) - (ContinuousClock.now - start)) {
+            $0.connectionsOpen == open
         }
+        var m = last
         #expect(held, "bytes written \(m.bytesSent), still growing or the connection closed")
         #expect(m.slowClientsClosed == 0)
         #expect(m.connectionsOpen == open)
@@ -195,7 +207,10 @@ import Testing
         #expect(waiting.count == 1 && waiting.allSatisfy { $0 <= SessionInbox.conflateAfter + 1 }, "\(waiting) events waiting")
 
         // The client reads again: the session writes the latest row, reports the updates that
-        // folded meanwhile (some 20 a millisecond came), writes again, and the connection stays.
+        // folded meanwhile, writes again, and the connection stays. The flood sends ten
+        // updates a millisecond when it has the CPU; beside the whole suite, in a debug build,
+        // far fewer came (748 and 896 folded in `.ci/run` on 2026-12-01, where 1,000 were
+        // asked). Unfolded, none would be counted.
         let sentBefore = m.updatesSent
         let foldedBefore = m.updatesConflated
         try await channel.setOption(.autoRead, value: true).get()
@@ -206,7 +221,7 @@ import Testing
         }
         m = server.metrics.snapshot
         #expect(m.updatesSent >= sentBefore + 200, "\(m.updatesSent - sentBefore) updates written once the client read")
-        #expect(m.updatesConflated >= foldedBefore + 1_000, "\(m.updatesConflated - foldedBefore) folded while the socket was full")
+        #expect(m.updatesConflated >= foldedBefore + 150, "\(m.updatesConflated - foldedBefore) folded while the socket was full")
         #expect(m.slowClientsClosed == 0)
         #expect(m.connectionsOpen == open)
         await rig.stop()

@@ -15,7 +15,7 @@ import Testing
             {"maxSessions": 10, "maxSessionsPerAddress": 0, "maxSubscriptionsPerSession": 3, "maxItemsPerSubscription": 4,
              "maxQueuedMessages": 5, "maxMessageSequences": 6, "maxQueuedMPNOperations": 7, "maxBacklogBytes": 8000,
              "requestLimitBytes": 9000, "maxInactivityMillis": 11000, "maxMessageWaitMillis": 12000,
-             "maxTotalBacklogBytes": 13000}
+             "maxTotalBacklogBytes": 13000, "maxUndrainedMillis": 14000}
             """#)
         let s = o.sessions
         #expect(s.maxSessions == 10)
@@ -30,6 +30,8 @@ import Testing
         #expect(s.maxInactivityMillis == 11000)
         #expect(s.maxMessageWaitMillis == 12000)
         #expect(s.maxTotalBacklogBytes == 13000)
+        #expect(s.maxUndrainedMillis == 14000)
+        #expect(try Self.options(#"{"maxUndrainedMillis": 0}"#).sessions.maxUndrainedMillis == 0)
     }
 
     @Test func missingKeysKeepThePublicServerDefaults() throws {
@@ -43,7 +45,7 @@ import Testing
 
     @Test(arguments: [
         #"{"maxSubscriptionsPerSession": 0}"#, #"{"maxBacklogBytes": -1}"#, #"{"maxTotalBacklogBytes": 0}"#, #"{"requestLimitBytes": 10}"#,
-        #"{"maxSessions": -5}"#, #"{"unknown": 1}"#,
+        #"{"maxSessions": -5}"#, #"{"unknown": 1}"#, #"{"maxUndrainedMillis": -1}"#,
     ])
     func badValuesAreRefused(_ limits: String) {
         #expect(throws: ConfigurationError.self) { try Self.options(limits) }

@@ -22,6 +22,9 @@ public struct LimitsConfiguration: Sendable, Hashable, Decodable {
     public var maxBacklogBytes: Int?
     /// Unsent bytes all slow clients together may make the server hold.
     public var maxTotalBacklogBytes: Int?
+    /// How long a connection whose client does not read may stay full before it is closed;
+    /// 0: never.
+    public var maxUndrainedMillis: Int?
     /// The largest request accepted (bytes), advertised in CONOK as the request limit.
     public var requestLimitBytes: Int?
     /// The longest `LS_inactivity_millis` honoured; a larger one counts as this.
@@ -29,11 +32,11 @@ public struct LimitsConfiguration: Sendable, Hashable, Decodable {
     /// The longest `LS_max_wait` honoured; a larger one counts as this.
     public var maxMessageWaitMillis: Int?
 
-    static let zeroMeansUnlimited: Set<String> = ["maxSessions", "maxSessionsPerAddress"]
+    static let zeroMeansUnlimited: Set<String> = ["maxSessions", "maxSessionsPerAddress", "maxUndrainedMillis"]
     static let keys = [
         "maxSessions", "maxSessionsPerAddress", "maxSubscriptionsPerSession", "maxItemsPerSubscription",
         "maxQueuedMessages", "maxMessageSequences", "maxQueuedMPNOperations", "maxBacklogBytes",
-        "maxTotalBacklogBytes",
+        "maxTotalBacklogBytes", "maxUndrainedMillis",
         "requestLimitBytes", "maxInactivityMillis", "maxMessageWaitMillis",
     ]
 
@@ -56,6 +59,7 @@ public struct LimitsConfiguration: Sendable, Hashable, Decodable {
         maxQueuedMPNOperations = try read("maxQueuedMPNOperations")
         maxBacklogBytes = try read("maxBacklogBytes")
         maxTotalBacklogBytes = try read("maxTotalBacklogBytes")
+        maxUndrainedMillis = try read("maxUndrainedMillis")
         requestLimitBytes = try read("requestLimitBytes")
         if let r = requestLimitBytes, r < 1_000 {
             throw decoder.invalid(
@@ -77,6 +81,7 @@ public struct LimitsConfiguration: Sendable, Hashable, Decodable {
         if let v = maxQueuedMPNOperations { settings.maxQueuedMPNOperations = v }
         if let v = maxBacklogBytes { settings.maxBacklogBytes = v }
         if let v = maxTotalBacklogBytes { settings.maxTotalBacklogBytes = v }
+        if let v = maxUndrainedMillis { settings.maxUndrainedMillis = v }
         if let v = requestLimitBytes { settings.requestLimit = v }
         if let v = maxInactivityMillis { settings.maxInactivityMillis = v }
         if let v = maxMessageWaitMillis { settings.maxMessageWaitMillis = v }

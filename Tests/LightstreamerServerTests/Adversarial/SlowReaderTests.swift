@@ -27,18 +27,8 @@ import Testing
         if mode == "MERGE" {
             // 8 MB a second of updates: written unfolded, they would pass maxBacklogBytes
             // within a second. Held, the bytes written stop growing once the socket is full.
-            var m = server.metrics.snapshot
-            var still = (bytes: m.bytesSent, since: ContinuousClock.now)
-            while ContinuousClock.now < deadline, m.slowClientsClosed == 0 {
-                try await Task.sleep(for: .milliseconds(100))
-                m = server.metrics.snapshot
-                if m.bytesSent != still.bytes || m.bytesSent == 0 {
-                    still = (m.bytesSent, ContinuousClock.now)
-                } else if ContinuousClock.now - still.since >= .seconds(3) {
-                    break
-                }
-            }
-            #expect(ContinuousClock.now - still.since >= .seconds(3), "bytes written still growing: \(m.bytesSent)")
+            let (held, m) = try await rig.waitForWritesToStop(within: .seconds(90), still: .seconds(3))
+            #expect(held, "bytes written still growing: \(m.bytesSent)")
             #expect(m.bytesSent < 8 << 20, "\(m.bytesSent) bytes written to a client that reads nothing")
             #expect(m.slowClientsClosed == 0, "the connection was closed for a backlog that folding should have kept away")
             #expect(m.connectionsOpen == 1)

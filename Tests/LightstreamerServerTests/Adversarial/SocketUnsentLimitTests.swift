@@ -38,6 +38,8 @@ import Testing
         #expect(try parse("{}").maxSocketUnsentBytes == 16 * 1024)
         #expect(throws: (any Error).self) { try parse(#"{"maxSocketUnsentBytes": -1}"#) }
         #expect(throws: (any Error).self) { try parse(#"{"maxSocketUnsentBytes": 67108865}"#) }
+        let file = try ServerConfiguration.decode(Data(#"{"demo": true, "front": {"maxSocketUnsentBytes": 4096}}"#.utf8))
+        #expect(ServerOptions(configuration: file).front.maxSocketUnsentBytes == 4_096)
         #expect(SocketUnsentLimit.value(for: 0) == nil)
         #expect(SocketUnsentLimit.value(for: .max) == SocketOptionValue(SocketUnsentLimit.maximumBytes))
     }
@@ -51,21 +53,7 @@ import Testing
             $0.sessions.maxBacklogBytes = 64 << 20
             $0.front.maxSocketUnsentBytes = maxSocketUnsentBytes
         }
-        let server = rig.server
-        let deadline = ContinuousClock.now + .seconds(60)
-        var m = server.metrics.snapshot
-        var still = (bytes: m.bytesSent, since: ContinuousClock.now)
-        var held = false
-        while ContinuousClock.now < deadline, m.slowClientsClosed == 0 {
-            try await Task.sleep(for: .milliseconds(100))
-            m = server.metrics.snapshot
-            if m.bytesSent != still.bytes || m.updatesSent == 0 {
-                still = (m.bytesSent, ContinuousClock.now)
-            } else if ContinuousClock.now - still.since >= .seconds(2) {
-                held = true
-                break
-            }
-        }
+        let (held, m) = try await rig.waitForWritesToStop(within: .seconds(60))
         await rig.stop()
         #expect(held, "bytes written \(m.bytesSent), still growing after 60 s or the connection closed")
         #expect(m.slowClientsClosed == 0)
