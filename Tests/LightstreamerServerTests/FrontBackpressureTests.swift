@@ -244,6 +244,7 @@ import Testing
         #expect(server.metrics.snapshot.connectionsOpen == 0)
         // Dropped, not destroyed: the session waits for a recovery bind.
         #expect(server.sessionCount == 1)
+        #expect(server.metrics.snapshot.slowClientsClosed == 1, "the close is counted as a slow client's")
         await rig.stop()
     }
 }

@@ -59,8 +59,10 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
             tellBlocked(context: context)
         }
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        drainWatch.writabilityChanged(context: context, limitMillis: manager.settings.maxUndrainedMillis) { [logger] in
+        drainWatch.writabilityChanged(context: context, limitMillis: manager.settings.maxUndrainedMillis) {
+            [logger, manager] in
             logger.info("closing an HTTP connection whose client does not read")
+            manager.metrics.update { $0.slowClientsClosed += 1 }
             loopBound.value.close(promise: nil)
         }
         context.fireChannelWritabilityChanged()

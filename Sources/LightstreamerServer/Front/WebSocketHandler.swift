@@ -136,10 +136,13 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         drainWatch.writabilityChanged(context: context, limitMillis: manager.settings.maxUndrainedMillis) {
             let (handler, context) = loopBound.value
+            // Already being closed (for its backlog): counted there.
+            guard !handler.closing else { return }
             handler.logger.info(
                 "closing a WebSocket whose client does not read",
                 metadata: handler.sessionMetadata(["connection": "\(handler.connectionID)"]))
             handler.closing = true
+            handler.manager.metrics.update { $0.slowClientsClosed += 1 }
             context.close(promise: nil)
         }
         context.fireChannelWritabilityChanged()
