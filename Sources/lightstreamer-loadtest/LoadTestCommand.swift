@@ -112,7 +112,8 @@ struct LoadTestCommand: AsyncParsableCommand {
         options.sessions.sessionRecoveryMillis = timeoutMillis
         options.sessions.recoveryWindowMillis = 2_000
         options.sessions.maxUpdateDelayMillis = maxUpdateDelayMillis
-        options.front.maxSocketUnsentBytes = min(max(maxSocketUnsentBytes, 0), 64 << 20)
+        // 0 or less: off; past 64 MiB: 64 MiB (as the server reads it).
+        options.front.maxSocketUnsentBytes = maxSocketUnsentBytes
         // Every client comes from 127.0.0.1: no per-address session limit here.
         options.sessions.maxSessionsPerAddress = nil
         options.front.maxConnectionsPerAddress = .max

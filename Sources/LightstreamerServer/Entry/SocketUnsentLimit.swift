@@ -36,7 +36,8 @@ enum SocketUnsentLimit {
     /// The largest value accepted (`ServerConfiguration.Front`).
     static let maximumBytes = 64 << 20
 
-    /// The option's value for `bytes`, nil for 0 (the kernel's own behaviour, no limit).
+    /// The option's value for `bytes` (at most `maximumBytes`); nil for 0 or less (the
+    /// kernel's own behaviour, no limit).
     static func value(for bytes: Int) -> SocketOptionValue? {
         bytes > 0 ? SocketOptionValue(clamping: min(bytes, maximumBytes)) : nil
     }

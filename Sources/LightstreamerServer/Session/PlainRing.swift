@@ -76,11 +76,11 @@ struct PlainRing<Element: BitwiseCopyable> {
 
     /// Gives back a buffer far larger than what the ring holds: none at all when it is empty;
     /// when it holds a quarter of its capacity or less, a buffer of twice what it holds (a
-    /// power of two, at least 8). A log that held a burst, or
-    /// a stream's window, keeps that buffer after pruning otherwise: a session whose client
-    /// went away kept 4 KB of empty slots (BENCHMARKS.md, "Clients that stop reading"). A ring
-    /// that shrank must double what it holds to grow again, so one that hovers around a size
-    /// is not reallocated back and forth.
+    /// power of two, at least 8). Otherwise a log that held a burst, or a stream's window,
+    /// keeps that buffer after pruning: a session whose client went away kept 4 KB of empty
+    /// slots (BENCHMARKS.md, "Clients that stop reading"). A ring that shrank must double what
+    /// it holds to grow again, so one that hovers around a size is not reallocated back and
+    /// forth.
     mutating func releaseUnusedCapacity() {
         let capacity = self.capacity
         if count == 0 {
