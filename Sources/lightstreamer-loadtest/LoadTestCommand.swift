@@ -127,10 +127,8 @@ struct LoadTestCommand: AsyncParsableCommand {
             print("serving on port \(server.port ?? 0)")
             if let allocator { print("server malloc: \(allocator)") }
             let before = residentBytes()
-            var last = (
-                cpu: processCPUSeconds(), updates: server.metrics.snapshot.updatesSent,
-                conflated: server.metrics.snapshot.updatesConflated
-            )
+            let first = server.metrics.snapshot
+            var last = (cpu: processCPUSeconds(), updates: first.updatesSent, conflated: first.updatesConflated)
             while true {
                 try await Task.sleep(for: .seconds(5))
                 // CPU of this whole process (server and producer) per U line it wrote, over the last 5 s.

@@ -199,13 +199,14 @@ public final class LightstreamerServer: Service, Sendable {
 
     /// When a client connection stops being writable (what waits for the socket, which the
     /// kernel would not take with `FrontOptions.maxSocketUnsentBytes` waiting there unsent,
-    /// passes `high`) and becomes writable again (below `low`). The session streaming on it (WebSocket or HTTP) stops writing table events
-    /// meanwhile, and its MERGE updates fold into the latest of each item
-    /// (`ServerSession.outputBlocked`), so what the server holds for a client that reads
-    /// slower than its updates come is about `high` bytes of frames, not a backlog growing
-    /// towards `maxBacklogBytes`. The kernel's buffers (the unsent bytes, and what is in flight),
-    /// does the buffering a reader that keeps up needs, so the mark can be low: with 16,000
-    /// sessions unread, NIO's default of 64 KiB held 3.8 GB, 16 KiB 1.06 GB, 4 KiB 0.62 GB,
+    /// passes `high`) and becomes writable again (below `low`). The session streaming on it
+    /// (WebSocket or HTTP) stops writing table events meanwhile, and its MERGE updates fold
+    /// into the latest of each item (`ServerSession.outputBlocked`), so what the server holds
+    /// for a client that reads slower than its updates come is about `high` bytes of frames,
+    /// not a backlog growing towards `maxBacklogBytes`. The kernel's buffers (the unsent bytes,
+    /// and what is in flight) do the buffering a reader that keeps up needs, so the mark can be
+    /// low: with 16,000 sessions unread (before the unsent limit), NIO's default of 64 KiB held
+    /// 3.8 GB, 16 KiB 1.06 GB, 4 KiB 0.62 GB,
     /// while CPU per update and latency at 1,000 and 5,000 reading sessions did not move
     /// (BENCHMARKS.md, "Slow readers" and "A lower water mark"; ARCHITECTURE.md, "One update,
     /// end to end", step 11).

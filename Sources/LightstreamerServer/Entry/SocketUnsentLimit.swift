@@ -13,9 +13,9 @@ import Darwin
 ///
 /// A connection's send buffer grows with its congestion window, to megabytes: on loopback a
 /// client that never read took 2.9 MB before the kernel refused more (`SocketUnsentLimitTests`).
-/// A client that stops reading (a phone in a tunnel, a
-/// frozen tab, a slow reader on purpose) then leaves every update of its session in the kernel
-/// until that buffer is full, minutes of them, before the server notices. Meanwhile the session
+/// A client that stops reading (a phone in a tunnel, a frozen tab, a slow reader on purpose)
+/// then leaves every update of its session in the kernel until that buffer is full, minutes of
+/// them, before the server notices. Meanwhile the session
 /// streams as if the client kept up: nothing is folded, the client gets stale updates when it
 /// reads again, and thousands of such clients take the machine's TCP memory, shared by every
 /// connection. With this limit the kernel refuses a write once that many bytes wait unsent, so

@@ -2,8 +2,7 @@ import Synchronization
 
 /// The server-wide bound on what clients that do not read make the server hold: bytes written
 /// to connections while they are not writable (the kernel holding `maxSocketUnsentBytes` unsent
-/// and more than
-/// `LightstreamerServer.writeBufferWaterMark.high` waiting in NIO). Each connection is bounded
+/// and more than `LightstreamerServer.writeBufferWaterMark.high` waiting in NIO). Each connection is bounded
 /// by `maxBacklogBytes` on its own; this bounds them all together (`maxTotalBacklogBytes`), so
 /// that many slow readers of an item whose every update must be delivered (RAW, DISTINCT,
 /// COMMAND, `unfiltered`: MERGE updates fold instead, `ServerSession.outputBlocked`) cannot
