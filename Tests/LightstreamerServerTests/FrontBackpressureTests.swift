@@ -202,25 +202,28 @@ import Testing
         #expect(held, "bytes written \(m.bytesSent), still growing or the connection closed")
         #expect(m.slowClientsClosed == 0)
         #expect(m.connectionsOpen == open)
-        // What waits is about one row of the one item, not a backlog.
+        // What waits is the one item's latest row, not a backlog (up to 17 events before
+        // 2026-12-01, when folding started once 16 waited).
         let waiting = server.manager.allSessions.map { $0.summary(now: monotonicMillis()).backlog }
-        #expect(waiting.count == 1 && waiting.allSatisfy { $0 <= SessionInbox.conflateAfter + 1 }, "\(waiting) events waiting")
+        #expect(waiting.count == 1 && waiting.allSatisfy { $0 <= 1 }, "\(waiting) events waiting")
 
         // The client reads again: the session writes the latest row, reports the updates that
         // folded meanwhile, writes again, and the connection stays. The flood sends ten
         // updates a millisecond when it has the CPU; beside the whole suite, in a debug build,
         // far fewer came (748 and 896 folded in `.ci/run` on 2026-12-01, where 1,000 were
-        // asked). Unfolded, none would be counted.
+        // asked). Unfolded, none would be counted. What is written once it reads is bounded by
+        // the client's small receive buffer: some 1,300 updates of 8 KB in 20 s alone, 158
+        // beside the whole suite, each write the item's latest row.
         let sentBefore = m.updatesSent
         let foldedBefore = m.updatesConflated
         try await channel.setOption(.autoRead, value: true).get()
         channel.read()
         let flowing = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < flowing, server.metrics.snapshot.updatesSent < sentBefore + 200 {
+        while ContinuousClock.now < flowing, server.metrics.snapshot.updatesSent < sentBefore + 50 {
             try await Task.sleep(for: .milliseconds(50))
         }
         m = server.metrics.snapshot
-        #expect(m.updatesSent >= sentBefore + 200, "\(m.updatesSent - sentBefore) updates written once the client read")
+        #expect(m.updatesSent >= sentBefore + 50, "\(m.updatesSent - sentBefore) updates written once the client read")
         #expect(m.updatesConflated >= foldedBefore + 150, "\(m.updatesConflated - foldedBefore) folded while the socket was full")
         #expect(m.slowClientsClosed == 0)
         #expect(m.connectionsOpen == open)

@@ -76,6 +76,10 @@ import Testing
         var reference: SessionScript
         let fieldCount: Int
         let itemCount: Int
+        /// Whether its updates fold in an inbox (MERGE, as `ServerSession` marks them).
+        let mergeable: Bool
+        /// Updates its inbox folded into a later one (`feed(batched:throughInbox:)`).
+        var foldedUpdates = 0
 
         init(
             name: String, diffs: [DiffFormat]?, itemCount: Int, fieldCount: Int, mode: SubscriptionMode,
@@ -85,6 +89,7 @@ import Testing
             sink = queue.map { QueuedSharingSink(queue: $0) } ?? SharingSink()
             self.itemCount = itemCount
             self.fieldCount = fieldCount
+            mergeable = mode == .merge
             let create = CreateSessionRequest(supportedDiffs: diffs)
             sharing = SessionScript(create: create)
             reference = SessionScript(create: create)
@@ -97,8 +102,9 @@ import Testing
         /// Feeds what the engine delivered, to the sharing machine one event at a time or, with
         /// `batched`, as one batch: the run the queue handed over, as a session's loop takes it
         /// when its inbox is empty, or with `throughInbox` the run moved into a `SessionInbox`
-        /// and taken back out, as a session that is behind gets it. The reference gets them one
-        /// event at a time. Returns (updates that could use the shared encoding, updates that
+        /// and taken back out, as a session that is behind gets it (each MERGE item's updates
+        /// folded into the latest: both machines get what the inbox gives). The reference gets
+        /// them one event at a time. Returns (updates that could use the shared encoding, updates that
         /// carried one, updates that came as the encoding alone), judged on the reference's
         /// rows, which the sharing machine's must equal.
         mutating func feed(
@@ -111,10 +117,19 @@ import Testing
             var sharedPayloads = 0
             var run: [QueuedTableEvent] = []
             var entries = sink.take()
+            var folded: [SessionInbox.Entry] = []
             if let queued = sink as? QueuedSharingSink {
                 run = queued.takeRuns()
-                entries += run.map { ($0.event, $0.shared) }
                 sharedPayloads = run.filter { if case .shared = $0.payload { true } else { false } }.count
+                if batched && throughInbox {
+                    var inbox = SessionInbox()
+                    for queued in run { _ = queued.move(into: &inbox, subscriptionId: 1, mergeable: mergeable) }
+                    folded = inbox.take()
+                    foldedUpdates += inbox.takeConflatedCount()
+                    entries += folded.map { $0.event.split() }
+                } else {
+                    entries += run.map { ($0.event, $0.shared) }
+                }
             }
             for (event, shared) in entries {
                 if case .update(let item, let values, _) = event, let shared {
@@ -128,9 +143,7 @@ import Testing
                 reference.record(reference.machine.tableEvents([(subscriptionId: 1, event: event)], now: reference.now))
             }
             if batched && throughInbox {
-                var inbox = SessionInbox()
-                for queued in run { _ = queued.move(into: &inbox, subscriptionId: 1, mergeable: true) }
-                sharing.record(sharing.machine.tableEvents(inbox.take(), now: sharing.now))
+                sharing.record(sharing.machine.tableEvents(folded, now: sharing.now))
             } else if batched {
                 // The events the queue handed over, as a session's loop takes them.
                 var lost = 0
@@ -244,6 +257,10 @@ import Testing
             #expect(!expected.isEmpty, "\(clients[i].name) received nothing")
             #expect(got == expected, "\(clients[i].name)")
         }
+        // Through an inbox, MERGE updates folded (and the sessions then encoded against rows
+        // other than the ones the shared encodings were made for).
+        let folds = clients.reduce(0) { $0 + $1.foldedUpdates }
+        #expect(throughInbox ? folds > 0 : folds == 0, "\(folds) updates folded")
         // Both paths ran: most updates reused another session's bytes, and the sessions whose
         // history or diff formats differ encoded by themselves.
         #expect(hits > offered / 2, "\(hits) of \(offered)")

@@ -2,10 +2,13 @@
 /// with MERGE conflation: while an update of an item of a MERGE subscription waits here, a
 /// newer update of the same item replaces its values in place (latest values win). The
 /// engine's rows are whole rows, so the session still sends the right delta against what the
-/// client last got. A loop that keeps up drains the inbox long before a second update comes;
-/// one that falls behind sends each item's latest state instead of a growing backlog. Folding
-/// starts once `conflateAfter` events wait, so each item has at most one unfolded update before
-/// its folded one.
+/// client last got. Events wait here only when the session could not handle them at once (its
+/// loop is behind, or its socket is full), and from the first waiting update of an item on,
+/// the next one replaces it: a session that falls behind sends each item's latest state, never
+/// an older one before it. (Until 2026-12-01 folding started only once 16 events waited, so
+/// each item could go out twice, the older row first: at twice the machine's capacity that
+/// older row made p99 1.2 s where folding from the first gives 0.25 s, BENCHMARKS.md,
+/// "Updates folded from the first that waits".)
 ///
 /// Never conflated: subscriptions asked `unfiltered` (and DISTINCT, RAW, COMMAND, which the
 /// caller marks so), snapshot updates, and anything across another event of the same item
@@ -39,9 +42,6 @@ struct SessionInbox {
 
     var count: Int { events.count }
 
-    /// Events waiting before updates start being folded together.
-    static let conflateAfter = 16
-
     /// `append(_:_:mergeable:)` for a `TableEvent` and the encoding its update may share.
     mutating func append(
         _ subscriptionId: Int, _ event: consuming TableEvent, mergeable: Bool, shared: consuming SharedUpdateEncoding? = nil
@@ -62,14 +62,10 @@ struct SessionInbox {
             events.append((subscriptionId, event))
             return
         }
-        // A loop that keeps up never lets this many wait: no hashing on the fast path.
-        guard events.count >= Self.conflateAfter || !replaceable.isEmpty else {
-            events.append((subscriptionId, event))
-            return
-        }
         let key = ItemKey(subscriptionId: subscriptionId, item: item)
         guard mergeable, !isSnapshot else {
-            replaceable[key] = nil
+            // No hashing for subscriptions that never fold (RAW, DISTINCT, COMMAND, unfiltered).
+            if !replaceable.isEmpty { replaceable[key] = nil }
             events.append((subscriptionId, event))
             return
         }
