@@ -60,7 +60,7 @@ final class DeliveryPump: TableEventQueue {
         var mailbox = PostedEvents()
         /// An emptied former mailbox, kept to avoid an allocation per run.
         var spare = PostedEvents()
-        var ready: [ServerSession] = []
+        var ready = ReadyQueue<ServerSession>()
         var scheduled = false
         /// The wait between runs while work is left (see above).
         var yield = SaturationYield()
@@ -234,9 +234,9 @@ final class DeliveryPump: TableEventQueue {
                 eventLoop.execute { self.run(spent: batchesStart &- start) }
                 return
             }
-            let batch = state.withLockedValue { s -> [ServerSession]? in
-                let b = s.ready
-                s.ready = []
+            let batch = state.withLockedValue { s -> ArraySlice<ServerSession>? in
+                // What the last run left goes first; sessions added since wait behind it.
+                let b = s.ready.take()
                 if b.isEmpty && s.mailbox.isEmpty {
                     s.scheduled = false
                     s.yield.idle()
@@ -259,7 +259,7 @@ final class DeliveryPump: TableEventQueue {
                 if now &- batchesStart > Self.sliceNanos || now &- start > 2 * Self.sliceNanos {
                     let rest = batch[(i + 1)...]
                     let wait = state.withLockedValue { s in
-                        s.ready.insert(contentsOf: rest, at: 0)
+                        s.ready.leave(rest)
                         return s.yield.wait(at: now)
                     }
                     // Still scheduled: producers keep posting; the loop polls first.
