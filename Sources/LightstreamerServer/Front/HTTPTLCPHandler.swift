@@ -126,6 +126,10 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
             manager.connectionClosed(r.id, sessionIds: [session])
         }
         response = nil
+        // Closed here and counted above: the watch must not close and count it again if its
+        // time comes before the close reaches `channelInactive` (the WebSocket's handler
+        // checks its `closing` for the same).
+        drainWatch.cancel()
         context.close(promise: nil)
     }
 

@@ -5,7 +5,7 @@
 /// (`leave`), which the next `take` returns before anything added since. The rest is kept as
 /// the slice of the batch it is: put back in front of the array instead, it was copied there,
 /// a retain of every session left (a cache miss each) at every slice; under twice the load
-/// the machine carries, some 8,000 sessions a slice and 4 % of the CPU (BENCHMARKS.md,
+/// the machine carries, up to some 8,000 sessions at each slice and 4 % of the CPU (BENCHMARKS.md,
 /// "Updates folded from the first that waits").
 struct ReadyQueue<Element> {
     private var added: [Element] = []

@@ -7,7 +7,7 @@
 /// the next one replaces it: a session that falls behind sends each item's latest state, never
 /// an older one before it. (Until 2026-12-01 folding started only once 16 events waited, so
 /// each item could go out twice, the older row first: at twice the machine's capacity that
-/// older row made p99 1.2 s where folding from the first gives 0.25 s, BENCHMARKS.md,
+/// older row made p99 1.2 s where folding from the first gives 0.25–0.28 s, BENCHMARKS.md,
 /// "Updates folded from the first that waits".)
 ///
 /// Never conflated: subscriptions asked `unfiltered` (and DISTINCT, RAW, COMMAND, which the
