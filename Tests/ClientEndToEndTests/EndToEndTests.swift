@@ -43,7 +43,9 @@ import Testing
         sub.addDelegate(updates)
         client.subscribe(sub)
         client.connect()
-        try await waitUntil { updates.counts.count >= 10 }
+        // As in the test above: in a full parallel run the creates of several suites' servers
+        // were once held 7 s together (HTTP-POLLING), so the first updates get more time.
+        try await waitUntil(seconds: 30) { updates.counts.count >= 10 }
         let session = client.connectionDetails.sessionId
         // A poll may be between requests when the drop is attempted: try until one breaks.
         for _ in 0..<50 where !events.statuses.contains("DISCONNECTED:TRYING-RECOVERY") {
@@ -181,10 +183,13 @@ struct TestError: Error, CustomStringConvertible {
     init(_ d: String) { description = d }
 }
 
-func waitUntil(seconds: Double = 10, _ condition: @Sendable () -> Bool) async throws {
+/// Polls `condition` every 20 ms for up to `seconds`; the error names the line that waited.
+func waitUntil(
+    seconds: Double = 10, fileID: StaticString = #fileID, line: UInt = #line, _ condition: @Sendable () -> Bool
+) async throws {
     let deadline = Date().addingTimeInterval(seconds)
     while !condition() {
-        if Date() > deadline { throw TestError("condition not met within \(seconds) s") }
+        if Date() > deadline { throw TestError("condition not met within \(seconds) s (\(fileID):\(line))") }
         try await Task.sleep(for: .milliseconds(20))
     }
 }
