@@ -86,6 +86,35 @@ import Testing
         #expect(!BacklogGuard.wouldExceed(isWritable: true, incoming: 900, limit: 1_000) { nil })
     }
 
+    /// The handlers skip `refusal` (and the access to their budget share) when `fits` says
+    /// the write is within bounds: wherever it does, `refusal` answers nil and leaves the
+    /// share as it was, and no write that `refusal` would refuse fits.
+    @Test func whatFitsIsNeverRefused() {
+        let budget = BacklogBudget(limit: 64 * 1024)
+        let high = BacklogGuard.highWaterMark
+        for limit in [0, 1, high - 1, high, high + 1, 2 * high, 1 << 20] {
+            for incoming in [0, 1, 100, high, limit - high - 1, limit - high, limit - high + 1, limit, limit + 1] where incoming >= 0 {
+                for isWritable in [true, false] {
+                    for buffered in [nil, 0, high, 4 * high] as [Int?] {
+                        var share = BacklogBudgetShare()
+                        let refusal = BacklogGuard.refusal(
+                            incoming: incoming, isWritable: isWritable, limit: limit, share: &share, budget: budget,
+                            buffered: { buffered })
+                        if BacklogGuard.fits(incoming: incoming, isWritable: isWritable, limit: limit) {
+                            #expect(refusal == nil, "\(incoming) of \(limit), buffered \(String(describing: buffered))")
+                            #expect(share.taken == 0)
+                        }
+                        share.giveBack(to: budget)
+                    }
+                }
+            }
+        }
+        // Not everything fits: the check is not trivially true.
+        #expect(!BacklogGuard.fits(incoming: 1, isWritable: false, limit: 1 << 20))
+        #expect(!BacklogGuard.fits(incoming: 1 << 20, isWritable: true, limit: 1 << 20))
+        #expect(BacklogGuard.fits(incoming: 100, isWritable: true, limit: 1 << 20))
+    }
+
     /// The drain empties the count: the next pushes are taken again.
     @Test func afterTheDrainTheQueueTakesTextAgain() {
         let loop = EmbeddedEventLoop()

@@ -15,9 +15,18 @@ enum BacklogGuard {
         if incoming > limit { return true }
         // A writable channel holds at most its high water mark: no need to ask for the exact
         // count, which costs more than the write.
-        if isWritable && incoming <= limit - Self.highWaterMark { return false }
+        if fits(incoming: incoming, isWritable: isWritable, limit: limit) { return false }
         guard let buffered = buffered() else { return false }
         return buffered + incoming > limit
+    }
+
+    /// Whether a write of `incoming` bytes is within `limit` without asking anything more: the
+    /// channel is writable (so it holds at most its high water mark) and `incoming` fits below
+    /// the limit beside that. Then `refusal` would be nil; callers check this first so that
+    /// the usual write does not begin an access to their `BacklogBudgetShare` (a dynamic
+    /// exclusivity check of a class's stored property, passed `inout`).
+    static func fits(incoming: Int, isWritable: Bool, limit: Int) -> Bool {
+        isWritable && incoming <= limit - Self.highWaterMark
     }
 
     /// Why a write must not happen: its connection's own bound, or all slow connections'.

@@ -294,10 +294,14 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func drainResponse(_ id: ConnectionID, _ ops: [OutboundQueue.Op], context: ChannelHandlerContext) {
         guard var r = response, r.id == id else { return }
         let limit = manager.settings.maxBacklogBytes
-        switch BacklogGuard.refusal(
-            incoming: BacklogGuard.bytes(of: ops), isWritable: context.channel.isWritable, limit: limit,
-            share: &budgetShare, budget: manager.backlogBudget, buffered: { BacklogGuard.bufferedBytes(of: context.channel) })
-        {
+        let (incoming, isWritable) = (BacklogGuard.bytes(of: ops), context.channel.isWritable)
+        let refusal =
+            BacklogGuard.fits(incoming: incoming, isWritable: isWritable, limit: limit)
+            ? nil
+            : BacklogGuard.refusal(
+                incoming: incoming, isWritable: isWritable, limit: limit, share: &budgetShare,
+                budget: manager.backlogBudget, buffered: { BacklogGuard.bufferedBytes(of: context.channel) })
+        switch refusal {
         case .connection?:
             return closeSlowClient("unsent data passed maxBacklogBytes", ["maxBacklogBytes": "\(limit)"], context: context)
         case .budget?:

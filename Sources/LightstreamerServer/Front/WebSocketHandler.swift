@@ -63,8 +63,10 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     /// (`ServerSession.outputBlocked`); it is told again when the socket drains, when its
     /// stream here ends, or when the connection goes. Beside `writable`, in the same padding.
     private var toldBlocked = false
-    /// Told of every text frame written: when a session is bound here and when not.
-    private var sessionObserver = WebSocketSessionObserver()
+    /// Told of every text frame written: when a session is bound here and when not. Unchecked:
+    /// only the event loop touches it, and `textWritten` calls nothing that could; checked, each
+    /// write began and ended a dynamic exclusivity access to it.
+    @exclusivity(unchecked) private var sessionObserver = WebSocketSessionObserver()
     /// How long the WebSocket may go without a session bound on it, after the upgrade and
     /// after each session's `END` or `LOOP`, in milliseconds (`UInt32.max`: no limit; longer
     /// limits are clamped to 49 days). `ConnectionTimeoutHandler` runs the connection's
@@ -212,9 +214,11 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     private func write(_ ops: [Op], context: ChannelHandlerContext) {
         guard !closing else { return }
         let limit = manager.settings.maxBacklogBytes
-        if let refusal = BacklogGuard.refusal(
-            incoming: BacklogGuard.bytes(of: ops), isWritable: writable, limit: limit, share: &budgetShare,
-            budget: manager.backlogBudget, buffered: { BacklogGuard.bufferedBytes(of: context.channel) })
+        let incoming = BacklogGuard.bytes(of: ops)
+        if !BacklogGuard.fits(incoming: incoming, isWritable: writable, limit: limit),
+            let refusal = BacklogGuard.refusal(
+                incoming: incoming, isWritable: writable, limit: limit, share: &budgetShare,
+                budget: manager.backlogBudget, buffered: { BacklogGuard.bufferedBytes(of: context.channel) })
         {
             let (why, bound) =
                 refusal == .budget
