@@ -1,3 +1,4 @@
+import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -12,16 +13,26 @@ import Testing
     /// One item, `flood`, updated with 8 KB values, ten every millisecond while subscribed.
     final class FloodAdapter: DataAdapter {
         private let listener = NIOLockedValueBox<(any ItemEventListener)?>(nil)
-        private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
+        /// The running flood's stop flag.
+        private let stop = NIOLockedValueBox<NIOLockedValueBox<Bool>?>(nil)
+        /// A flood that was never unsubscribed stops by itself after this long.
+        static let longest: Duration = .seconds(120)
 
         func setListener(_ listener: any ItemEventListener) { self.listener.withLockedValue { $0 = listener } }
+
+        /// Floods from a thread of its own, not a task: `update` may wait while the loop hands
+        /// a full mailbox over (the producer's backpressure, `DeliveryPump.flush`), seconds in
+        /// a debug build with 8 KB values, and on the Swift concurrency pool (two threads
+        /// here) that wait held up every other suite's async work in a full run (a probe
+        /// sleeping 5 ms woke up to 2.4 s late beside these suites).
         func subscribe(item: String) async throws {
             let listener = self.listener.withLockedValue { $0 }
-            let t = Task {
+            let stop = NIOLockedValueBox(false)
+            self.stop.withLockedValue { $0 = stop }
+            let deadline = ContinuousClock.now + Self.longest
+            Thread {
                 var n = 0
-                while !Task.isCancelled {
-                    // Ten at a time: when the whole suite keeps the cooperative pool busy, this
-                    // task runs far less often than every millisecond, and must still flood.
+                while !stop.withLockedValue({ $0 }), ContinuousClock.now < deadline {
                     for _ in 0..<10 {
                         n += 1
                         // A different letter each time: no diff can be shorter than the value.
@@ -29,12 +40,11 @@ import Testing
                         let value = String(repeating: letter, count: 8_000)
                         listener?.update(item: item, fields: ["v": value], isSnapshot: false)
                     }
-                    try? await Task.sleep(for: .milliseconds(1))
+                    usleep(1_000)
                 }
-            }
-            task.withLockedValue { $0 = t }
+            }.start()
         }
-        func unsubscribe(item: String) async { task.withLockedValue { $0?.cancel() } }
+        func unsubscribe(item: String) async { stop.withLockedValue { $0?.withLockedValue { $0 = true } } }
         func isSnapshotAvailable(item: String) -> Bool { false }
     }
 

@@ -21,6 +21,12 @@ public protocol DataAdapter: AnyObject, Sendable {
 public protocol ItemEventListener: Sendable {
     /// An update for `item`: field name → value (nil is null). Fields left out are unchanged
     /// (MERGE) or null (other modes). `isSnapshot` marks snapshot events.
+    ///
+    /// It may wait: when the event loops fall far behind the updates, the calling thread hands
+    /// what waits over to the sessions itself, or waits while a loop does (the producer slows
+    /// down rather than the server's memory growing). Call the listener from a thread or
+    /// queue of your own rather than from tasks on the Swift concurrency pool, whose few
+    /// threads the server's own async work (creating sessions, Metadata Adapter calls) needs.
     func update(item: String, fields: [String: String?], isSnapshot: Bool)
     /// Several updates at once, in order: the same as one `update(item:fields:isSnapshot:)`
     /// each, but the server hands them to its sessions together, so that a session's updates
