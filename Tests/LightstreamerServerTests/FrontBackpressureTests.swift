@@ -54,7 +54,9 @@ import Testing
     }
 
     /// A WebSocket client that never reads (tiny receive buffer, no auto-read): upgrades,
-    /// creates a session on `adapterSet` and sends `control`.
+    /// creates a session on `adapterSet` and sends `control`. The mute clients take no diffs
+    /// (`LS_supported_diffs=`): the flood's values never diff shorter, and trying cost the
+    /// loop most of its time in a debug build.
     static func muteWebSocket(port: Int, group: any EventLoopGroup, adapterSet: String, control: String) async throws -> any Channel {
         let channel = try await ClientBootstrap(group: group)
             .channelOption(.socketOption(.so_rcvbuf), value: 4096)
@@ -66,7 +68,9 @@ import Testing
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
             + "Sec-WebSocket-Protocol: TLCP-2.5.0.lightstreamer.com\r\n\r\n"
         try await channel.writeAndFlush(ByteBuffer(string: upgrade)).get()
-        try await channel.writeAndFlush(frame("create_session\r\nLS_cid=x&LS_adapter_set=\(adapterSet)&LS_send_sync=false")).get()
+        try await channel.writeAndFlush(
+            frame("create_session\r\nLS_cid=x&LS_adapter_set=\(adapterSet)&LS_send_sync=false&LS_supported_diffs=")
+        ).get()
         try await channel.writeAndFlush(frame("control\r\n" + control)).get()
         return channel
     }
@@ -76,7 +80,9 @@ import Testing
     static func muteHTTPStream(port: Int, group: any EventLoopGroup, adapterSet: String) async throws -> any Channel {
         let channel = try await muteChannel(port: port, group: group)
         try await channel.writeAndFlush(
-            post("create_session", "LS_cid=x&LS_adapter_set=\(adapterSet)&LS_send_sync=false&LS_content_length=1000000000")
+            post(
+                "create_session",
+                "LS_cid=x&LS_adapter_set=\(adapterSet)&LS_send_sync=false&LS_supported_diffs=&LS_content_length=1000000000")
         ).get()
         return channel
     }
