@@ -86,9 +86,9 @@ import Testing
         #expect(!BacklogGuard.wouldExceed(isWritable: true, incoming: 900, limit: 1_000) { nil })
     }
 
-    /// The handlers skip `refusal` (and the access to their budget share) when `fits` says
-    /// the write is within bounds: wherever it does, `refusal` answers nil and leaves the
-    /// share as it was, and no write that `refusal` would refuse fits.
+    /// `refusal` answers at once where `fits` says the write is within bounds: wherever it
+    /// does, the answer is nil and the share is left as it was, and no write that `refusal`
+    /// would refuse fits.
     @Test func whatFitsIsNeverRefused() {
         let budget = BacklogBudget(limit: 64 * 1024)
         let high = BacklogGuard.highWaterMark

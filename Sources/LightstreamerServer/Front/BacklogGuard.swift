@@ -22,9 +22,7 @@ enum BacklogGuard {
 
     /// Whether a write of `incoming` bytes is within `limit` without asking anything more: the
     /// channel is writable (so it holds at most its high water mark) and `incoming` fits below
-    /// the limit beside that. Then `refusal` would be nil; callers check this first so that
-    /// the usual write does not begin an access to their `BacklogBudgetShare` (a dynamic
-    /// exclusivity check of a class's stored property, passed `inout`).
+    /// the limit beside that. Then `refusal` answers nil at once.
     static func fits(incoming: Int, isWritable: Bool, limit: Int) -> Bool {
         isWritable && incoming <= limit - Self.highWaterMark
     }
@@ -47,6 +45,7 @@ enum BacklogGuard {
         incoming: Int, isWritable: Bool, limit: Int, share: inout BacklogBudgetShare, budget: BacklogBudget,
         buffered: () -> Int?
     ) -> Refusal? {
+        if fits(incoming: incoming, isWritable: isWritable, limit: limit) { return nil }
         var asked: Int??
         let exceeds = wouldExceed(isWritable: isWritable, incoming: incoming, limit: limit) {
             let b = buffered()

@@ -49,7 +49,10 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// the connection goes.
     private var toldBlocked: (session: String, response: ConnectionID)?
     /// What this connection took of the server-wide `BacklogBudget` while unwritable.
-    private var budgetShare = BacklogBudgetShare()
+    /// Unchecked: only the event loop touches it, and `BacklogGuard.refusal`, which takes it
+    /// `inout`, calls nothing that could; checked, every write began a dynamic exclusivity
+    /// access to it.
+    @exclusivity(unchecked) private var budgetShare = BacklogBudgetShare()
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable {
@@ -294,14 +297,10 @@ final class HTTPTLCPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func drainResponse(_ id: ConnectionID, _ ops: [OutboundQueue.Op], context: ChannelHandlerContext) {
         guard var r = response, r.id == id else { return }
         let limit = manager.settings.maxBacklogBytes
-        let (incoming, isWritable) = (BacklogGuard.bytes(of: ops), context.channel.isWritable)
-        let refusal =
-            BacklogGuard.fits(incoming: incoming, isWritable: isWritable, limit: limit)
-            ? nil
-            : BacklogGuard.refusal(
-                incoming: incoming, isWritable: isWritable, limit: limit, share: &budgetShare,
-                budget: manager.backlogBudget, buffered: { BacklogGuard.bufferedBytes(of: context.channel) })
-        switch refusal {
+        switch BacklogGuard.refusal(
+            incoming: BacklogGuard.bytes(of: ops), isWritable: context.channel.isWritable, limit: limit,
+            share: &budgetShare, budget: manager.backlogBudget, buffered: { BacklogGuard.bufferedBytes(of: context.channel) })
+        {
         case .connection?:
             return closeSlowClient("unsent data passed maxBacklogBytes", ["maxBacklogBytes": "\(limit)"], context: context)
         case .budget?:

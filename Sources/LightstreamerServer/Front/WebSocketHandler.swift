@@ -30,8 +30,10 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     /// What this connection took of the server-wide `BacklogBudget` while unwritable. Right
     /// after `version` (12 bytes), in the 4 bytes before the next 8-byte field: the fields'
     /// order is the instance's layout, kept at 320 bytes, an allocator size class (BENCHMARKS.md,
-    /// "An idle session's objects in smaller size classes").
-    private var budgetShare = BacklogBudgetShare()
+    /// "An idle session's objects in smaller size classes"). Unchecked: only the event loop
+    /// touches it, and `BacklogGuard.refusal`, which takes it `inout`, calls nothing that could;
+    /// checked, every write began a dynamic exclusivity access to it.
+    @exclusivity(unchecked) private var budgetShare = BacklogBudgetShare()
     let clientIP: String?
     let headers: UpgradeHeaders
     /// The manager's logger (the one the front was given), read when a line is logged rather
@@ -214,11 +216,9 @@ final class WebSocketTLCPHandler: OutboundQueue, ChannelInboundHandler, @uncheck
     private func write(_ ops: [Op], context: ChannelHandlerContext) {
         guard !closing else { return }
         let limit = manager.settings.maxBacklogBytes
-        let incoming = BacklogGuard.bytes(of: ops)
-        if !BacklogGuard.fits(incoming: incoming, isWritable: writable, limit: limit),
-            let refusal = BacklogGuard.refusal(
-                incoming: incoming, isWritable: writable, limit: limit, share: &budgetShare,
-                budget: manager.backlogBudget, buffered: { BacklogGuard.bufferedBytes(of: context.channel) })
+        if let refusal = BacklogGuard.refusal(
+            incoming: BacklogGuard.bytes(of: ops), isWritable: writable, limit: limit, share: &budgetShare,
+            budget: manager.backlogBudget, buffered: { BacklogGuard.bufferedBytes(of: context.channel) })
         {
             let (why, bound) =
                 refusal == .budget
