@@ -80,6 +80,48 @@ public enum TLCPDiff {
     /// DEL the old middle, COPY the common suffix. Nil when either string has characters outside
     /// the Basic Multilingual Plane.
     public static func make(from base: String, to target: String) -> String? {
+        // ASCII text (most field values) has one UTF-16 unit per byte: the diff is worked out
+        // on the bytes in place, and written into the result string's own storage.
+        var base = base
+        var target = target
+        if let diff = base.withUTF8({ a in target.withUTF8 { b in makeASCII(from: a, to: b) } }) {
+            return diff
+        }
+        return makeUTF16(from: base, to: target)
+    }
+
+    /// `make` for two ASCII texts, counting bytes (nil when either is not ASCII).
+    static func makeASCII(from a: UnsafeBufferPointer<UInt8>, to b: UnsafeBufferPointer<UInt8>) -> String? {
+        guard isASCII(a), isASCII(b) else { return nil }
+        var prefix = 0
+        while prefix < a.count, prefix < b.count, a[prefix] == b[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < a.count - prefix, suffix < b.count - prefix, a[a.count - 1 - suffix] == b[b.count - 1 - suffix] {
+            suffix += 1
+        }
+        let added = UnsafeBufferPointer(rebasing: b[prefix..<(b.count - suffix)])
+        let deleted = a.count - prefix - suffix
+        let plan = Plan(prefix: prefix, added: added.count, deleted: deleted, suffix: suffix)
+        return String(unsafeUninitializedCapacity: plan.length) { out in
+            var at = 0
+            plan.write(into: out, at: &at) { out, at in
+                for byte in added {
+                    out[at] = byte
+                    at += 1
+                }
+            }
+            return at
+        }
+    }
+
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var any: UInt8 = 0
+        for byte in bytes { any |= byte }
+        return any < 0x80
+    }
+
+    /// `make` for any text, counting UTF-16 units.
+    static func makeUTF16(from base: String, to target: String) -> String? {
         guard isDiffable(base), isDiffable(target) else { return nil }
         let a = Array(base.utf16)
         let b = Array(target.utf16)
@@ -90,15 +132,81 @@ public enum TLCPDiff {
             suffix += 1
         }
         let added = b[prefix..<(b.count - suffix)]
-        let deleted = a.count - prefix - suffix
+        let plan = Plan(prefix: prefix, added: added.count, deleted: a.count - prefix - suffix, suffix: suffix)
         var out = ""
-        appendNumber(prefix, to: &out)
-        if added.isEmpty && deleted == 0 && suffix == 0 { return out }
-        appendNumber(added.count, to: &out)
+        appendNumber(plan.prefix, to: &out)
+        guard plan.instructions > 1 else { return out }
+        appendNumber(plan.added, to: &out)
         out.append(String(decoding: added, as: UTF16.self))
-        if deleted == 0 && suffix == 0 { return out }
-        appendNumber(deleted, to: &out)
-        if suffix > 0 { appendNumber(suffix, to: &out) }
+        guard plan.instructions > 2 else { return out }
+        appendNumber(plan.deleted, to: &out)
+        if plan.instructions > 3 { appendNumber(plan.suffix, to: &out) }
         return out
+    }
+
+    /// The instructions of a diff made of one change: COPY(prefix), then ADD(added) and the
+    /// added text, DEL(deleted) and COPY(suffix), each left out when it and everything after
+    /// it are empty.
+    struct Plan {
+        var prefix: Int
+        var added: Int
+        var deleted: Int
+        var suffix: Int
+
+        /// How many of the four instructions the diff writes.
+        var instructions: Int {
+            if suffix > 0 { return 4 }
+            if deleted > 0 { return 3 }
+            return added > 0 ? 2 : 1
+        }
+
+        /// Bytes of the diff when the added text is ASCII.
+        var length: Int {
+            let n = instructions
+            var length = TLCPDiff.numberWidth(prefix)
+            if n > 1 { length += TLCPDiff.numberWidth(added) + added }
+            if n > 2 { length += TLCPDiff.numberWidth(deleted) }
+            if n > 3 { length += TLCPDiff.numberWidth(suffix) }
+            return length
+        }
+
+        /// Writes the diff's counts, and the added text through `addedText`, at `at`.
+        func write(
+            into out: UnsafeMutableBufferPointer<UInt8>, at: inout Int,
+            addedText: (UnsafeMutableBufferPointer<UInt8>, inout Int) -> Void
+        ) {
+            TLCPDiff.writeNumber(prefix, into: out, at: &at)
+            guard instructions > 1 else { return }
+            TLCPDiff.writeNumber(added, into: out, at: &at)
+            addedText(out, &at)
+            guard instructions > 2 else { return }
+            TLCPDiff.writeNumber(deleted, into: out, at: &at)
+            if instructions > 3 { TLCPDiff.writeNumber(suffix, into: out, at: &at) }
+        }
+    }
+
+    /// Letters a count takes (see `appendNumber`).
+    static func numberWidth(_ n: Int) -> Int {
+        var width = 1
+        var v = n / 26
+        while v > 0 {
+            width += 1
+            v /= 26
+        }
+        return width
+    }
+
+    /// Writes a count in the diff's base-26 letters at `at` (`numberWidth(n)` bytes).
+    static func writeNumber(_ n: Int, into out: UnsafeMutableBufferPointer<UInt8>, at: inout Int) {
+        let width = numberWidth(n)
+        var v = n
+        var i = at + width - 1
+        out[i] = 0x61 + UInt8(v % 26)
+        while i > at {
+            v /= 26
+            i -= 1
+            out[i] = 0x41 + UInt8(v % 26)
+        }
+        at += width
     }
 }

@@ -1,5 +1,6 @@
-import TLCP
 import Testing
+
+@testable import TLCP
 
 @Suite struct TLCPDiffTests {
     // The fixtures of docs/protocol/TLCP.md §1.7.
@@ -36,6 +37,37 @@ import Testing
     @Test func noDiffWithCharactersOutsideTheBMP() {
         #expect(TLCPDiff.make(from: "a😀", to: "b") == nil)
         #expect(TLCPDiff.make(from: "a", to: "😀") == nil)
+    }
+
+    /// The ASCII path (bytes counted in place) makes the same diff as the UTF-16 path, which
+    /// works on any text: pairs that share a prefix and a suffix around a changed middle, of
+    /// lengths up to past 26² so that counts take up to three letters.
+    @Test func theASCIIPathMakesTheSameDiffsAsTheUTF16Path() throws {
+        var r = Rand(state: 0x5EED_D1FF)
+        let ascii = ["a", "b", "{", "\"", ":", "1", "9", ",", " ", "%", "^", "z", "Z"]
+        let mixed = ascii + ["é", "ñ", "€"]
+        for round in 0..<4_000 {
+            let alphabet = round % 4 == 3 ? mixed : ascii
+            func text(_ n: Int) -> String { (0..<n).map { _ in r.pick(alphabet) }.joined() }
+            let long = round % 10 == 0
+            let prefix = text(r.int(0...(long ? 800 : 40)))
+            let suffix = text(r.int(0...(long ? 800 : 40)))
+            let base = prefix + text(r.int(0...30)) + suffix
+            let target = prefix + text(r.int(0...30)) + suffix
+            let diff = try #require(TLCPDiff.make(from: base, to: target))
+            #expect(diff == TLCPDiff.makeUTF16(from: base, to: target), "\(base) -> \(target)")
+            #expect(try TLCPDiff.apply(diff, to: base) == target)
+        }
+    }
+
+    @Test func countsAtTheEdgesOfTheirWidth() throws {
+        for n in [0, 1, 25, 26, 27, 675, 676, 677, 17_575, 17_576] {
+            let base = String(repeating: "a", count: n)
+            let diff = try #require(TLCPDiff.make(from: base, to: base + "b"))
+            #expect(diff == TLCPDiff.makeUTF16(from: base, to: base + "b"))
+            #expect(TLCPDiff.numberWidth(n) == (n < 26 ? 1 : n < 676 ? 2 : n < 17_576 ? 3 : 4))
+            #expect(try TLCPDiff.apply(diff, to: base) == base + "b")
+        }
     }
 
     @Test func largeCountsUseCapitalDigits() throws {
