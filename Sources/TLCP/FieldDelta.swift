@@ -60,10 +60,7 @@ public enum FieldDelta: Sendable, Hashable {
         var text = text
         text.withUTF8 { bytes in
             for (i, b) in bytes.enumerated() {
-                let escape =
-                    PercentEncoding.isFieldSpecial(b)
-                    || (leadingSpecials && i == 0 && (b == UInt8(ascii: "#") || b == UInt8(ascii: "$") || b == UInt8(ascii: "^")))
-                if escape {
+                if isEscaped(b, first: i == 0, leadingSpecials: leadingSpecials) {
                     out.append(UInt8(ascii: "%"))
                     out.append(PercentEncoding.hexDigit(b >> 4))
                     out.append(PercentEncoding.hexDigit(b & 0xF))
@@ -72,6 +69,23 @@ public enum FieldDelta: Sendable, Hashable {
                 }
             }
         }
+    }
+
+    /// Bytes `text` takes once escaped (see `appendEscaped`).
+    static func escapedLength(_ text: String, leadingSpecials: Bool) -> Int {
+        var text = text
+        return text.withUTF8 { bytes in
+            var n = bytes.count
+            for (i, b) in bytes.enumerated() where isEscaped(b, first: i == 0, leadingSpecials: leadingSpecials) { n += 2 }
+            return n
+        }
+    }
+
+    /// Whether `appendEscaped` writes `b` as `%XX`.
+    @inline(__always)
+    static func isEscaped(_ b: UInt8, first: Bool, leadingSpecials: Bool) -> Bool {
+        PercentEncoding.isFieldSpecial(b)
+            || (leadingSpecials && first && (b == UInt8(ascii: "#") || b == UInt8(ascii: "$") || b == UInt8(ascii: "^")))
     }
 
     /// Parses the third argument of `U` into tokens.

@@ -147,6 +147,7 @@ import Testing
 @Suite struct EncodedLengthTests {
     @Test(arguments: [
         FieldDelta.unchanged, .unchangedRun(12), .null, .value(""), .value("#a|b%"), .value("é"), .jsonPatch("[|]"), .tlcpDiff("a\r\n"),
+        .value("^"), .value("$x"), .value("a#$^"), .value("\u{7F}%"), .tlcpDiff("#a"), .jsonPatch("$"),
     ])
     func lengthMatchesTheEncoding(token: FieldDelta) {
         #expect(token.encodedLength == token.encoded.utf8.count)

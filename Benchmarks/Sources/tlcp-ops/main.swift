@@ -1,6 +1,6 @@
 // Runs one TLCP codec operation N times, for instruction counts under callgrind
 // (Benchmarks/tlcp-callgrind.sh) or a quick wall-clock figure. Fixture: the same 10-field
-// MERGE rows as the TLCPBenchmarks suite.
+// MERGE rows as the TLCPBenchmarks suite, and its 110-byte JSON field.
 import TLCP
 
 let rows: [[String?]] = (0..<64).map { i in
@@ -9,6 +9,10 @@ let rows: [[String?]] = (0..<64).map { i in
         "ACME Corp", String(price), "12:00:\(10 + i % 50)", String(Double(i % 9) / 10), String(1000 + i % 3 * 500),
         String(price - 0.05), String(price + 0.05), i % 4 == 0 ? "2500" : "3000", "99.5", "103.25",
     ]
+}
+// One 110-byte JSON field where two numbers change (the TLCPBenchmarks suite's JSON fixture).
+let documents: [[String?]] = (0..<16).map { i in
+    [#"{"symbol":"ACME","bid":\#(100 + i),"ask":\#(101 + i),"venue":"XNAS","book":[{"p":100,"q":5},{"p":99,"q":7}],"ts":1700000000}"#]
 }
 var previous: [String?]? = nil
 let lines: [String] = rows.map { row in
@@ -35,6 +39,20 @@ for i in 0..<n {
         sink &+=
             UpdateNotification(subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: prev, current: rows[i % rows.count]))
             .encoded().utf8.count
+    case "encode-diffs":
+        let prev = rows[(i + rows.count - 1) % rows.count]
+        sink &+=
+            UpdateNotification(
+                subscriptionId: 1, item: 1,
+                values: UpdateCodec.encode(previous: prev, current: rows[i % rows.count], diffs: [.tlcpDiff, .jsonPatch])
+            ).encoded().utf8.count
+    case "encode-json":
+        let prev = documents[(i + documents.count - 1) % documents.count]
+        sink &+=
+            UpdateNotification(
+                subscriptionId: 1, item: 1,
+                values: UpdateCodec.encode(previous: prev, current: documents[i % documents.count], diffs: [.tlcpDiff, .jsonPatch])
+            ).encoded().utf8.count
     default:
         sink &+=
             (try! TLCPRequestParser.parseWebSocketMessage(
