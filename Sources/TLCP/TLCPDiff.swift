@@ -12,34 +12,79 @@ public enum TLCPDiff {
     /// never longer than `base` and `diff` together, and a count of more than 2^40 is an error
     /// before any arithmetic could overflow.
     public static func apply(_ diff: String, to base: String) throws(Error) -> String {
+        // ASCII texts (most field values) have one UTF-16 unit per byte: their bytes are read
+        // in place and the result written into its string's storage.
+        var diff = diff
+        var base = base
+        let ascii: Result<String, Error>? = diff.withUTF8 { d in
+            base.withUTF8 { b in
+                guard isASCII(d), isASCII(b) else { return nil }
+                var failure: Error?
+                let result = String(unsafeUninitializedCapacity: b.count + d.count) { out in
+                    do throws(Error) {
+                        return try applyUnits(d, to: b, into: out)
+                    } catch {
+                        failure = error
+                        return 0
+                    }
+                }
+                if let failure { return .failure(failure) }
+                return .success(result)
+            }
+        }
+        if let ascii { return try ascii.get() }
+        return try applyUTF16(diff, to: base)
+    }
+
+    /// `apply` for any text, counting UTF-16 units.
+    static func applyUTF16(_ diff: String, to base: String) throws(Error) -> String {
         let baseUnits = Array(base.utf16)
         let diffUnits = Array(diff.utf16)
-        var out: [UInt16] = []
-        out.reserveCapacity(baseUnits.count + diffUnits.count)
-        var cursor = 0
-        var pos = 0
-        var step = 0 // 0 copy, 1 add, 2 del
-        while pos < diffUnits.count {
-            let n = try readNumber(diffUnits, &pos)
-            switch step {
-            case 0:
-                guard n <= baseUnits.count - cursor else { throw Error(message: "COPY(\(n)) past the end of the base") }
-                out.append(contentsOf: baseUnits[cursor..<cursor + n])
-                cursor += n
-            case 1:
-                guard n <= diffUnits.count - pos else { throw Error(message: "ADD(\(n)) past the end of the diff") }
-                out.append(contentsOf: diffUnits[pos..<pos + n])
-                pos += n
-            default:
-                guard n <= baseUnits.count - cursor else { throw Error(message: "DEL(\(n)) past the end of the base") }
-                cursor += n
+        let out = try [UInt16](unsafeUninitializedCapacity: baseUnits.count + diffUnits.count) { (out, count) throws(Error) in
+            count = 0
+            count = try diffUnits.withUnsafeBufferPointer { d throws(Error) in
+                try baseUnits.withUnsafeBufferPointer { b throws(Error) in try applyUnits(d, to: b, into: out) }
             }
-            step = (step + 1) % 3
         }
         return String(decoding: out, as: UTF16.self)
     }
 
-    static func readNumber(_ units: [UInt16], _ pos: inout Int) throws(Error) -> Int {
+    /// Applies the diff's units to the base's (UTF-16 units, or the bytes of ASCII text),
+    /// writing the result into `out` (at least as long as both together); returns its length.
+    static func applyUnits<Unit: FixedWidthInteger>(
+        _ diff: UnsafeBufferPointer<Unit>, to base: UnsafeBufferPointer<Unit>, into out: UnsafeMutableBufferPointer<Unit>
+    ) throws(Error) -> Int {
+        var written = 0
+        var cursor = 0
+        var pos = 0
+        var step = 0 // 0 copy, 1 add, 2 del
+        while pos < diff.count {
+            let n = try readNumber(diff, &pos)
+            switch step {
+            case 0:
+                guard n <= base.count - cursor else { throw Error(message: "COPY(\(n)) past the end of the base") }
+                for i in cursor..<(cursor + n) {
+                    out[written] = base[i]
+                    written += 1
+                }
+                cursor += n
+            case 1:
+                guard n <= diff.count - pos else { throw Error(message: "ADD(\(n)) past the end of the diff") }
+                for i in pos..<(pos + n) {
+                    out[written] = diff[i]
+                    written += 1
+                }
+                pos += n
+            default:
+                guard n <= base.count - cursor else { throw Error(message: "DEL(\(n)) past the end of the base") }
+                cursor += n
+            }
+            step = (step + 1) % 3
+        }
+        return written
+    }
+
+    static func readNumber<Unit: FixedWidthInteger>(_ units: UnsafeBufferPointer<Unit>, _ pos: inout Int) throws(Error) -> Int {
         var n = 0
         while pos < units.count {
             let u = units[pos]

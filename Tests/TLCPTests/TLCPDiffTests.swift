@@ -60,6 +60,27 @@ import Testing
         }
     }
 
+    /// Applying on the bytes of ASCII texts gives what the UTF-16 path gives, result or error,
+    /// for diffs that apply and for random ones that mostly do not.
+    @Test func theASCIIPathAppliesAsTheUTF16Path() throws {
+        var r = Rand(state: 0xA991_7D1F)
+        let letters = ["a", "b", "c", "z", "A", "B", "Z", "1", "{", "%"]
+        for round in 0..<4_000 {
+            let base = (0..<r.int(0...60)).map { _ in r.pick(letters) }.joined()
+            let diff: String
+            if round % 2 == 0 {
+                let target = String(base.prefix(r.int(0...base.count))) + r.pick(letters) + String(base.suffix(r.int(0...base.count)))
+                diff = try #require(TLCPDiff.make(from: base, to: target))
+                #expect(try TLCPDiff.apply(diff, to: base) == target)
+            } else {
+                diff = (0..<r.int(0...12)).map { _ in r.pick(letters) }.joined()
+            }
+            let bytes = Result { () throws(TLCPDiff.Error) in try TLCPDiff.apply(diff, to: base) }
+            let units = Result { () throws(TLCPDiff.Error) in try TLCPDiff.applyUTF16(diff, to: base) }
+            #expect(bytes == units, "\(diff) on \(base)")
+        }
+    }
+
     @Test func countsAtTheEdgesOfTheirWidth() throws {
         for n in [0, 1, 25, 26, 27, 675, 676, 677, 17_575, 17_576] {
             let base = String(repeating: "a", count: n)

@@ -19,6 +19,15 @@ let lines: [String] = rows.map { row in
     defer { previous = row }
     return UpdateNotification(subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: previous, current: row)).encoded()
 }
+// The JSON field's updates as a server allowing diffs sends them (`^T` lines after the first).
+var previousDocument: [String?]? = nil
+let documentLines: [String] = documents.map { document in
+    defer { previousDocument = document }
+    return UpdateNotification(
+        subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: previousDocument, current: document, diffs: [.tlcpDiff])
+    ).encoded()
+}
+var documentValues: [String?] = [documents[0][0]]
 let mode = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "apply"
 let n = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2])! : 1_000_000
 var values = [String?](repeating: nil, count: 10)
@@ -39,6 +48,13 @@ for i in 0..<n {
         sink &+=
             UpdateNotification(subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: prev, current: rows[i % rows.count]))
             .encoded().utf8.count
+    case "apply-json":
+        // Lines 1…15 in turn, each a diff from the line before; line 0's value restarts.
+        let k = 1 + i % (documentLines.count - 1)
+        if k == 1 { documentValues = [documents[0][0]] }
+        if case .update(let u) = try! TLCPNotification.parse(documentLines[k]) {
+            sink &+= try! UpdateCodec.apply(u.values, to: &documentValues, isFirst: false).count
+        }
     case "encode-diffs":
         let prev = rows[(i + rows.count - 1) % rows.count]
         sink &+=
