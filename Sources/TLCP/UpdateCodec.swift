@@ -124,7 +124,9 @@ public enum UpdateCodec {
             b.serialized == new
         else { return nil }
         let patch = JSONPatch.make(from: a, to: b)
-        guard let result = try? JSONPatch.apply(patch, to: a), result.serialized == new else { return nil }
+        // The patch applied to `a` must give `b` itself, so its serialization is `new` too
+        // (serializing is a function of the value; compared as values, not serialized again).
+        guard let result = try? JSONPatch.apply(patch, to: a), result == b else { return nil }
         return patch.serialized
     }
 

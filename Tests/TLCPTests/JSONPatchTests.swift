@@ -70,4 +70,14 @@ import Testing
         #expect(try JSONValue.parse(#"{ "a" : [ 1 , 2 ] }"#).serialized == #"{"a":[1,2]}"#)
         #expect(try JSONValue.parse(#""\ud83d\ude00""#) == .string("😀"))
     }
+
+    /// RFC 8259 §7: `"` and `\` escaped, control characters as their two-character escapes or
+    /// `\u00xx`, everything else (DEL, non-ASCII) as it is.
+    @Test func stringsCarryTheMinimalEscapes() {
+        let text = "\"\\/\n\r\t\u{08}\u{0C}\u{01}\u{1F}\u{7F}é😀"
+        #expect(JSONValue.string(text).serialized == #""\"\\/\n\r\t\b\f\u0001\u001f"# + "\u{7F}é😀\"")
+        #expect(
+            JSONValue.object([JSONMember(key: "k\u{0}", value: .array([.null, .bool(true), .number("-1.50e3")]))]).serialized
+                == #"{"k\u0000":[null,true,-1.50e3]}"#)
+    }
 }

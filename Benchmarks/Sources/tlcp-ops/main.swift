@@ -14,6 +14,12 @@ let rows: [[String?]] = (0..<64).map { i in
 let documents: [[String?]] = (0..<16).map { i in
     [#"{"symbol":"ACME","bid":\#(100 + i),"ask":\#(101 + i),"venue":"XNAS","book":[{"p":100,"q":5},{"p":99,"q":7}],"ts":1700000000}"#]
 }
+// The same field where numbers at both ends change, too far apart for a short `^T`: `^P` wins.
+let spreadDocuments: [[String?]] = (0..<16).map { i in
+    [
+        #"{"bid":\#(100 + i),"symbol":"ACME","venue":"XNAS","book":[{"p":100,"q":5},{"p":99,"q":7}],"name":"Acme Corporation","ts":\#(1700000000 + i)}"#
+    ]
+}
 var previous: [String?]? = nil
 let lines: [String] = rows.map { row in
     defer { previous = row }
@@ -61,6 +67,14 @@ for i in 0..<n {
             UpdateNotification(
                 subscriptionId: 1, item: 1,
                 values: UpdateCodec.encode(previous: prev, current: rows[i % rows.count], diffs: [.tlcpDiff, .jsonPatch])
+            ).encoded().utf8.count
+    case "encode-patch":
+        let prev = spreadDocuments[(i + spreadDocuments.count - 1) % spreadDocuments.count]
+        sink &+=
+            UpdateNotification(
+                subscriptionId: 1, item: 1,
+                values: UpdateCodec.encode(
+                    previous: prev, current: spreadDocuments[i % spreadDocuments.count], diffs: [.tlcpDiff, .jsonPatch])
             ).encoded().utf8.count
     case "encode-json":
         let prev = documents[(i + documents.count - 1) % documents.count]
