@@ -3,17 +3,24 @@ import NIOConcurrencyHelpers
 /// The `MONITOR` Metadata Adapter: only the administrator logs in (`AdminAPI.monitorLoginAllowed`),
 /// items and fields are space-separated literals.
 final class MonitorMetadataAdapter: MetadataAdapter {
-    private let access = NIOLockedValueBox<(@Sendable (String?, String?, String?) -> Bool)?>(nil)
+    /// The check inside a struct of its own. A closure stored straight in the generic box is
+    /// converted to the box's representation and back by every `withLockedValue` (its `inout`
+    /// writes the value back), each time inside one more pair of wrappers: every login attempt
+    /// made the chain, and the next call, one level deeper, until the stack overflowed.
+    private struct AccessCheck {
+        let allows: @Sendable (String?, String?, String?) -> Bool
+    }
+    private let access = NIOLockedValueBox<AccessCheck?>(nil)
 
     func attach(_ check: @escaping @Sendable (String?, String?, String?) -> Bool) {
-        access.withLockedValue { $0 = check }
+        access.withLockedValue { $0 = AccessCheck(allows: check) }
     }
 
     /// The administrator is checked by name, password and address.
     var readsHTTPHeaders: Bool { false }
 
     func notifyUser(user: String?, password: String?, headers: [String: String], clientIP: String?) async throws {
-        guard let check = access.withLockedValue({ $0 }), check(user, password, clientIP) else {
+        guard let check = access.withLockedValue({ $0 }), check.allows(user, password, clientIP) else {
             throw MetadataError.access(code: 1, message: "The monitor is for the administrator")
         }
     }
