@@ -34,6 +34,15 @@ let documentLines: [String] = documents.map { document in
     ).encoded()
 }
 var documentValues: [String?] = [documents[0][0]]
+// The field changed at both ends as a server allowing only JSON Patch sends it (`^P` lines).
+var previousSpread: [String?]? = nil
+let spreadLines: [String] = spreadDocuments.map { document in
+    defer { previousSpread = document }
+    return UpdateNotification(
+        subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: previousSpread, current: document, diffs: [.jsonPatch])
+    ).encoded()
+}
+var spreadValues: [String?] = [spreadDocuments[0][0]]
 let mode = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "apply"
 let n = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2])! : 1_000_000
 var values = [String?](repeating: nil, count: 10)
@@ -60,6 +69,12 @@ for i in 0..<n {
         if k == 1 { documentValues = [documents[0][0]] }
         if case .update(let u) = try! TLCPNotification.parse(documentLines[k]) {
             sink &+= try! UpdateCodec.apply(u.values, to: &documentValues, isFirst: false).count
+        }
+    case "apply-patch":
+        let k = 1 + i % (spreadLines.count - 1)
+        if k == 1 { spreadValues = [spreadDocuments[0][0]] }
+        if case .update(let u) = try! TLCPNotification.parse(spreadLines[k]) {
+            sink &+= try! UpdateCodec.apply(u.values, to: &spreadValues, isFirst: false).count
         }
     case "encode-diffs":
         let prev = rows[(i + rows.count - 1) % rows.count]
