@@ -125,29 +125,40 @@ public enum TLCPDiff {
     /// DEL the old middle, COPY the common suffix. Nil when either string has characters outside
     /// the Basic Multilingual Plane.
     public static func make(from base: String, to target: String) -> String? {
-        // ASCII text (most field values) has one UTF-16 unit per byte: the diff is worked out
-        // on the bytes in place, and written into the result string's own storage.
+        // Worked out on the strings' UTF-8 bytes in place, and written into the result's own
+        // storage (`makeUTF16`, on arrays of UTF-16 units, is the tests' reference).
         var base = base
         var target = target
-        if let diff = base.withUTF8({ a in target.withUTF8 { b in makeASCII(from: a, to: b) } }) {
-            return diff
-        }
-        return makeUTF16(from: base, to: target)
+        return base.withUTF8 { a in target.withUTF8 { b in makeUTF8(from: a, to: b) } }
     }
 
-    /// `make` for two ASCII texts, counting bytes (nil when either is not ASCII).
-    static func makeASCII(from a: UnsafeBufferPointer<UInt8>, to b: UnsafeBufferPointer<UInt8>) -> String? {
-        guard isASCII(a), isASCII(b) else { return nil }
+    /// `make` on UTF-8 bytes. In text without characters outside the Basic Multilingual Plane
+    /// (nil otherwise) each character is one UTF-16 unit, so a count of units is a count of
+    /// the bytes that start a character; the common prefix and suffix are cut back to whole
+    /// characters.
+    static func makeUTF8(from a: UnsafeBufferPointer<UInt8>, to b: UnsafeBufferPointer<UInt8>) -> String? {
+        // In ASCII (most field values) every byte is a character, and no count is needed.
+        let ascii = isASCII(a) && isASCII(b)
+        guard ascii || (isBMP(a) && isBMP(b)) else { return nil }
+        func characters(_ bytes: UnsafeBufferPointer<UInt8>) -> Int { ascii ? bytes.count : TLCPDiff.characters(bytes) }
         var prefix = 0
         while prefix < a.count, prefix < b.count, a[prefix] == b[prefix] { prefix += 1 }
+        while prefix > 0, (prefix < a.count && isContinuation(a[prefix])) || (prefix < b.count && isContinuation(b[prefix])) {
+            prefix -= 1
+        }
         var suffix = 0
         while suffix < a.count - prefix, suffix < b.count - prefix, a[a.count - 1 - suffix] == b[b.count - 1 - suffix] {
             suffix += 1
         }
+        // The common end's bytes are the same in both texts: it starts a character in both or
+        // in neither.
+        while suffix > 0, isContinuation(a[a.count - suffix]) { suffix -= 1 }
         let added = UnsafeBufferPointer(rebasing: b[prefix..<(b.count - suffix)])
-        let deleted = a.count - prefix - suffix
-        let plan = Plan(prefix: prefix, added: added.count, deleted: deleted, suffix: suffix)
-        return String(unsafeUninitializedCapacity: plan.length) { out in
+        let plan = Plan(
+            prefix: characters(UnsafeBufferPointer(rebasing: a[..<prefix])), added: characters(added),
+            deleted: characters(UnsafeBufferPointer(rebasing: a[prefix..<(a.count - suffix)])),
+            suffix: characters(UnsafeBufferPointer(rebasing: a[(a.count - suffix)...])))
+        return String(unsafeUninitializedCapacity: plan.length(addedBytes: added.count)) { out in
             var at = 0
             plan.write(into: out, at: &at) { out, at in
                 for byte in added {
@@ -157,6 +168,22 @@ public enum TLCPDiff {
             }
             return at
         }
+    }
+
+    /// Whether UTF-8 text has no character outside the Basic Multilingual Plane (no 4-byte
+    /// sequence, whose first byte is 0xF0 or above).
+    static func isBMP(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where byte >= 0xF0 { return false }
+        return true
+    }
+
+    static func isContinuation(_ byte: UInt8) -> Bool { byte & 0xC0 == 0x80 }
+
+    /// Characters in UTF-8 text: the bytes that start one.
+    static func characters(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var n = 0
+        for byte in bytes where !isContinuation(byte) { n += 1 }
+        return n
     }
 
     static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -205,11 +232,11 @@ public enum TLCPDiff {
             return added > 0 ? 2 : 1
         }
 
-        /// Bytes of the diff when the added text is ASCII.
-        var length: Int {
+        /// Bytes of the diff when the added text takes `addedBytes`.
+        func length(addedBytes: Int) -> Int {
             let n = instructions
             var length = TLCPDiff.numberWidth(prefix)
-            if n > 1 { length += TLCPDiff.numberWidth(added) + added }
+            if n > 1 { length += TLCPDiff.numberWidth(added) + addedBytes }
             if n > 2 { length += TLCPDiff.numberWidth(deleted) }
             if n > 3 { length += TLCPDiff.numberWidth(suffix) }
             return length

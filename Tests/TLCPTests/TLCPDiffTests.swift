@@ -39,15 +39,17 @@ import Testing
         #expect(TLCPDiff.make(from: "a", to: "😀") == nil)
     }
 
-    /// The ASCII path (bytes counted in place) makes the same diff as the UTF-16 path, which
-    /// works on any text: pairs that share a prefix and a suffix around a changed middle, of
-    /// lengths up to past 26² so that counts take up to three letters.
-    @Test func theASCIIPathMakesTheSameDiffsAsTheUTF16Path() throws {
+    /// The byte path (characters counted on the UTF-8 bytes in place) makes the same diff as
+    /// the UTF-16 path: pairs that share a prefix and a suffix around a changed middle, of
+    /// lengths up to past 26² so that counts take up to three letters, in ASCII and in text
+    /// whose characters share their first bytes (é/è, €/₤: the common bytes end inside a
+    /// character and must be cut back to its start).
+    @Test func theBytePathMakesTheSameDiffsAsTheUTF16Path() throws {
         var r = Rand(state: 0x5EED_D1FF)
         let ascii = ["a", "b", "{", "\"", ":", "1", "9", ",", " ", "%", "^", "z", "Z"]
-        let mixed = ascii + ["é", "ñ", "€"]
-        for round in 0..<1_500 {
-            let alphabet = round % 4 == 3 ? mixed : ascii
+        let mixed = ascii + ["é", "è", "ñ", "€", "₤", "語", "\u{301}"]
+        for round in 0..<1_000 {
+            let alphabet = round % 2 == 1 ? mixed : ascii
             func text(_ n: Int) -> String { (0..<n).map { _ in r.pick(alphabet) }.joined() }
             let long = round % 10 == 0
             let prefix = text(r.int(0...(long ? 800 : 40)))
@@ -58,6 +60,9 @@ import Testing
             #expect(diff == TLCPDiff.makeUTF16(from: base, to: target), "\(base) -> \(target)")
             #expect(try TLCPDiff.apply(diff, to: base) == target)
         }
+        #expect(TLCPDiff.make(from: "é€x", to: "è€x") == TLCPDiff.makeUTF16(from: "é€x", to: "è€x"))
+        #expect(TLCPDiff.make(from: "a€", to: "a₤") == "bb₤b") // COPY(1), ADD(1) "₤", DEL(1)
+        #expect(TLCPDiff.make(from: "é😀", to: "è") == nil)
     }
 
     /// Applying on the bytes of ASCII texts gives what the UTF-16 path gives, result or error,

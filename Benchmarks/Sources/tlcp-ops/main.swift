@@ -20,6 +20,8 @@ let spreadDocuments: [[String?]] = (0..<16).map { i in
         #"{"bid":\#(100 + i),"symbol":"ACME","venue":"XNAS","book":[{"p":100,"q":5},{"p":99,"q":7}],"name":"Acme Corporation","ts":\#(1700000000 + i)}"#
     ]
 }
+// A 60-character text with accents and a euro sign where one price changes (`^T` wins).
+let texts: [[String?]] = (0..<16).map { i in ["Café crème à Zürich, été \(2026 + i % 3): prix \(12 + i),50 € (ÉTÉ)"] }
 var previous: [String?]? = nil
 let lines: [String] = rows.map { row in
     defer { previous = row }
@@ -90,6 +92,12 @@ for i in 0..<n {
                 subscriptionId: 1, item: 1,
                 values: UpdateCodec.encode(
                     previous: prev, current: spreadDocuments[i % spreadDocuments.count], diffs: [.tlcpDiff, .jsonPatch])
+            ).encoded().utf8.count
+    case "encode-text":
+        let prev = texts[(i + texts.count - 1) % texts.count]
+        sink &+=
+            UpdateNotification(
+                subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: prev, current: texts[i % texts.count], diffs: [.tlcpDiff])
             ).encoded().utf8.count
     case "encode-json":
         let prev = documents[(i + documents.count - 1) % documents.count]
