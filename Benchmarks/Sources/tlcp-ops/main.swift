@@ -22,29 +22,40 @@ let spreadDocuments: [[String?]] = (0..<16).map { i in
 }
 // A 60-character text with accents and a euro sign where one price changes (`^T` wins).
 let texts: [[String?]] = (0..<16).map { i in ["Café crème à Zürich, été \(2026 + i % 3): prix \(12 + i),50 € (ÉTÉ)"] }
-var previous: [String?]? = nil
-let lines: [String] = rows.map { row in
-    defer { previous = row }
-    return UpdateNotification(subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: previous, current: row)).encoded()
+/// A fixture's rows as `U` lines, each encoded against the row before (the first in full).
+func encodedLines(_ rows: [[String?]], diffs: Set<DiffFormat>) -> [String] {
+    var previous: [String?]? = nil
+    return rows.map { row in
+        defer { previous = row }
+        return UpdateNotification(subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: previous, current: row, diffs: diffs))
+            .encoded()
+    }
 }
-// The JSON field's updates as a server allowing diffs sends them (`^T` lines after the first).
-var previousDocument: [String?]? = nil
-let documentLines: [String] = documents.map { document in
-    defer { previousDocument = document }
-    return UpdateNotification(
-        subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: previousDocument, current: document, diffs: [.tlcpDiff])
-    ).encoded()
-}
+let lines = encodedLines(rows, diffs: [])
+// The JSON field's updates as a server allowing diffs sends them (`^T` lines after the first),
+// and the field changed at both ends as a server allowing only JSON Patch sends it (`^P`).
+let documentLines = encodedLines(documents, diffs: [.tlcpDiff])
+let spreadLines = encodedLines(spreadDocuments, diffs: [.jsonPatch])
 var documentValues: [String?] = [documents[0][0]]
-// The field changed at both ends as a server allowing only JSON Patch sends it (`^P` lines).
-var previousSpread: [String?]? = nil
-let spreadLines: [String] = spreadDocuments.map { document in
-    defer { previousSpread = document }
-    return UpdateNotification(
-        subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: previousSpread, current: document, diffs: [.jsonPatch])
-    ).encoded()
-}
 var spreadValues: [String?] = [spreadDocuments[0][0]]
+
+/// Encodes row `i` of `rows` against the row before it; returns the line's length.
+func encode(_ rows: [[String?]], _ i: Int, diffs: Set<DiffFormat>) -> Int {
+    let prev = rows[(i + rows.count - 1) % rows.count]
+    return UpdateNotification(
+        subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: prev, current: rows[i % rows.count], diffs: diffs)
+    )
+    .encoded().utf8.count
+}
+
+/// Applies line 1 + i % 15 of `lines` (each a diff from the line before) to `values`, which
+/// restart from `rows`' first row at line 1.
+func applyDiffLine(_ lines: [String], _ i: Int, restart rows: [[String?]], to values: inout [String?]) -> Int {
+    let k = 1 + i % (lines.count - 1)
+    if k == 1 { values = rows[0] }
+    guard case .update(let u) = try! TLCPNotification.parse(lines[k]) else { return 0 }
+    return try! UpdateCodec.apply(u.values, to: &values, isFirst: false).count
+}
 let mode = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "apply"
 let n = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2])! : 1_000_000
 var values = [String?](repeating: nil, count: 10)
@@ -60,52 +71,13 @@ for i in 0..<n {
             sink &+= try! UpdateCodec.apply(u.values, to: &values, isFirst: first).count
             first = false
         }
-    case "encode":
-        let prev = rows[(i + rows.count - 1) % rows.count]
-        sink &+=
-            UpdateNotification(subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: prev, current: rows[i % rows.count]))
-            .encoded().utf8.count
-    case "apply-json":
-        // Lines 1…15 in turn, each a diff from the line before; line 0's value restarts.
-        let k = 1 + i % (documentLines.count - 1)
-        if k == 1 { documentValues = [documents[0][0]] }
-        if case .update(let u) = try! TLCPNotification.parse(documentLines[k]) {
-            sink &+= try! UpdateCodec.apply(u.values, to: &documentValues, isFirst: false).count
-        }
-    case "apply-patch":
-        let k = 1 + i % (spreadLines.count - 1)
-        if k == 1 { spreadValues = [spreadDocuments[0][0]] }
-        if case .update(let u) = try! TLCPNotification.parse(spreadLines[k]) {
-            sink &+= try! UpdateCodec.apply(u.values, to: &spreadValues, isFirst: false).count
-        }
-    case "encode-diffs":
-        let prev = rows[(i + rows.count - 1) % rows.count]
-        sink &+=
-            UpdateNotification(
-                subscriptionId: 1, item: 1,
-                values: UpdateCodec.encode(previous: prev, current: rows[i % rows.count], diffs: [.tlcpDiff, .jsonPatch])
-            ).encoded().utf8.count
-    case "encode-patch":
-        let prev = spreadDocuments[(i + spreadDocuments.count - 1) % spreadDocuments.count]
-        sink &+=
-            UpdateNotification(
-                subscriptionId: 1, item: 1,
-                values: UpdateCodec.encode(
-                    previous: prev, current: spreadDocuments[i % spreadDocuments.count], diffs: [.tlcpDiff, .jsonPatch])
-            ).encoded().utf8.count
-    case "encode-text":
-        let prev = texts[(i + texts.count - 1) % texts.count]
-        sink &+=
-            UpdateNotification(
-                subscriptionId: 1, item: 1, values: UpdateCodec.encode(previous: prev, current: texts[i % texts.count], diffs: [.tlcpDiff])
-            ).encoded().utf8.count
-    case "encode-json":
-        let prev = documents[(i + documents.count - 1) % documents.count]
-        sink &+=
-            UpdateNotification(
-                subscriptionId: 1, item: 1,
-                values: UpdateCodec.encode(previous: prev, current: documents[i % documents.count], diffs: [.tlcpDiff, .jsonPatch])
-            ).encoded().utf8.count
+    case "encode": sink &+= encode(rows, i, diffs: [])
+    case "apply-json": sink &+= applyDiffLine(documentLines, i, restart: documents, to: &documentValues)
+    case "apply-patch": sink &+= applyDiffLine(spreadLines, i, restart: spreadDocuments, to: &spreadValues)
+    case "encode-diffs": sink &+= encode(rows, i, diffs: [.tlcpDiff, .jsonPatch])
+    case "encode-patch": sink &+= encode(spreadDocuments, i, diffs: [.tlcpDiff, .jsonPatch])
+    case "encode-text": sink &+= encode(texts, i, diffs: [.tlcpDiff])
+    case "encode-json": sink &+= encode(documents, i, diffs: [.tlcpDiff, .jsonPatch])
     default:
         sink &+=
             (try! TLCPRequestParser.parseWebSocketMessage(
