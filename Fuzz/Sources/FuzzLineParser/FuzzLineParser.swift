@@ -1,7 +1,8 @@
 import TLCP
 
 /// libFuzzer entry point: the client-side line parser and everything it feeds (U value
-/// decoding with JSON Patch and TLCP-diff application). Any trap is a bug.
+/// decoding with JSON Patch and TLCP-diff application), and the server's TLCP-diff maker on
+/// the values decoded. Any trap is a bug.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLineParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
@@ -19,7 +20,16 @@ public func fuzzLineParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             fatalError("round trip failed for \(line.debugDescription): \(n)")
         }
         if case .update(let u) = n {
-            _ = try? UpdateCodec.apply(u.values, to: &values, isFirst: first)
+            let before = values
+            if (try? UpdateCodec.apply(u.values, to: &values, isFirst: first)) != nil {
+                // A TLCP-diff made from each old value to its new one applies back to it.
+                for (old, new) in zip(before, values) {
+                    guard let old, let new, let diff = TLCPDiff.make(from: old, to: new) else { continue }
+                    guard (try? TLCPDiff.apply(diff, to: old)) == new else {
+                        fatalError("diff \(diff.debugDescription) from \(old.debugDescription) does not give \(new.debugDescription)")
+                    }
+                }
+            }
             first = false
         }
     }
