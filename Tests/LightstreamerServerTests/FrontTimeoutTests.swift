@@ -84,7 +84,9 @@ import Testing
     }
 
     @Test func aBodyThatNeverEndsIsClosed() async throws {
-        try await Self.withLowTimeouts { server, group in
+        // The head's time (from accept) long enough that a stalled test process still sends
+        // its head within it; the body's time (600 ms) is what closes these connections.
+        try await Self.withLowTimeouts(headMillis: 10_000) { server, group in
             let port = try #require(server.port)
             let withLength = try await RawTestConnection.connect(port: port, group: group)
             try await withLength.send("POST /lightstreamer/control.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nLS_op=")
@@ -97,8 +99,9 @@ import Testing
 
     @Test func aKeepAliveConnectionIsClosedWhenIdleAfterItsResponse() async throws {
         // An idle time long enough that a loaded machine still sends the second request within
-        // it (the test only waits 200 ms, but noticing the first answer can take longer).
-        try await Self.withLowTimeouts(idleMillis: 3_000) { server, group in
+        // it (the test only waits 200 ms, but noticing the first answer can take longer: the
+        // whole test process has stalled for 5-7 s while the suite starts in CI runs).
+        try await Self.withLowTimeouts(idleMillis: 8_000) { server, group in
             let c = try await RawTestConnection.connect(port: try #require(server.port), group: group)
             try await c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(await c.waitFor("Lightstreamer Swift Server"))
@@ -107,7 +110,7 @@ import Testing
             c.forget()
             try await c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(await c.waitFor("Lightstreamer Swift Server"))
-            #expect(await c.waitClosed(seconds: 10))
+            #expect(await c.waitClosed(seconds: 20))
         }
     }
 
@@ -127,15 +130,16 @@ import Testing
 
     @Test func aWebSocketCarryingASessionIsNotCut() async throws {
         // Long enough for a loaded machine to answer the create before the WebSocket's timer
-        // runs out (600 ms was not, once, in a CI run: the session was made, the socket cut first).
-        try await Self.withLowTimeouts(webSocketMillis: 3_000) { server, group in
+        // runs out (600 ms was not, once, in a CI run: the session was made, the socket cut
+        // first; the whole test process stalls for 5-7 s while the suite starts in CI runs).
+        try await Self.withLowTimeouts(webSocketMillis: 8_000) { server, group in
             let ws = try await RawTestConnection.webSocket(port: try #require(server.port), group: group)
             #expect(await ws.waitFor(" 101 "))
             try await ws.wsText(
                 "create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false&LS_keepalive_millis=1000")
             #expect(await ws.waitFor("CONOK,", seconds: 20))
             // Well past every timeout of the connection layer.
-            try await Task.sleep(for: .milliseconds(4_000))
+            try await Task.sleep(for: .milliseconds(9_000))
             #expect(!ws.isClosed)
             try await ws.wsText(
                 "control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=true")
@@ -145,8 +149,9 @@ import Testing
     }
 
     @Test func aWebSocketWhoseSessionEndedWaitsForTheNextUnderTheTimeout() async throws {
-        // Long enough for a loaded machine to answer the create before the WebSocket's timer runs out.
-        try await Self.withLowTimeouts(webSocketMillis: 3_000) { server, group in
+        // Long enough for a loaded machine to answer the create before the WebSocket's timer runs
+        // out (the whole test process stalls for 5-7 s while the suite starts in CI runs).
+        try await Self.withLowTimeouts(webSocketMillis: 8_000) { server, group in
             let ws = try await RawTestConnection.webSocket(port: try #require(server.port), group: group)
             try await ws.wsText(
                 "create_session\r\nLS_adapter_set=DEMO&LS_cid=mgQkwtwdysogQz2BJ4Ji%20kOj2Bg&LS_send_sync=false&LS_keepalive_millis=1000")
@@ -155,7 +160,7 @@ import Testing
             #expect(!ws.isClosed)
             try await ws.wsText("control\r\nLS_reqId=1&LS_op=destroy&LS_close_socket=false")
             #expect(await ws.waitFor("END,"))
-            #expect(await ws.waitClosed(seconds: 10), "received: \(ws.text.debugDescription)")
+            #expect(await ws.waitClosed(seconds: 20), "received: \(ws.text.debugDescription)")
         }
     }
 
