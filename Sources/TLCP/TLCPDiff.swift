@@ -101,20 +101,6 @@ public enum TLCPDiff {
         throw Error(message: "count not terminated by a lower-case letter")
     }
 
-    /// Writes a count in the diff's base-26 letters.
-    static func appendNumber(_ n: Int, to out: inout String) {
-        var digits: [UInt8] = []
-        var v = n
-        repeat {
-            digits.append(UInt8(v % 26))
-            v /= 26
-        } while v > 0
-        for (i, d) in digits.reversed().enumerated() {
-            let last = i == digits.count - 1
-            out.unicodeScalars.append(Unicode.Scalar((last ? 0x61 : 0x41) + d))
-        }
-    }
-
     /// Whether a string may take part in a TLCP-diff (no surrogate pairs, as the protocol
     /// guarantees to clients).
     public static func isDiffable(_ s: String) -> Bool {
@@ -126,7 +112,7 @@ public enum TLCPDiff {
     /// the Basic Multilingual Plane.
     public static func make(from base: String, to target: String) -> String? {
         // Worked out on the strings' UTF-8 bytes in place, and written into the result's own
-        // storage (`makeUTF16`, on arrays of UTF-16 units, is the tests' reference).
+        // storage (the tests compare it with a reference that works on arrays of UTF-16 units).
         var base = base
         var target = target
         return base.withUTF8 { a in target.withUTF8 { b in makeUTF8(from: a, to: b) } }
@@ -192,30 +178,6 @@ public enum TLCPDiff {
         return any < 0x80
     }
 
-    /// `make` for any text, counting UTF-16 units.
-    static func makeUTF16(from base: String, to target: String) -> String? {
-        guard isDiffable(base), isDiffable(target) else { return nil }
-        let a = Array(base.utf16)
-        let b = Array(target.utf16)
-        var prefix = 0
-        while prefix < a.count, prefix < b.count, a[prefix] == b[prefix] { prefix += 1 }
-        var suffix = 0
-        while suffix < a.count - prefix, suffix < b.count - prefix, a[a.count - 1 - suffix] == b[b.count - 1 - suffix] {
-            suffix += 1
-        }
-        let added = b[prefix..<(b.count - suffix)]
-        let plan = Plan(prefix: prefix, added: added.count, deleted: a.count - prefix - suffix, suffix: suffix)
-        var out = ""
-        appendNumber(plan.prefix, to: &out)
-        guard plan.instructions > 1 else { return out }
-        appendNumber(plan.added, to: &out)
-        out.append(String(decoding: added, as: UTF16.self))
-        guard plan.instructions > 2 else { return out }
-        appendNumber(plan.deleted, to: &out)
-        if plan.instructions > 3 { appendNumber(plan.suffix, to: &out) }
-        return out
-    }
-
     /// The instructions of a diff made of one change: COPY(prefix), then ADD(added) and the
     /// added text, DEL(deleted) and COPY(suffix), each left out when it and everything after
     /// it are empty.
@@ -257,7 +219,7 @@ public enum TLCPDiff {
         }
     }
 
-    /// Letters a count takes (see `appendNumber`).
+    /// Letters a count takes (see `writeNumber`).
     static func numberWidth(_ n: Int) -> Int {
         var width = 1
         var v = n / 26

@@ -40,7 +40,7 @@ import Testing
     }
 
     /// The byte path (characters counted on the UTF-8 bytes in place) makes the same diff as
-    /// the UTF-16 path: pairs that share a prefix and a suffix around a changed middle, of
+    /// the UTF-16 reference: pairs that share a prefix and a suffix around a changed middle, of
     /// lengths up to past 26² so that counts take up to three letters, in ASCII and in text
     /// whose characters share their first bytes (é/è, €/₤: the common bytes end inside a
     /// character and must be cut back to its start).
@@ -57,10 +57,10 @@ import Testing
             let base = prefix + text(r.int(0...30)) + suffix
             let target = prefix + text(r.int(0...30)) + suffix
             let diff = try #require(TLCPDiff.make(from: base, to: target))
-            #expect(diff == TLCPDiff.makeUTF16(from: base, to: target), "\(base) -> \(target)")
+            #expect(diff == ReferenceTLCPDiff.make(from: base, to: target), "\(base) -> \(target)")
             #expect(try TLCPDiff.apply(diff, to: base) == target)
         }
-        #expect(TLCPDiff.make(from: "é€x", to: "è€x") == TLCPDiff.makeUTF16(from: "é€x", to: "è€x"))
+        #expect(TLCPDiff.make(from: "é€x", to: "è€x") == ReferenceTLCPDiff.make(from: "é€x", to: "è€x"))
         #expect(TLCPDiff.make(from: "a€", to: "a₤") == "bb₤b") // COPY(1), ADD(1) "₤", DEL(1)
         #expect(TLCPDiff.make(from: "é😀", to: "è") == nil)
     }
@@ -90,7 +90,7 @@ import Testing
         for n in [0, 1, 25, 26, 27, 675, 676, 677, 17_575, 17_576] {
             let base = String(repeating: "a", count: n)
             let diff = try #require(TLCPDiff.make(from: base, to: base + "b"))
-            #expect(diff == TLCPDiff.makeUTF16(from: base, to: base + "b"))
+            #expect(diff == ReferenceTLCPDiff.make(from: base, to: base + "b"))
             #expect(TLCPDiff.numberWidth(n) == (n < 26 ? 1 : n < 676 ? 2 : n < 17_576 ? 3 : 4))
             #expect(try TLCPDiff.apply(diff, to: base) == base + "b")
         }
