@@ -71,13 +71,14 @@ scripts/format.sh --check
 # tasks (session creation, subscriptions): with everything at once, CPU-bound unit tests kept
 # those tasks waiting for tens of seconds and timing-bound socket tests (slowloris, slow
 # readers) missed their windows. The second run holds the suites that start other processes
-# (server nodes, nginx, the official Python client and Remote Adapter SDK). Two suites then
+# (server nodes, nginx, the official Python client and Remote Adapter SDK). Three suites then
 # run alone, one after the other: the slowloris test (500 connections held open) and the
 # slow-reader memory test (12 clients that never read a 1,000-updates/s item; the time for their
 # socket buffers and backlogs to fill scales with the CPU the server gets: 18 s alone, more than
-# 3 minutes once beside the whole suite on a loaded machine).
+# 3 minutes once beside the whole suite on a loaded machine). The flood of 60,000 refused MONITOR
+# logins runs alone as well (~40 s of both cores, which would starve the timing-bound tests).
 heavy='Cluster|InteropTests|RemoteAdaptersInteropTests|MPNClusterSync|ControlLinkEndToEnd'
-alone=(FrontSlowlorisTests AdversarialMemoryTests)
+alone=(FrontSlowlorisTests AdversarialMemoryTests MonitorLoginFloodTests)
 # Each run has a time limit, far above what it takes (about 7, 3 and 1 minutes on 2 cores, the
 # first one with the build): a test that hangs then fails its run with the output so far,
 # instead of holding CI until its own limit cuts everything off. SIGQUIT first, so that a

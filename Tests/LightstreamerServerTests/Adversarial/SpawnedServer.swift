@@ -31,19 +31,21 @@ final class SpawnedServer: @unchecked Sendable {
         return nil
     }
 
-    /// Starts the server with the DEMO data and `limits`/`timeouts`/`front` sections (JSON objects);
-    /// `arguments` go after the default ones (a repeated option takes the later value);
-    /// `environment` is added to (or replaces entries of) this process's.
+    /// Starts the server with the DEMO data and `limits`/`timeouts`/`front` sections (JSON objects),
+    /// and an `admin` section when given; `arguments` go after the default ones (a repeated option
+    /// takes the later value); `environment` is added to (or replaces entries of) this process's.
     static func start(
         limits: String = "{}", timeouts: String = "{}", front: String = "{}", adapterSets: String = "[]",
-        arguments: [String] = [], environment: [String: String] = [:]
+        admin: String? = nil, arguments: [String] = [], environment: [String: String] = [:]
     ) async throws -> SpawnedServer {
         let binary = try #require(binary, "the lightstreamer-server binary is built next to the tests")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("adversarial-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let config = dir.appendingPathComponent("server.json")
+        let adminSection = admin.map { #", "admin": \#($0)"# } ?? ""
         try Data(
-            #"{"demo": true, "limits": \#(limits), "timeouts": \#(timeouts), "front": \#(front), "adapterSets": \#(adapterSets)}"#.utf8
+            #"{"demo": true, "limits": \#(limits), "timeouts": \#(timeouts), "front": \#(front), "adapterSets": \#(adapterSets)\#(adminSection)}"#
+                .utf8
         ).write(to: config)
         let output = dir.appendingPathComponent("output.txt")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
@@ -140,9 +142,9 @@ final class SpawnedServer: @unchecked Sendable {
     /// Runs `body` with a started server and a client event loop group, and stops both.
     static func with(
         limits: String = "{}", timeouts: String = "{}", front: String = "{}", adapterSets: String = "[]",
-        _ body: (SpawnedServer, MultiThreadedEventLoopGroup) async throws -> Void
+        admin: String? = nil, _ body: (SpawnedServer, MultiThreadedEventLoopGroup) async throws -> Void
     ) async throws {
-        let server = try await start(limits: limits, timeouts: timeouts, front: front, adapterSets: adapterSets)
+        let server = try await start(limits: limits, timeouts: timeouts, front: front, adapterSets: adapterSets, admin: admin)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
             try await body(server, group)
