@@ -12,17 +12,20 @@ public enum TLCPDiff {
     /// never longer than `base` and `diff` together, and a count of more than 2^40 is an error
     /// before any arithmetic could overflow.
     public static func apply(_ diff: String, to base: String) throws(Error) -> String {
-        // ASCII texts (most field values) have one UTF-16 unit per byte: their bytes are read
-        // in place and the result written into its string's storage.
+        // Texts without characters outside the Basic Multilingual Plane (all but a few field
+        // values) have one UTF-16 unit per character: their UTF-8 bytes are read in place, a
+        // count of units is a count of characters, and the result is written into its string's
+        // storage, which base and diff together bound.
         var diff = diff
         var base = base
-        let ascii: Result<String, Error>? = diff.withUTF8 { d in
+        let inPlace: Result<String, Error>? = diff.withUTF8 { d in
             base.withUTF8 { b in
-                guard isASCII(d), isASCII(b) else { return nil }
+                let ascii = isASCII(d) && isASCII(b)
+                guard ascii || (isBMP(d) && isBMP(b)) else { return nil }
                 var failure: Error?
                 let result = String(unsafeUninitializedCapacity: b.count + d.count) { out in
                     do throws(Error) {
-                        return try applyUnits(d, to: b, into: out)
+                        return try applyUnits(d, to: b, into: out, multiByte: !ascii)
                     } catch {
                         failure = error
                         return 0
@@ -32,7 +35,7 @@ public enum TLCPDiff {
                 return .success(result)
             }
         }
-        if let ascii { return try ascii.get() }
+        if let inPlace { return try inPlace.get() }
         return try applyUTF16(diff, to: base)
     }
 
@@ -43,16 +46,19 @@ public enum TLCPDiff {
         let out = try [UInt16](unsafeUninitializedCapacity: baseUnits.count + diffUnits.count) { (out, count) throws(Error) in
             count = 0
             count = try diffUnits.withUnsafeBufferPointer { d throws(Error) in
-                try baseUnits.withUnsafeBufferPointer { b throws(Error) in try applyUnits(d, to: b, into: out) }
+                try baseUnits.withUnsafeBufferPointer { b throws(Error) in try applyUnits(d, to: b, into: out, multiByte: false) }
             }
         }
         return String(decoding: out, as: UTF16.self)
     }
 
-    /// Applies the diff's units to the base's (UTF-16 units, or the bytes of ASCII text),
-    /// writing the result into `out` (at least as long as both together); returns its length.
+    /// Applies the diff to the base, writing the result into `out` (at least as long as both
+    /// together); returns its length. The units are UTF-16 units or the bytes of ASCII text,
+    /// one per character, or (`multiByte`) the UTF-8 bytes of text within the BMP, where a
+    /// character is a byte that starts one and the continuation bytes after it.
     static func applyUnits<Unit: FixedWidthInteger>(
-        _ diff: UnsafeBufferPointer<Unit>, to base: UnsafeBufferPointer<Unit>, into out: UnsafeMutableBufferPointer<Unit>
+        _ diff: UnsafeBufferPointer<Unit>, to base: UnsafeBufferPointer<Unit>, into out: UnsafeMutableBufferPointer<Unit>,
+        multiByte: Bool
     ) throws(Error) -> Int {
         var written = 0
         var cursor = 0
@@ -62,26 +68,44 @@ public enum TLCPDiff {
             let n = try readNumber(diff, &pos)
             switch step {
             case 0:
-                guard n <= base.count - cursor else { throw Error(message: "COPY(\(n)) past the end of the base") }
-                for i in cursor..<(cursor + n) {
+                guard let end = end(of: n, in: base, from: cursor, multiByte: multiByte) else {
+                    throw Error(message: "COPY(\(n)) past the end of the base")
+                }
+                for i in cursor..<end {
                     out[written] = base[i]
                     written += 1
                 }
-                cursor += n
+                cursor = end
             case 1:
-                guard n <= diff.count - pos else { throw Error(message: "ADD(\(n)) past the end of the diff") }
-                for i in pos..<(pos + n) {
+                guard let end = end(of: n, in: diff, from: pos, multiByte: multiByte) else {
+                    throw Error(message: "ADD(\(n)) past the end of the diff")
+                }
+                for i in pos..<end {
                     out[written] = diff[i]
                     written += 1
                 }
-                pos += n
+                pos = end
             default:
-                guard n <= base.count - cursor else { throw Error(message: "DEL(\(n)) past the end of the base") }
-                cursor += n
+                guard let end = end(of: n, in: base, from: cursor, multiByte: multiByte) else {
+                    throw Error(message: "DEL(\(n)) past the end of the base")
+                }
+                cursor = end
             }
             step = (step + 1) % 3
         }
         return written
+    }
+
+    /// Where `n` characters from `start` (the start of one) end in `units`; nil past the end.
+    static func end<Unit: FixedWidthInteger>(of n: Int, in units: UnsafeBufferPointer<Unit>, from start: Int, multiByte: Bool) -> Int? {
+        guard multiByte else { return n <= units.count - start ? start + n : nil }
+        var at = start
+        for _ in 0..<n {
+            guard at < units.count else { return nil }
+            at += 1
+            while at < units.count, units[at] & 0xC0 == 0x80 { at += 1 }
+        }
+        return at
     }
 
     static func readNumber<Unit: FixedWidthInteger>(_ units: UnsafeBufferPointer<Unit>, _ pos: inout Int) throws(Error) -> Int {

@@ -36,8 +36,11 @@ let lines = encodedLines(rows, diffs: [])
 // and the field changed at both ends as a server allowing only JSON Patch sends it (`^P`).
 let documentLines = encodedLines(documents, diffs: [.tlcpDiff])
 let spreadLines = encodedLines(spreadDocuments, diffs: [.jsonPatch])
+// The accented text's updates as `^T` lines (text beyond ASCII, within the BMP).
+let textLines = encodedLines(texts, diffs: [.tlcpDiff])
 var documentValues: [String?] = [documents[0][0]]
 var spreadValues: [String?] = [spreadDocuments[0][0]]
+var textValues: [String?] = [texts[0][0]]
 
 /// Encodes row `i` of `rows` against the row before it; returns the line's length.
 func encode(_ rows: [[String?]], _ i: Int, diffs: Set<DiffFormat>) -> Int {
@@ -74,6 +77,7 @@ for i in 0..<n {
     case "encode": sink &+= encode(rows, i, diffs: [])
     case "apply-json": sink &+= applyDiffLine(documentLines, i, restart: documents, to: &documentValues)
     case "apply-patch": sink &+= applyDiffLine(spreadLines, i, restart: spreadDocuments, to: &spreadValues)
+    case "apply-text": sink &+= applyDiffLine(textLines, i, restart: texts, to: &textValues)
     case "encode-diffs": sink &+= encode(rows, i, diffs: [.tlcpDiff, .jsonPatch])
     case "encode-patch": sink &+= encode(spreadDocuments, i, diffs: [.tlcpDiff, .jsonPatch])
     case "encode-text": sink &+= encode(texts, i, diffs: [.tlcpDiff])
