@@ -266,12 +266,14 @@ public enum JSONPatch {
         if a == b { return }
         switch (a, b) {
         case (.object(let ma), .object(let mb)):
-            for m in ma where !mb.contains(where: { $0.key == m.key }) {
+            let inA = JSONMemberIndex(ma)
+            let inB = JSONMemberIndex(mb)
+            for m in ma where inB.position(of: m.key, in: mb) == nil {
                 ops.append(op("remove", path + [m.key], nil))
             }
             for m in mb {
-                if let old = ma.first(where: { $0.key == m.key }) {
-                    diff(old.value, m.value, path: path + [m.key], into: &ops)
+                if let i = inA.position(of: m.key, in: ma) {
+                    diff(ma[i].value, m.value, path: path + [m.key], into: &ops)
                 } else {
                     ops.append(op("add", path + [m.key], m.value))
                 }

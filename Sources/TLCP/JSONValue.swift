@@ -108,7 +108,8 @@ public indirect enum JSONValue: Sendable, Hashable {
             return a.count == b.count && zip(a, b).allSatisfy { $0.isEquivalent(to: $1) }
         case (.object(let a), .object(let b)):
             guard a.count == b.count else { return false }
-            return a.allSatisfy { m in b.first { $0.key == m.key }.map { $0.value.isEquivalent(to: m.value) } ?? false }
+            let inB = JSONMemberIndex(b)
+            return a.allSatisfy { m in inB.position(of: m.key, in: b).map { b[$0].value.isEquivalent(to: m.value) } ?? false }
         default: return false
         }
     }
@@ -209,6 +210,8 @@ struct JSONParser {
         case UInt8(ascii: "{"):
             pos += 1
             var members: [JSONMember] = []
+            // A repeated key keeps its first place and takes the later value.
+            var index = JSONMemberIndex(members)
             skipSpace()
             if pos < bytes.count, bytes[pos] == UInt8(ascii: "}") {
                 pos += 1
@@ -223,10 +226,11 @@ struct JSONParser {
                 pos += 1
                 skipSpace()
                 let v = try value(depth: depth + 1)
-                if let i = members.firstIndex(where: { $0.key == key }) {
+                if let i = index.position(of: key, in: members) {
                     members[i].value = v
                 } else {
                     members.append(JSONMember(key: key, value: v))
+                    index.appended(to: members)
                 }
                 skipSpace()
                 guard pos < bytes.count else { throw fail("unterminated object") }

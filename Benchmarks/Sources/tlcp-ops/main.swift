@@ -20,6 +20,10 @@ let spreadDocuments: [[String?]] = (0..<16).map { i in
         #"{"bid":\#(100 + i),"symbol":"ACME","venue":"XNAS","book":[{"p":100,"q":5},{"p":99,"q":7}],"name":"Acme Corporation","ts":\#(1700000000 + i)}"#
     ]
 }
+// A JSON object of 1,000 members (16 KB), in 16 versions that each set another member to 1.
+let wideDocuments: [[String?]] = (0..<16).map { v in
+    ["{" + (0..<1_000).map { #""member\#($0)":\#($0 == v * 61 ? 1 : 0)"# }.joined(separator: ",") + "}"]
+}
 // A 60-character text with accents and a euro sign where one price changes (`^T` wins).
 let texts: [[String?]] = (0..<16).map { i in ["Café crème à Zürich, été \(2026 + i % 3): prix \(12 + i),50 € (ÉTÉ)"] }
 /// A fixture's rows as `U` lines, each encoded against the row before (the first in full).
@@ -78,6 +82,9 @@ for i in 0..<n {
     case "apply-json": sink &+= applyDiffLine(documentLines, i, restart: documents, to: &documentValues)
     case "apply-patch": sink &+= applyDiffLine(spreadLines, i, restart: spreadDocuments, to: &spreadValues)
     case "apply-text": sink &+= applyDiffLine(textLines, i, restart: texts, to: &textValues)
+    case "parse-wide":
+        if case .object(let members)? = try? JSONValue.parse(wideDocuments[i % 16][0] ?? "") { sink &+= members.count }
+    case "encode-wide": sink &+= encode(wideDocuments, i, diffs: [.jsonPatch])
     case "encode-diffs": sink &+= encode(rows, i, diffs: [.tlcpDiff, .jsonPatch])
     case "encode-patch": sink &+= encode(spreadDocuments, i, diffs: [.tlcpDiff, .jsonPatch])
     case "encode-text": sink &+= encode(texts, i, diffs: [.tlcpDiff])
