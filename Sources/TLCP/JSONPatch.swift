@@ -32,6 +32,7 @@ public enum JSONPatch {
         var tally = Tally(baseSize, limits)
         var doc = base
         for op in ops {
+            try tally.chargeOperation()
             guard case .object(let m) = op else { throw Error(message: "operation is not an object") }
             func member(_ k: String) -> JSONValue? { m.first { $0.key == k }?.value }
             func stringMember(_ k: String) throws(Error) -> String {

@@ -14,14 +14,22 @@ extension JSONPatch {
         public var maxNodes: Int
         /// Longest compact serialization of the document, in UTF-8 bytes.
         public var maxBytes: Int
+        /// Most work the operations may do together, in values: each operation is charged the
+        /// document's size when it starts (finding its members, measuring and comparing values
+        /// never walk more than the whole document). Without it a long patch of operations on a
+        /// large object took minutes: 0.68 ms each on a 100,000-member object, and a 16 MB line
+        /// holds some 350,000 of them.
+        public var maxWork: Int
 
-        public init(maxDepth: Int = 64, maxNodes: Int = 100_000, maxBytes: Int = 4 * 1024 * 1024) {
+        public init(maxDepth: Int = 64, maxNodes: Int = 100_000, maxBytes: Int = 4 * 1024 * 1024, maxWork: Int = 50_000_000) {
             self.maxDepth = maxDepth
             self.maxNodes = maxNodes
             self.maxBytes = maxBytes
+            self.maxWork = maxWork
         }
 
-        /// 64 levels, 100,000 values, 4 MiB.
+        /// 64 levels, 100,000 values, 4 MiB, 50,000,000 values of work (500 operations on a
+        /// document of 100,000 values, 50,000 on one of 1,000).
         public static let `default` = Limits()
     }
 
@@ -51,6 +59,8 @@ extension JSONPatch {
         let limits: Limits
         var nodes: Int
         var bytes: Int
+        /// Work charged so far (`Limits.maxWork`).
+        var work = 0
 
         init(_ size: Size, _ limits: Limits) {
             self.limits = limits
@@ -71,6 +81,16 @@ extension JSONPatch {
             }
             nodes = n
             bytes = b
+        }
+
+        /// Charges an operation the document's size, or throws when the patch's operations
+        /// would pass `maxWork` together.
+        mutating func chargeOperation() throws(Error) {
+            let w = Saturating.add(work, max(1, nodes))
+            guard w <= limits.maxWork else {
+                throw Error(message: "the patch's operations would walk more than \(limits.maxWork) values")
+            }
+            work = w
         }
 
         /// Checks that `value` may go `level` containers deep (the length of its path).
