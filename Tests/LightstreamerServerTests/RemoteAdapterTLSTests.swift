@@ -167,7 +167,10 @@ import Testing
         defer { files.remove() }
         let lines = NIOLockedValueBox<[String]>([])
         let logger = Logger(label: "test") { _ in RecordingLogHandler(lines: lines) }
-        var remote = RemoteAdapterConfiguration(port: 0, handshakeTimeoutMillis: 3000)
+        // A handshake timeout far past the test's steps: the in-process suite can stall for
+        // seconds while it starts, and a timeout then closed the plain remote before its line
+        // went out (a CI run on 2026-12-01: "I/O on closed channel").
+        var remote = RemoteAdapterConfiguration(port: 0, handshakeTimeoutMillis: 30_000)
         remote.tls = .init(certificateChainPath: files.cert, privateKeyPath: files.key)
         let set = AdapterSetConfiguration(name: "REMOTE", dataAdapters: [.init(name: "DEFAULT", items: [:], remote: remote)])
             .makeAdapterSet(logger: logger)
