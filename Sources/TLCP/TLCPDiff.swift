@@ -103,7 +103,7 @@ public enum TLCPDiff {
         for _ in 0..<n {
             guard at < units.count else { return nil }
             at += 1
-            while at < units.count, units[at] & 0xC0 == 0x80 { at += 1 }
+            while at < units.count, isContinuation(units[at]) { at += 1 }
         }
         return at
     }
@@ -187,7 +187,8 @@ public enum TLCPDiff {
         return true
     }
 
-    static func isContinuation(_ byte: UInt8) -> Bool { byte & 0xC0 == 0x80 }
+    /// Whether a UTF-8 byte continues a character rather than starting one.
+    static func isContinuation<Unit: FixedWidthInteger>(_ byte: Unit) -> Bool { byte & 0xC0 == 0x80 }
 
     /// Characters in UTF-8 text: the bytes that start one.
     static func characters(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
