@@ -89,6 +89,21 @@ final class RawTestConnection: Sendable {
         return text.contains(needle)
     }
 
+    /// Waits until the text holds any of `needles` or the connection closes, checking every
+    /// millisecond (for loops of many short requests); whether one arrived.
+    @discardableResult
+    func waitForAny(_ needles: [String], seconds: Double = 10) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        func arrived() -> Bool {
+            let text = self.text
+            return needles.contains { text.contains($0) }
+        }
+        while ContinuousClock.now < deadline, !isClosed, !arrived() {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return arrived()
+    }
+
     func forget() { collector.received.withLockedValue { $0 = [] } }
 
     func close() async { try? await channel.close() }

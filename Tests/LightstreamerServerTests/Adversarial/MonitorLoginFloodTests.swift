@@ -31,10 +31,7 @@ import Testing
                             let user = attempt.isMultiple(of: 2) ? "admin" : "guest\(socket)"
                             try? await c.wsText(
                                 "create_session\r\nLS_cid=x&LS_adapter_set=MONITOR&LS_user=\(user)&LS_password=wrong\(attempt)")
-                            let deadline = ContinuousClock.now + .seconds(10)
-                            while ContinuousClock.now < deadline, !c.isClosed, !c.text.contains("CONERR,"), !c.text.contains("CONOK,") {
-                                try await Task.sleep(for: .milliseconds(1))
-                            }
+                            await c.waitForAny(["CONERR,", "CONOK,"])
                             if c.text.contains("CONERR,1,") { refused += 1 }
                         }
                         await c.close()
