@@ -1,0 +1,108 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOPosix
+import Testing
+
+@testable import LightstreamerClient
+
+/// The real client, over a real socket, against a server that sends values no well-behaved
+/// server sends (docs/RELIABILITY.md, "Numbers from a server"): the bad value fails its own
+/// subscription, and the session and the other subscriptions go on.
+@Suite struct HostileServerEndToEndTests {
+    /// A 99,999-member JSON object (100,000 values with the object itself, the most a document
+    /// may hold by default), then a JSON Patch of 600 operations on it. Parsing the
+    /// object is linear (its repeated-key check goes through a hash table), and the patch is
+    /// charged the document's size per operation, so it is refused past `JSONPatch.Limits`'
+    /// `maxWork` instead of running for as long as the server's line allows.
+    @Test func aLongPatchOnAWideObjectFailsItsSubscriptionOnly() async throws {
+        let wide = "{" + (0..<99_999).map { #""k\#($0)":0"# }.joined(separator: ",") + "}"
+        let operation = #"{"op":"replace","path":"/k0","value":1}"#
+        let patch = "^P[" + Array(repeating: operation, count: 600).joined(separator: ",") + "]"
+        let group = MultiThreadedEventLoopGroup.singleton
+        let plainSubId = NIOLockedValueBox<String?>(nil)
+        let server = try await ScriptedTLCPServer.start(group: group) { request, stream in
+            if request.path.contains("create_session") {
+                return .init(lines: ["CONOK,S1,50000,5000,*", "LOOP,0"], open: false)
+            }
+            if request.path.contains("bind_session") {
+                return .init(lines: ["CONOK,S1,50000,5000,*"], open: true)
+            }
+            var answers: [String] = []
+            for r in request.requests {
+                guard let reqId = r["LS_reqId"] else { continue }
+                answers.append("REQOK,\(reqId)")
+                guard r["LS_op"] == "add", let subId = r["LS_subId"] else { continue }
+                if r["LS_group"] == "wide" {
+                    stream.send(["SUBOK,\(subId),1,1", "U,\(subId),1,\(wide)", "U,\(subId),1,\(patch)"])
+                } else {
+                    plainSubId.withLockedValue { $0 = subId }
+                    stream.send(["SUBOK,\(subId),1,1", "U,\(subId),1,first"])
+                }
+            }
+            return .init(lines: answers, open: false)
+        }
+        defer { Task { await server.stop() } }
+
+        let client = LightstreamerClient(serverAddress: "http://127.0.0.1:\(server.port)", adapterSet: "HOSTILE")
+        client.connectionOptions.forcedTransport = .HTTP_STREAMING
+        let events = ClientRecorder()
+        client.addDelegate(events)
+        let wideSub = Subscription(subscriptionMode: .MERGE, item: "wide", fields: ["value"])
+        let wideUpdates = UpdateRecorder()
+        let failures = FailureRecorder()
+        wideSub.addDelegate(wideUpdates)
+        wideSub.addDelegate(failures)
+        let plainSub = Subscription(subscriptionMode: .MERGE, item: "plain", fields: ["value"])
+        let plainUpdates = UpdateRecorder()
+        plainSub.addDelegate(plainUpdates)
+        client.subscribe(wideSub)
+        client.subscribe(plainSub)
+        client.connect()
+
+        try await waitUntil(seconds: 60) { !failures.failures.isEmpty }
+        let failure = failures.failures.first
+        #expect(failure?.code == 61)
+        #expect(
+            failure?.message == "Cannot apply JSON Patch to field 1: the patch's operations would walk more than 50000000 values",
+            "\(String(describing: failure))")
+        #expect(wideUpdates.values("value").count == 1, "the object, and not the patched one")
+        #expect(wideUpdates.values("value").first?.utf8.count == wide.utf8.count)
+
+        // The session goes on: the other subscription gets what the server sends next.
+        try await waitUntil { plainUpdates.values("value") == ["first"] }
+        let subId = try #require(plainSubId.withLockedValue { $0 })
+        server.stream.send(["U,\(subId),1,second"])
+        try await waitUntil { plainUpdates.values("value") == ["first", "second"] }
+        #expect(events.statuses.last == "CONNECTED:HTTP-STREAMING", "\(events.statuses)")
+        #expect(events.serverErrors.isEmpty)
+        client.disconnect()
+    }
+}
+
+/// Records a subscription's failures.
+final class FailureRecorder: SubscriptionDelegate, @unchecked Sendable {
+    struct Failure: Sendable {
+        let code: Int
+        let message: String?
+    }
+    private let lock = NSLock()
+    private var _failures: [Failure] = []
+    var failures: [Failure] { lock.withLock { _failures } }
+
+    func subscription(_ subscription: Subscription, didFailWithErrorCode code: Int, message: String?) {
+        lock.withLock { _failures.append(Failure(code: code, message: message)) }
+    }
+    func subscription(_ subscription: Subscription, didClearSnapshotForItemName itemName: String?, itemPos: UInt) {}
+    func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forCommandSecondLevelItemWithKey key: String) {}
+    func subscription(
+        _ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String
+    ) {}
+    func subscription(_ subscription: Subscription, didEndSnapshotForItemName itemName: String?, itemPos: UInt) {}
+    func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forItemName itemName: String?, itemPos: UInt) {}
+    func subscription(_ subscription: Subscription, didUpdateItem itemUpdate: ItemUpdate) {}
+    func subscriptionDidRemoveDelegate(_ subscription: Subscription) {}
+    func subscriptionDidAddDelegate(_ subscription: Subscription) {}
+    func subscriptionDidSubscribe(_ subscription: Subscription) {}
+    func subscriptionDidUnsubscribe(_ subscription: Subscription) {}
+    func subscription(_ subscription: Subscription, didReceiveRealFrequency frequency: RealMaxFrequency?) {}
+}
