@@ -188,6 +188,7 @@ public enum TLCPDiff {
     }
 
     /// Whether a UTF-8 byte continues a character rather than starting one.
+    @inline(__always)
     static func isContinuation<Unit: FixedWidthInteger>(_ byte: Unit) -> Bool { byte & 0xC0 == 0x80 }
 
     /// Characters in UTF-8 text: the bytes that start one.
