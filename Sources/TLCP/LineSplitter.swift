@@ -19,12 +19,14 @@ public struct LineSplitter: Sendable {
     /// Feeds bytes and returns the complete lines they end (without CR-LF; a lone LF also ends a
     /// line). Invalid UTF-8 is repaired with U+FFFD so the line can still be reported.
     public mutating func append(_ bytes: some Sequence<UInt8>) throws(LineTooLong) -> [String] {
+        let contiguous: Result<[String], LineTooLong>? = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(LineTooLong) in try append(UnsafeRawBufferPointer(buffer)) }
+        }
+        if let contiguous { return try contiguous.get() }
         var lines: [String] = []
         for b in bytes {
             if b == 0x0A {
-                if pending.last == 0x0D { pending.removeLast() }
-                lines.append(String(decoding: pending, as: UTF8.self))
-                pending.removeAll(keepingCapacity: true)
+                lines.append(takePending())
             } else {
                 guard pending.count < maxLineLength else {
                     pending.removeAll()
@@ -34,6 +36,45 @@ public struct LineSplitter: Sendable {
             }
         }
         return lines
+    }
+
+    /// `append` for bytes in memory (an HTTP body's reads): each line is found with one scan
+    /// and made straight from the bytes, and only the unfinished end of a read is kept. The
+    /// same lines and errors as feeding the bytes one by one: a line is too long when it has
+    /// more than `maxLineLength` bytes before its LF (its CR included).
+    public mutating func append(_ raw: UnsafeRawBufferPointer) throws(LineTooLong) -> [String] {
+        guard let base = raw.baseAddress else { return [] }
+        let bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: raw.count)
+        var lines: [String] = []
+        var start = 0
+        while start < bytes.count {
+            let lf = bytes.firstIndexScanningWords(of: 0x0A, from: start, to: bytes.count)
+            let end = lf ?? bytes.count
+            guard end - start <= maxLineLength - pending.count else {
+                pending.removeAll()
+                throw LineTooLong(limit: maxLineLength)
+            }
+            guard let lf else {
+                pending.append(contentsOf: bytes.slice(start, end))
+                break
+            }
+            if pending.isEmpty {
+                let contentEnd = end > start && bytes[end - 1] == 0x0D ? end - 1 : end
+                lines.append(String(decoding: bytes.slice(start, contentEnd), as: UTF8.self))
+            } else {
+                pending.append(contentsOf: bytes.slice(start, end))
+                lines.append(takePending())
+            }
+            start = lf + 1
+        }
+        return lines
+    }
+
+    /// The pending bytes as a line (a final CR dropped), leaving none pending.
+    private mutating func takePending() -> String {
+        if pending.last == 0x0D { pending.removeLast() }
+        defer { pending.removeAll(keepingCapacity: true) }
+        return String(decoding: pending, as: UTF8.self)
     }
 
     /// Splits a complete WS message into its lines.
@@ -50,7 +91,7 @@ public struct LineSplitter: Sendable {
         var start = 0
         let n = bytes.count
         while true {
-            let end = bytes.firstIndex(of: UInt8(ascii: "\n"), from: start, to: n) ?? n
+            let end = bytes.firstIndexScanningWords(of: UInt8(ascii: "\n"), from: start, to: n) ?? n
             let contentEnd = end > start && bytes[end - 1] == UInt8(ascii: "\r") ? end - 1 : end
             if end == n {
                 // An empty last piece (the message ends with its last line's LF) is no line,

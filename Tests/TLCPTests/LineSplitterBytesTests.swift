@@ -20,10 +20,13 @@ import Testing
 
     @Test func randomBytesIncludingInvalidUTF8() {
         var rand = Rand(state: 7)
-        let palette: [UInt8] = [0x0A, 0x0D, 0x61, 0x20, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x80, 0xFF, 0x80, 0xC0]
+        // 0x0B and 0x8A differ from LF by one bit: the word scan's test flags them falsely
+        // above a true LF.
+        let palette: [UInt8] = [0x0A, 0x0D, 0x61, 0x20, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x80, 0xFF, 0x80, 0xC0, 0x0B, 0x8A]
         for _ in 0..<5000 {
             var bytes: [UInt8] = []
-            for _ in 0..<Int(rand.next() % 16) { bytes.append(palette[Int(rand.next() % UInt64(palette.count))]) }
+            // Past several words, as lines usually are.
+            for _ in 0..<Int(rand.next() % 40) { bytes.append(palette[Int(rand.next() % UInt64(palette.count))]) }
             check(bytes)
         }
     }

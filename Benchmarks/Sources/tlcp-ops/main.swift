@@ -42,6 +42,10 @@ let documentLines = encodedLines(documents, diffs: [.tlcpDiff])
 let spreadLines = encodedLines(spreadDocuments, diffs: [.jsonPatch])
 // The accented text's updates as `^T` lines (text beyond ASCII, within the BMP).
 let textLines = encodedLines(texts, diffs: [.tlcpDiff])
+// The 64 stock rows as an HTTP streaming body (and as one WebSocket message), read in 1 KiB pieces that cut lines anywhere.
+let streamBody = Array(lines.map { $0 + "\r\n" }.joined().utf8)
+let streamReads = stride(from: 0, to: streamBody.count, by: 1_024).map { Array(streamBody[$0..<min($0 + 1_024, streamBody.count)]) }
+var splitter = LineSplitter()
 var documentValues: [String?] = [documents[0][0]]
 var spreadValues: [String?] = [spreadDocuments[0][0]]
 var textValues: [String?] = [texts[0][0]]
@@ -84,6 +88,14 @@ for i in 0..<n {
     case "apply-text": sink &+= applyDiffLine(textLines, i, restart: texts, to: &textValues)
     case "parse-wide":
         if case .object(let members)? = try? JSONValue.parse(wideDocuments[i % 16][0] ?? "") { sink &+= members.count }
+    case "split-stream":
+        // One operation: the whole body (64 lines), read by read, as the HTTP transport feeds it.
+        for read in streamReads {
+            sink &+= read.withUnsafeBytes { try! splitter.append($0) }.count
+        }
+    case "split-message":
+        // One operation: the same 64 lines as one WebSocket message, as the WS transport splits it.
+        sink &+= streamBody.withUnsafeBufferPointer { LineSplitter.lines(ofMessageBytes: $0) }.count
     case "encode-wide": sink &+= encode(wideDocuments, i, diffs: [.jsonPatch])
     case "encode-diffs": sink &+= encode(rows, i, diffs: [.tlcpDiff, .jsonPatch])
     case "encode-patch": sink &+= encode(spreadDocuments, i, diffs: [.tlcpDiff, .jsonPatch])

@@ -2,10 +2,12 @@ import TLCP
 
 /// libFuzzer entry point: the client-side line parser and everything it feeds (U value
 /// decoding with JSON Patch and TLCP-diff application), and the server's TLCP-diff maker on
-/// the values decoded. Any trap is a bug.
+/// the values decoded. Any trap is a bug, and so is a difference between the line splitter's
+/// two paths.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLineParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
+    checkReadsSplitAsSingleBytes(bytes)
     var splitter = LineSplitter(maxLineLength: 4096)
     guard let lines = try? splitter.append(bytes) else { return 0 }
     let all = lines.isEmpty ? [String(decoding: bytes, as: UTF8.self)] : lines
@@ -34,4 +36,19 @@ public func fuzzLineParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     }
     return 0
+}
+
+/// The input in two reads through the splitter's path for bytes in memory, and byte by byte
+/// (a lazy map has no contiguous storage): the same lines, errors and pending bytes.
+func checkReadsSplitAsSingleBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+    var inReads = LineSplitter(maxLineLength: 64)
+    var oneByOne = LineSplitter(maxLineLength: 64)
+    let cut = bytes.count / 3
+    for read in [UnsafeBufferPointer(rebasing: bytes[..<cut]), UnsafeBufferPointer(rebasing: bytes[cut...])] {
+        let got = Result { () throws(LineSplitter.LineTooLong) in try inReads.append(UnsafeRawBufferPointer(read)) }
+        let expected = Result { () throws(LineSplitter.LineTooLong) in try oneByOne.append(read.lazy.map { $0 }) }
+        guard got == expected, inReads.pendingByteCount == oneByOne.pendingByteCount else {
+            fatalError("the splitter's paths differ on \(Array(bytes)): \(got) against \(expected)")
+        }
+    }
 }
