@@ -214,6 +214,13 @@ final class ClientRecorder: ClientDelegate, @unchecked Sendable {
 final class UpdateRecorder: SubscriptionDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var updates: [ItemUpdateSnapshot] = []
+    struct Failure: Sendable {
+        let code: Int
+        let message: String?
+    }
+    private var _failures: [Failure] = []
+    /// The subscription's failures (`didFailWithErrorCode`), in order.
+    var failures: [Failure] { lock.withLock { _failures } }
     var counts: [Int] { lock.withLock { updates.compactMap { $0.value("count").flatMap { Int($0) } } } }
     var items: Set<String> { lock.withLock { Set(updates.compactMap(\.itemName)) } }
     var snapshots: [Bool] { lock.withLock { updates.map(\.isSnapshot) } }
@@ -233,7 +240,9 @@ final class UpdateRecorder: SubscriptionDelegate, @unchecked Sendable {
     func subscriptionDidRemoveDelegate(_ subscription: Subscription) {}
     func subscriptionDidAddDelegate(_ subscription: Subscription) {}
     func subscriptionDidSubscribe(_ subscription: Subscription) {}
-    func subscription(_ subscription: Subscription, didFailWithErrorCode code: Int, message: String?) {}
+    func subscription(_ subscription: Subscription, didFailWithErrorCode code: Int, message: String?) {
+        lock.withLock { _failures.append(Failure(code: code, message: message)) }
+    }
     func subscriptionDidUnsubscribe(_ subscription: Subscription) {}
     func subscription(_ subscription: Subscription, didReceiveRealFrequency frequency: RealMaxFrequency?) {}
 }

@@ -49,9 +49,7 @@ import Testing
         client.addDelegate(events)
         let wideSub = Subscription(subscriptionMode: .MERGE, item: "wide", fields: ["value"])
         let wideUpdates = UpdateRecorder()
-        let failures = FailureRecorder()
         wideSub.addDelegate(wideUpdates)
-        wideSub.addDelegate(failures)
         let plainSub = Subscription(subscriptionMode: .MERGE, item: "plain", fields: ["value"])
         let plainUpdates = UpdateRecorder()
         plainSub.addDelegate(plainUpdates)
@@ -59,8 +57,8 @@ import Testing
         client.subscribe(plainSub)
         client.connect()
 
-        try await waitUntil(seconds: 60) { !failures.failures.isEmpty }
-        let failure = failures.failures.first
+        try await waitUntil(seconds: 60) { !wideUpdates.failures.isEmpty }
+        let failure = wideUpdates.failures.first
         #expect(failure?.code == 61)
         #expect(
             failure?.message == "Cannot apply JSON Patch to field 1: the patch's operations would walk more than 50000000 values",
@@ -77,32 +75,4 @@ import Testing
         #expect(events.serverErrors.isEmpty)
         client.disconnect()
     }
-}
-
-/// Records a subscription's failures.
-final class FailureRecorder: SubscriptionDelegate, @unchecked Sendable {
-    struct Failure: Sendable {
-        let code: Int
-        let message: String?
-    }
-    private let lock = NSLock()
-    private var _failures: [Failure] = []
-    var failures: [Failure] { lock.withLock { _failures } }
-
-    func subscription(_ subscription: Subscription, didFailWithErrorCode code: Int, message: String?) {
-        lock.withLock { _failures.append(Failure(code: code, message: message)) }
-    }
-    func subscription(_ subscription: Subscription, didClearSnapshotForItemName itemName: String?, itemPos: UInt) {}
-    func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forCommandSecondLevelItemWithKey key: String) {}
-    func subscription(
-        _ subscription: Subscription, didFailWithErrorCode code: Int, message: String?, forCommandSecondLevelItemWithKey key: String
-    ) {}
-    func subscription(_ subscription: Subscription, didEndSnapshotForItemName itemName: String?, itemPos: UInt) {}
-    func subscription(_ subscription: Subscription, didLoseUpdates lostUpdates: UInt, forItemName itemName: String?, itemPos: UInt) {}
-    func subscription(_ subscription: Subscription, didUpdateItem itemUpdate: ItemUpdate) {}
-    func subscriptionDidRemoveDelegate(_ subscription: Subscription) {}
-    func subscriptionDidAddDelegate(_ subscription: Subscription) {}
-    func subscriptionDidSubscribe(_ subscription: Subscription) {}
-    func subscriptionDidUnsubscribe(_ subscription: Subscription) {}
-    func subscription(_ subscription: Subscription, didReceiveRealFrequency frequency: RealMaxFrequency?) {}
 }
