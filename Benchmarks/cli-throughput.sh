@@ -6,6 +6,8 @@
 # (checked by counting the lines that reach the reader); max RSS from the same report.
 # Usage: Benchmarks/cli-throughput.sh [BINARY] [UPDATES] [ITEMS]
 # CALLGRIND=1: count the CLI's instructions per printed update with valgrind instead (repeatable).
+# TRANSPORT=HTTP-STREAMING: the CLI takes that transport (`--transport`; default: the client's
+#   first choice, WS-STREAMING).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-$(swift build -c release --show-bin-path)/lightstreamer}
@@ -20,6 +22,7 @@ for _ in $(seq 50); do grep -q listening "$ready" && break; sleep 0.1; done
 grep -q listening "$ready" || { echo "the replay server did not start on port $port" >&2; exit 1; }
 list=$(seq -s, -f "item%g" 1 "$items")
 fields="stock_name,last_price,time,pct_change,bid_quantity,bid,ask,ask_quantity,min,max"
+transport=(); [ -n "${TRANSPORT:-}" ] && transport=(--transport "$TRANSPORT")
 for output in json table; do
   flag=""; [ "$output" = json ] && flag="--json"
   report=$(mktemp)
@@ -27,14 +30,14 @@ for output in json table; do
     # Instructions instead of CPU time (valgrind gives up on this toolchain's DWARF: a copy without it).
     stripped=$(mktemp); objcopy --strip-debug "$bin" "$stripped"
     lines=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$report" "$stripped" subscribe --server "http://127.0.0.1:$port" \
-              --adapter-set BENCH --items "$list" --fields "$fields" --count "$n" --timeout 600 $flag | grep -c '"update"\|^item[0-9]' || true)
+              --adapter-set BENCH --items "$list" --fields "$fields" --count "$n" --timeout 600 ${transport[@]+"${transport[@]}"} $flag | grep -c '"update"\|^item[0-9]' || true)
     rm -f "$stripped"
     awk -v o="$output" -v l="$lines" '/refs:/ { gsub(",", "", $NF); printf "%-5s %d updates printed, %d instructions per update (whole process)\n", o, l, $NF / l }' "$report"
     rm -f "$report"
     continue
   fi
   lines=$(/usr/bin/time -f "%U %S %M" -o "$report" "$bin" subscribe --server "http://127.0.0.1:$port" --adapter-set BENCH \
-            --items "$list" --fields "$fields" --count "$n" --timeout 600 $flag | grep -c '"update"\|^item[0-9]' || true)
+            --items "$list" --fields "$fields" --count "$n" --timeout 600 ${transport[@]+"${transport[@]}"} $flag | grep -c '"update"\|^item[0-9]' || true)
   read -r user sys rss < "$report"
   rm -f "$report"
   awk -v o="$output" -v n="$n" -v l="$lines" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {

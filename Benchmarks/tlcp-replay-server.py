@@ -8,6 +8,11 @@ ClientBenchmarks fixture: after a full first row per item, a few fields change p
 others are sent as "unchanged" (empty) tokens, with a `^7` run every eighth line. Several lines
 share one WebSocket message, as a busy server writes them.
 
+A client that connects without a WebSocket upgrade gets the same session over HTTP-STREAMING
+(`--transport HTTP-STREAMING`): `create_session` answers CONOK and LOOP, `bind_session` opens the
+stream (a chunked response, the same lines in chunks of about 1 MB), each `control` request
+gets REQOK and starts its subscription's rows on that stream.
+
 Usage: tlcp-replay-server.py PORT [LINES_PER_MESSAGE]
 """
 import base64
@@ -58,8 +63,10 @@ def read_message(sock) -> bytes:
     return bytes(payload)
 
 
-def rows(sub_id: int, items: int, lines_per_message: int):
-    """The first full row of every item, then one cycle of update messages to repeat."""
+def rows(sub_id: int, items: int, lines_per_message: int, wrap=None):
+    """The first full row of every item, then one cycle of update messages to repeat, each
+    message wrapped by `wrap` (a WebSocket frame by default)."""
+    wrap = wrap or frame
     first = []
     for item in range(1, items + 1):
         p = 100.0
@@ -73,16 +80,21 @@ def rows(sub_id: int, items: int, lines_per_message: int):
         else:
             updates.append(f"U,{sub_id},{item},|{price}|12:00:{10 + i % 50}|0.{i % 9}|{1000 + i % 3 * 500}|"
                            f"{price - 0.05:.2f}|{price + 0.05:.2f}||99.5|")
-    head = frame(("\r\n".join(first) + "\r\n").encode())
+    head = wrap(("\r\n".join(first) + "\r\n").encode())
     cycle = b""
     for k in range(0, len(updates), lines_per_message):
-        cycle += frame(("\r\n".join(updates[k:k + lines_per_message]) + "\r\n").encode())
+        cycle += wrap(("\r\n".join(updates[k:k + lines_per_message]) + "\r\n").encode())
     # At least ~1 MB per sendall.
     return head, cycle * max(1, (1 << 20) // len(cycle))
 
 
-def stream(send, sub_id, items, lines_per_message):
-    head, cycle = rows(sub_id, items, lines_per_message)
+def chunk(payload: bytes) -> bytes:
+    """One chunk of a chunked HTTP response."""
+    return f"{len(payload):x}\r\n".encode() + payload + b"\r\n"
+
+
+def stream(send, sub_id, items, lines_per_message, wrap=None):
+    head, cycle = rows(sub_id, items, lines_per_message, wrap)
     try:
         send(head)
         while True:
@@ -103,6 +115,9 @@ def session(sock, lines_per_message):
         if b":" in line:
             k, v = line.split(b":", 1)
             headers[k.strip().lower()] = v.strip()
+    if b"sec-websocket-key" not in headers:
+        http_request(sock, request, headers, lines_per_message)
+        return
     accept = base64.b64encode(hashlib.sha1(headers[b"sec-websocket-key"] + GUID).digest())
     sock.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                  b"Sec-WebSocket-Accept: " + accept + b"\r\n"
@@ -133,6 +148,70 @@ def session(sock, lines_per_message):
                     threading.Thread(target=stream, args=(send, sub_id, items, lines_per_message), daemon=True).start()
                 elif "LS_reqId" in params:
                     send(frame(f"REQOK,{params['LS_reqId']}\r\n".encode()))
+
+
+# The HTTP session's stream: its send function once `bind_session` opened it.
+http_stream = {"send": None}
+http_stream_open = threading.Condition()
+
+
+def http_request(sock, request, headers, lines_per_message):
+    """One HTTP request (the client opens a connection for each): answered, then the
+    connection closes, except the stream's."""
+    head, _, body = request.partition(b"\r\n\r\n")
+    length = int(headers.get(b"content-length", b"0"))
+    while len(body) < length:
+        more = sock.recv(4096)
+        if not more:
+            return
+        body += more
+    path = head.split(b" ")[1].decode()
+    chunked = b"HTTP/1.1 200 OK\r\nContent-Type: text/enriched; charset=UTF-8\r\nTransfer-Encoding: chunked\r\n\r\n"
+    if "bind_session" in path:
+        lock = threading.Lock()
+
+        def send(data):
+            with lock:
+                sock.sendall(data)
+
+        send(chunked + chunk(b"CONOK,S1,50000,5000,*\r\n"))
+        with http_stream_open:
+            http_stream["send"] = send
+            http_stream_open.notify_all()
+        # The stream's rows go out from their own threads; this one only waits for the end.
+        try:
+            while sock.recv(4096):
+                pass
+        finally:
+            with http_stream_open:
+                if http_stream["send"] is send:
+                    http_stream["send"] = None
+        return
+    if "create_session" in path:
+        # A new session: its controls wait for its own stream.
+        with http_stream_open:
+            http_stream["send"] = None
+        sock.sendall(chunked + chunk(b"CONOK,S1,50000,5000,*\r\nLOOP,0\r\n") + b"0\r\n\r\n")
+        return
+    answers = b""
+    for line in body.decode().split("\r\n"):
+        params = dict(urllib.parse.parse_qsl(line))
+        if "LS_reqId" not in params:
+            continue
+        answers += f"REQOK,{params['LS_reqId']}\r\n".encode()
+        if params.get("LS_op") == "add":
+            with http_stream_open:
+                http_stream_open.wait_for(lambda: http_stream["send"] is not None, timeout=10)
+            send = http_stream["send"]
+            if send is None:
+                continue
+            sub_id = int(params["LS_subId"])
+            items = len(params.get("LS_group", "item1").split())
+            fields = len(params.get("LS_schema", "").split())
+            send(chunk(f"SUBOK,{sub_id},{items},{fields}\r\n".encode()))
+            threading.Thread(target=stream, args=(send, sub_id, items, lines_per_message, chunk), daemon=True).start()
+    sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/enriched; charset=UTF-8\r\n"
+                 + f"Content-Length: {len(answers)}\r\nConnection: close\r\n\r\n".encode() + answers)
 
 
 def serve(sock, lines_per_message):
