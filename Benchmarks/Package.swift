@@ -30,7 +30,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "tlcp-ops",
-            dependencies: [.product(name: "TLCP", package: "lightstreamer-swift")],
+            dependencies: [.product(name: "TLCP", package: "lightstreamer-swift"), .product(name: "ARI", package: "lightstreamer-swift")],
             path: "Sources/tlcp-ops"
         ),
         .executableTarget(

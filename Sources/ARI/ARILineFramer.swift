@@ -17,6 +17,7 @@ public struct ARILineFramer: Sendable {
 
     /// Feeds bytes; returns each line they complete, or the error that line is.
     public mutating func append(_ bytes: some Sequence<UInt8>) -> [Result<String, ARIProtocolError>] {
+        if let lines = bytes.withContiguousStorageIfAvailable({ append(UnsafeRawBufferPointer($0)) }) { return lines }
         var lines: [Result<String, ARIProtocolError>] = []
         for b in bytes {
             if b == 0x0A {
@@ -24,7 +25,7 @@ public struct ARILineFramer: Sendable {
                     discarding = false
                 } else {
                     if pending.last == 0x0D { pending.removeLast() }
-                    lines.append(finishLine())
+                    lines.append(pending.withUnsafeBufferPointer { finishLine($0) })
                 }
                 pending.removeAll(keepingCapacity: pending.count <= 4096)
                 continue
@@ -42,8 +43,44 @@ public struct ARILineFramer: Sendable {
         return lines
     }
 
-    private mutating func finishLine() -> Result<String, ARIProtocolError> {
-        var bytes = pending[...]
+    /// `append` for bytes in memory (a socket read): each line end is found with one scan,
+    /// a line within one read is made straight from its bytes, and only a read's unfinished
+    /// end is kept. The same lines and errors as feeding the bytes one by one.
+    public mutating func append(_ raw: UnsafeRawBufferPointer) -> [Result<String, ARIProtocolError>] {
+        guard let base = raw.baseAddress else { return [] }
+        let bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: raw.count)
+        var lines: [Result<String, ARIProtocolError>] = []
+        var start = 0
+        while start < bytes.count {
+            let lf = bytes.firstIndexScanningWords(of: 0x0A, from: start, to: bytes.count)
+            let end = lf ?? bytes.count
+            if !discarding {
+                // Up to the limit and the terminator's CR may be held.
+                if end - start > limits.maxLineLength + 1 - pending.count {
+                    pending.removeAll()
+                    discarding = true
+                    lines.append(.failure(.lineTooLong(limit: limits.maxLineLength)))
+                } else if lf == nil {
+                    pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                } else if pending.isEmpty {
+                    let contentEnd = end > start && bytes[end - 1] == 0x0D ? end - 1 : end
+                    lines.append(finishLine(UnsafeBufferPointer(rebasing: bytes[start..<contentEnd])))
+                } else {
+                    pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                    if pending.last == 0x0D { pending.removeLast() }
+                    lines.append(pending.withUnsafeBufferPointer { finishLine($0) })
+                }
+            }
+            guard let lf else { break }
+            discarding = false
+            pending.removeAll(keepingCapacity: pending.count <= 4096)
+            start = lf + 1
+        }
+        return lines
+    }
+
+    private mutating func finishLine(_ line: UnsafeBufferPointer<UInt8>) -> Result<String, ARIProtocolError> {
+        var bytes = line[...]
         if atStreamStart {
             atStreamStart = false
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }

@@ -1,6 +1,7 @@
 // Runs one TLCP codec operation N times, for instruction counts under callgrind
 // (Benchmarks/tlcp-callgrind.sh) or a quick wall-clock figure. Fixture: the same 10-field
 // MERGE rows as the TLCPBenchmarks suite, and its 110-byte JSON field.
+import ARI
 import TLCP
 
 let rows: [[String?]] = (0..<64).map { i in
@@ -46,6 +47,15 @@ let textLines = encodedLines(texts, diffs: [.tlcpDiff])
 let streamBody = Array(lines.map { $0 + "\r\n" }.joined().utf8)
 let streamReads = stride(from: 0, to: streamBody.count, by: 1_024).map { Array(streamBody[$0..<min($0 + 1_024, streamBody.count)]) }
 var splitter = LineSplitter()
+// 64 ARI `UD3` lines as a remote Data Adapter writes them (lightstreamer-loadtest's remote
+// feed), read in 4 KiB pieces.
+let ariBody = Array(
+    (0..<64).map { i in
+        "\(1_700_000_000_000 + i)|UD3|S|load\(i % 10)|S|\(i % 10 + 1)|B|0|S|n|S|\(100_000 + i)|S|ts|S|\(1_700_000_000_000 + i)\r\n"
+    }
+    .joined().utf8)
+let ariReads = stride(from: 0, to: ariBody.count, by: 4_096).map { Array(ariBody[$0..<min($0 + 4_096, ariBody.count)]) }
+var framer = ARILineFramer()
 var documentValues: [String?] = [documents[0][0]]
 var spreadValues: [String?] = [spreadDocuments[0][0]]
 var textValues: [String?] = [texts[0][0]]
@@ -96,6 +106,11 @@ for i in 0..<n {
     case "split-message":
         // One operation: the same 64 lines as one WebSocket message, as the WS transport splits it.
         sink &+= streamBody.withUnsafeBufferPointer { LineSplitter.lines(ofMessageBytes: $0) }.count
+    case "ari-frame":
+        // One operation: the 64 lines, read by read, as a remote adapter's connection feeds them.
+        for read in ariReads {
+            sink &+= read.withUnsafeBytes { framer.append($0) }.count
+        }
     case "encode-wide": sink &+= encode(wideDocuments, i, diffs: [.jsonPatch])
     case "encode-diffs": sink &+= encode(rows, i, diffs: [.tlcpDiff, .jsonPatch])
     case "encode-patch": sink &+= encode(spreadDocuments, i, diffs: [.tlcpDiff, .jsonPatch])
