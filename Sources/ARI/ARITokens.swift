@@ -6,6 +6,44 @@ public enum ARITokenizer {
     public static func tokens(of line: String, limits: ARILimits = .default) throws(ARIProtocolError) -> [Substring] {
         guard line.utf8.count <= limits.maxLineLength else { throw .lineTooLong(limit: limits.maxLineLength) }
         guard !line.isEmpty else { throw .emptyToken(index: 0) }
+        if let tokens = line.utf8.withContiguousStorageIfAvailable({ bytes in tokens(of: line, bytes: bytes, limits: limits) }) {
+            return try tokens.get()
+        }
+        return try splitTokens(of: line, limits: limits)
+    }
+
+    /// `tokens(of:limits:)` for a line whose bytes are contiguous (a native string): the
+    /// separators found on the bytes, each token made straight from its range of the line
+    /// (one reference to the line's storage), without the intermediate array of views `split`
+    /// makes. The same tokens and errors: too many tokens is found before an empty one.
+    private static func tokens(
+        of line: String, bytes: UnsafeBufferPointer<UInt8>, limits: ARILimits
+    ) -> Result<[Substring], ARIProtocolError> {
+        let utf8 = line.utf8
+        var tokens: [Substring] = []
+        var firstEmpty: Int?
+        var start = 0
+        // The line's index at `start`, moved along with it (each step is over one token).
+        var lower = utf8.startIndex
+        while true {
+            // A piece past `maxTokens` is what `split` with `maxSplits: maxTokens` refuses.
+            guard tokens.count < limits.maxTokens else { return .failure(.tooManyTokens(limit: limits.maxTokens)) }
+            let end = bytes.firstIndexScanningWords(of: UInt8(ascii: "|"), from: start, to: bytes.count)
+            let pieceEnd = end ?? bytes.count
+            if pieceEnd == start, firstEmpty == nil { firstEmpty = tokens.count }
+            let upper = utf8.index(lower, offsetBy: pieceEnd - start)
+            tokens.append(Substring(utf8[lower..<upper]))
+            guard let end else { break }
+            start = end + 1
+            lower = utf8.index(after: upper)
+        }
+        if let firstEmpty { return .failure(.emptyToken(index: firstEmpty)) }
+        return .success(tokens)
+    }
+
+    /// `tokens(of:limits:)` through the standard library's `split` (a line without contiguous
+    /// bytes; and the reference the tests compare the byte path with).
+    static func splitTokens(of line: String, limits: ARILimits) throws(ARIProtocolError) -> [Substring] {
         let pieces = line.utf8.split(
             separator: UInt8(ascii: "|"), maxSplits: limits.maxTokens,
             omittingEmptySubsequences: false)

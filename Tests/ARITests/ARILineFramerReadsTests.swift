@@ -45,3 +45,23 @@ import Testing
         #expect(try out[1].get() == "KEEPALIVE")
     }
 }
+
+/// `ARITokenizer.tokens` on a line's bytes against the standard library's `split`.
+@Suite struct ARITokenizerBytesTests {
+    /// (4 is the least `ARILimits` takes.)
+    @Test(arguments: [4, 5, 7, 32_768])
+    func tokensAreSplitsTokens(maxTokens: Int) {
+        var rng = SplitMix(seed: UInt64(maxTokens) &+ 3)
+        let palette: [String] = ["|", "|", "a", "S", "1", "é", "\u{301}", "€", "%7C", " "]
+        let limits = ARILimits(maxTokens: maxTokens)
+        for _ in 0..<3_000 {
+            let line = (0..<Int(rng.next() % 20)).map { _ in palette[Int(rng.next() % UInt64(palette.count))] }.joined()
+            let got = Result { () throws(ARIProtocolError) in try ARITokenizer.tokens(of: line, limits: limits) }
+            let expected: Result<[Substring], ARIProtocolError> =
+                line.isEmpty
+                ? .failure(.emptyToken(index: 0))
+                : Result { () throws(ARIProtocolError) in try ARITokenizer.splitTokens(of: line, limits: limits) }
+            #expect(got.map { $0.map(String.init) } == expected.map { $0.map(String.init) }, "\(line.debugDescription)")
+        }
+    }
+}
