@@ -42,7 +42,8 @@ extension UnsafeBufferPointer where Element == UInt8 {
     /// `firstIndex(of:from:to:)` eight bytes at a time, for scans that usually go far (the end
     /// of a line): each word is tested for a byte equal to `byte` with the classic zero-byte
     /// test on `word ^ pattern`, whose lowest flagged byte is the first match (bytes above a
-    /// match may be flagged falsely, never those below). Public for the ARI line framer.
+    /// match may be flagged falsely, never those below). Public for ARI's line framer and
+    /// tokenizer.
     @inline(__always)
     public func firstIndexScanningWords(of byte: UInt8, from: Int, to: Int) -> Int? {
         var i = from
