@@ -75,4 +75,40 @@ import Testing
         #expect(events.serverErrors.isEmpty)
         client.disconnect()
     }
+
+    /// A line past the client's 16 MiB bound (`LineSplitter.maxLineLength`), sent without its
+    /// end: the client gives the stream up and binds again, rather than holding the bytes while
+    /// waiting for an LF that never comes.
+    @Test func aLineLongerThanTheBoundEndsTheStream() async throws {
+        let binds = NIOLockedValueBox(0)
+        let server = try await ScriptedTLCPServer.start(group: MultiThreadedEventLoopGroup.singleton) { request, _ in
+            if request.path.contains("create_session") {
+                return .init(lines: ["CONOK,S1,50000,5000,*", "LOOP,0"], open: false)
+            }
+            if request.path.contains("bind_session") {
+                binds.withLockedValue { $0 += 1 }
+                // A keep-alive of a minute: the client does not take the stream as stalled
+                // while the test runs, so only the line's bound can end it.
+                return .init(lines: ["CONOK,S1,50000,60000,*"], open: true)
+            }
+            return .init(lines: request.requests.compactMap { $0["LS_reqId"].map { "REQOK,\($0)" } }, open: false)
+        }
+        defer { Task { await server.stop() } }
+        let client = LightstreamerClient(serverAddress: "http://127.0.0.1:\(server.port)", adapterSet: "HOSTILE")
+        client.connectionOptions.forcedTransport = .HTTP_STREAMING
+        let events = ClientRecorder()
+        client.addDelegate(events)
+        client.connect()
+        try await waitUntil { events.statuses.last == "CONNECTED:HTTP-STREAMING" && binds.withLockedValue { $0 } == 1 }
+
+        // 16 MiB and one byte, in 1 MiB chunks, and no LF.
+        let piece = String(repeating: "x", count: 1 << 20)
+        for _ in 0..<16 { #expect(server.stream.send(unterminated: piece)) }
+        #expect(server.stream.send(unterminated: "x"))
+        try await waitUntil(seconds: 30) { binds.withLockedValue { $0 } >= 2 }
+        #expect(events.statuses.contains("DISCONNECTED:TRYING-RECOVERY"), "\(events.statuses)")
+        #expect(!events.statuses.contains("STALLED"), "\(events.statuses)")
+        #expect(events.serverErrors.isEmpty)
+        client.disconnect()
+    }
 }

@@ -74,6 +74,15 @@ final class ScriptedTLCPServer: Sendable {
             }
             channel?.writeAndFlush(Handler.chunk(lines), promise: nil)
         }
+
+        /// Writes `text` as one chunk on the open stream with no line end after it (a line
+        /// that has not ended yet); false when no stream is open.
+        @discardableResult
+        func send(unterminated text: String) -> Bool {
+            guard let channel = box.withLockedValue({ $0.channel }) else { return false }
+            channel.writeAndFlush(Handler.chunk(text: text), promise: nil)
+            return true
+        }
     }
 
     /// Reads HTTP/1.1 requests with a `Content-Length` body, one after the other, and answers
@@ -115,7 +124,12 @@ final class ScriptedTLCPServer: Sendable {
         }
 
         static func chunk(_ lines: [String]) -> ByteBuffer {
-            let text = lines.map { $0 + "\r\n" }.joined()
+            chunk(text: lines.map { $0 + "\r\n" }.joined())
+        }
+
+        /// `text` as one chunk of a chunked body (nothing when it is empty: an empty chunk
+        /// ends the body).
+        static func chunk(text: String) -> ByteBuffer {
             var buffer = ByteBuffer()
             guard !text.isEmpty else { return buffer }
             buffer.writeString(String(text.utf8.count, radix: 16) + "\r\n" + text + "\r\n")
