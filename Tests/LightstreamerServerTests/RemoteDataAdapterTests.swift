@@ -218,6 +218,40 @@ import Testing
         try await group.shutdownGracefully()
     }
 
+    /// An update line past the remote's line bound (`ARILimits.maxLineLength`, 1 MiB), sent in
+    /// pieces over the socket: dropped, not held or delivered, and the next line of the same
+    /// connection reaches the engine. (With the bound raised, the long update is delivered and
+    /// the test fails.)
+    @Test func anUpdateLinePastTheBoundIsDroppedAndTheNextIsRead() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let recorder = BatchRecorder()
+        let (connection, adapter, listener, port) = try await Self.proxy(feeding: recorder, group: group)
+        let (remote, stream) = try await ScriptedRemote.connect(port: port, group: group)
+        var lines = stream.makeAsyncIterator()
+        try await Self.send("1|RAC|S|enableClosePacket|S|true", on: remote)
+        _ = try #require(await lines.next())
+        try await Self.send("10|DPI|S|ARI.version|S|1.9.1", on: remote)
+        #expect(await connection.waitUntilReady(timeout: .seconds(5), on: group.next()))
+        let subscribed = Task { try await adapter.subscribe(item: "a") }
+        let sub = try #require(await lines.next())
+        let id = try #require(sub.split(separator: "|").first)
+        try await Self.send("\(id)|SUB|V", on: remote)
+        try await Self.withTimeout { try await subscribed.value }
+
+        // A well-formed update whose value alone is 1 MiB, in 64 KiB writes, then a short one.
+        let long = Array("1|UD3|S|a|S|\(id)|B|0|S|n|S|".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20) + [0x0D, 0x0A]
+        for start in stride(from: 0, to: long.count, by: 1 << 16) {
+            try await remote.writeAndFlush(ByteBuffer(bytes: long[start..<min(start + (1 << 16), long.count)]))
+        }
+        try await Self.send("1|UD3|S|a|S|\(id)|B|0|S|n|S|after", on: remote)
+        try await Self.waitFor(recorder.events, count: 1)
+        #expect(recorder.events.withLockedValue { $0 } == ["BATCH a=after"])
+        #expect(connection.isReady)
+        await listener.close(reason: "test over")
+        try? await remote.close()
+        try await group.shutdownGracefully()
+    }
+
     @Test func aRefusedSubscriptionIsASubscriptionError() async throws {
         #expect(
             RemoteDataAdapter.dataAdapterError(RemoteRequestFailure.refused(.subscription(message: "no such item")))
