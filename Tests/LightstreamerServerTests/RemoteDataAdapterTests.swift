@@ -96,6 +96,33 @@ import Testing
         }
     }
 
+    /// A scripted remote connected to `port` through the handshake (`RAC`, then `DPI` answered
+    /// with 1.9.1), the server's side of it ready; the remote's channel and its lines.
+    static func readyRemote(
+        port: Int, group: MultiThreadedEventLoopGroup, connection: RemoteAdapterConnection
+    ) async throws -> (any Channel, AsyncStream<String>.Iterator) {
+        let (remote, stream) = try await ScriptedRemote.connect(port: port, group: group)
+        var lines = stream.makeAsyncIterator()
+        try await send("1|RAC|S|enableClosePacket|S|true", on: remote)
+        _ = try #require(await lines.next())
+        try await send("10|DPI|S|ARI.version|S|1.9.1", on: remote)
+        #expect(await connection.waitUntilReady(timeout: .seconds(5), on: group.next()))
+        return (remote, lines)
+    }
+
+    /// Subscribes `item` through `adapter`, the remote accepting the `SUB` it reads; the
+    /// request's id (the subscription's, in the remote's updates).
+    static func subscribe(
+        _ item: String, adapter: RemoteDataAdapter, remote: any Channel, lines: inout AsyncStream<String>.Iterator
+    ) async throws -> Substring {
+        let subscribed = Task { try await adapter.subscribe(item: item) }
+        let sub = try #require(await lines.next())
+        let id = try #require(sub.split(separator: "|").first)
+        try await send("\(id)|SUB|V", on: remote)
+        try await withTimeout { try await subscribed.value }
+        return id
+    }
+
     static func waitFor(_ events: NIOLockedValueBox<[String]>, count: Int) async throws {
         for _ in 0..<500 where events.withLockedValue({ $0.count }) < count {
             try await Task.sleep(for: .milliseconds(10))
@@ -188,19 +215,8 @@ import Testing
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let recorder = BatchRecorder()
         let (connection, adapter, listener, port) = try await Self.proxy(feeding: recorder, group: group)
-        let (remote, stream) = try await ScriptedRemote.connect(port: port, group: group)
-        var lines = stream.makeAsyncIterator()
-        try await Self.send("1|RAC|S|enableClosePacket|S|true", on: remote)
-        _ = try #require(await lines.next())
-        try await Self.send("10|DPI|S|ARI.version|S|1.9.1", on: remote)
-        #expect(await connection.waitUntilReady(timeout: .seconds(5), on: group.next()))
-        for item in ["a", "b"] {
-            let subscribed = Task { try await adapter.subscribe(item: item) }
-            let sub = try #require(await lines.next())
-            let id = try #require(sub.split(separator: "|").first)
-            try await Self.send("\(id)|SUB|V", on: remote)
-            try await Self.withTimeout { try await subscribed.value }
-        }
+        var (remote, lines) = try await Self.readyRemote(port: port, group: group, connection: connection)
+        for item in ["a", "b"] { _ = try await Self.subscribe(item, adapter: adapter, remote: remote, lines: &lines) }
         // One write, so one read on the server's side (well under a socket buffer).
         let burst = [
             "1|UD3|S|a|S|11|B|0|S|n|S|1", "1|UD3|S|b|S|12|B|0|S|n|S|1", "1|UD3|S|a|S|99|B|0|S|n|S|stale",
@@ -226,17 +242,8 @@ import Testing
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let recorder = BatchRecorder()
         let (connection, adapter, listener, port) = try await Self.proxy(feeding: recorder, group: group)
-        let (remote, stream) = try await ScriptedRemote.connect(port: port, group: group)
-        var lines = stream.makeAsyncIterator()
-        try await Self.send("1|RAC|S|enableClosePacket|S|true", on: remote)
-        _ = try #require(await lines.next())
-        try await Self.send("10|DPI|S|ARI.version|S|1.9.1", on: remote)
-        #expect(await connection.waitUntilReady(timeout: .seconds(5), on: group.next()))
-        let subscribed = Task { try await adapter.subscribe(item: "a") }
-        let sub = try #require(await lines.next())
-        let id = try #require(sub.split(separator: "|").first)
-        try await Self.send("\(id)|SUB|V", on: remote)
-        try await Self.withTimeout { try await subscribed.value }
+        var (remote, lines) = try await Self.readyRemote(port: port, group: group, connection: connection)
+        let id = try await Self.subscribe("a", adapter: adapter, remote: remote, lines: &lines)
 
         // A well-formed update whose value alone is 1 MiB, in 64 KiB writes, then a short one.
         let long = Array("1|UD3|S|a|S|\(id)|B|0|S|n|S|".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20) + [0x0D, 0x0A]
