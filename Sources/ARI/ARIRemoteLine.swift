@@ -20,6 +20,15 @@ public enum ARIRemoteLine: Sendable, Hashable {
     /// Reads one line (terminator removed). Never traps; anything malformed is thrown.
     public static func decode(_ line: String, limits: ARILimits = .default) throws(ARIProtocolError) -> ARIRemoteLine {
         if line == ARIMethod.keepalive.rawValue { return .keepalive }
+        // The data path: a well-formed `UD3` read from its bytes; anything else reads below.
+        if let update = ARIUpdateLine.decode(line, limits: limits) { return .update(update) }
+        return try decodeTokens(line, limits: limits)
+    }
+
+    /// `decode` through the line's tokens: every kind of line, and every error (and the
+    /// reference the tests compare `ARIUpdateLine` with).
+    public static func decodeTokens(_ line: String, limits: ARILimits = .default) throws(ARIProtocolError) -> ARIRemoteLine {
+        if line == ARIMethod.keepalive.rawValue { return .keepalive }
         let tokens = try ARITokenizer.tokens(of: line, limits: limits)
         guard tokens.count >= 2 else { throw .missingMethod }
         let id = String(tokens[0])

@@ -31,6 +31,14 @@ public enum PercentEncoding {
         try decode(value.utf8, plusAsSpace: plusAsSpace)
     }
 
+    /// `decodeRequestValue` over bytes already known to be valid UTF-8 (a range of a Swift
+    /// string's bytes that does not cut a character: one between ASCII separators).
+    public static func decodeRequestValue(
+        validUTF8 bytes: UnsafeBufferPointer<UInt8>, plusAsSpace: Bool = true
+    ) -> Result<String, DecodeError> {
+        decode(bytes, plusAsSpace: plusAsSpace)
+    }
+
     // MARK: Responses (server to client)
 
     /// Encodes one argument of a notification line (not the field values of `U`): comma, CR,

@@ -1,0 +1,109 @@
+import TLCP
+
+/// `UD3` lines read straight from their bytes, the one kind of line a remote Data Adapter sends
+/// at a high rate (docs/ARI.md, "UD3").
+///
+/// The general path (`ARIRemoteLine.decode`) cuts the line into an array of `Substring` tokens,
+/// each holding a reference to the line, and reads them through typed `ARIValue`s. This one
+/// walks the separators once and decodes each string from its range of bytes. It takes only
+/// lines it can read completely and that the general path reads the same way: anything else
+/// (another method, an error of any kind, a `Y` value) is nil, and the general path decodes the
+/// line and reports its error. Tests compare the two over random lines.
+enum ARIUpdateLine {
+    static func decode(_ line: String, limits: ARILimits) -> ARIUpdate? {
+        line.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.count <= limits.maxLineLength else { return nil }
+            var cursor = ARITokenCursor(bytes: bytes, maxTokens: limits.maxTokens)
+            guard cursor.next() != nil, let method = cursor.next(), cursor.equals(method, "UD3"),
+                let item = cursor.nonNullString(), let subscriptionId = cursor.nonNullString(),
+                cursor.tag("B"), let flag = cursor.next(), flag.count == 1
+            else { return nil }
+            let isSnapshot: Bool
+            switch bytes[flag.lowerBound] {
+            case UInt8(ascii: "1"): isSnapshot = true
+            case UInt8(ascii: "0"): isSnapshot = false
+            default: return nil
+            }
+            var update = ARIUpdate(item: item, subscriptionId: subscriptionId, isSnapshot: isSnapshot, fields: [])
+            update.fields.reserveCapacity(cursor.remainingSeparators / 4)
+            while !cursor.isAtEnd {
+                guard let name = cursor.nonNullString(), let value = cursor.string() else { return nil }
+                update.fields.append(ARIField(name, .text(value)))
+            }
+            return update
+        } ?? nil
+    }
+}
+
+/// The tokens of one line, taken one at a time as ranges of its bytes. Like the tokenizer, it
+/// refuses a line of more than `maxTokens` tokens and an empty token, here by returning nil.
+private struct ARITokenCursor {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let maxTokens: Int
+    /// Where the next token starts; past the end once the last one is taken.
+    private var position = 0
+    private var taken = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, maxTokens: Int) {
+        self.bytes = bytes
+        self.maxTokens = maxTokens
+    }
+
+    var isAtEnd: Bool { position > bytes.count }
+
+    /// The `|` left after the current position (a bound for the fields' count).
+    var remainingSeparators: Int {
+        guard !isAtEnd else { return 0 }
+        var count = 0
+        var i = position
+        while let bar = bytes.firstIndexScanningWords(of: UInt8(ascii: "|"), from: i, to: bytes.count) {
+            count += 1
+            i = bar + 1
+        }
+        return count + 1
+    }
+
+    /// The next token's range, nil at the end, past `maxTokens`, or when the token is empty.
+    mutating func next() -> Range<Int>? {
+        guard !isAtEnd, taken < maxTokens else { return nil }
+        taken += 1
+        let end = bytes.firstIndexScanningWords(of: UInt8(ascii: "|"), from: position, to: bytes.count) ?? bytes.count
+        let range = position..<end
+        position = end + 1
+        return range.isEmpty ? nil : range
+    }
+
+    func equals(_ range: Range<Int>, _ text: StaticString) -> Bool {
+        guard range.count == text.utf8CodeUnitCount else { return false }
+        let expected = text.utf8Start
+        for (i, offset) in range.enumerated() where bytes[offset] != expected[i] { return false }
+        return true
+    }
+
+    /// The next token is exactly the type tag `tag`.
+    mutating func tag(_ tag: StaticString) -> Bool {
+        guard let range = next() else { return false }
+        return equals(range, tag)
+    }
+
+    /// An `S` tag and its value: `.some(nil)` for `#`, nil when the line cannot be read here.
+    mutating func string() -> String?? {
+        guard tag("S"), let range = next() else { return nil }
+        if range.count == 1 {
+            switch bytes[range.lowerBound] {
+            case UInt8(ascii: "#"): return .some(nil)
+            case UInt8(ascii: "$"): return ""
+            default: break
+            }
+        }
+        guard case .success(let text) = PercentEncoding.decodeRequestValue(validUTF8: UnsafeBufferPointer(rebasing: bytes[range]))
+        else { return nil }
+        return text
+    }
+
+    /// An `S` value that is not `#`.
+    mutating func nonNullString() -> String? {
+        guard case .some(.some(let text)) = string() else { return nil }
+        return text
+    }
+}
