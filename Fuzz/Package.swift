@@ -1,5 +1,5 @@
 // swift-tools-version:6.1
-// libFuzzer targets for the TLCP parsers, patch application, the server's HTTP front and the MPN trigger and format compilers. Not part of the main build: see Fuzz/README.md.
+// libFuzzer targets for the TLCP parsers, the ARI line reader, patch application, the server's HTTP front and the MPN trigger and format compilers. Not part of the main build: see Fuzz/README.md.
 import PackageDescription
 
 let package = Package(
@@ -21,6 +21,11 @@ let package = Package(
         .executableTarget(
             name: "FuzzHTTPFront",
             dependencies: ["FuzzDriver", .product(name: "LightstreamerServer", package: "lightstreamer-swift")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
+        .executableTarget(
+            name: "FuzzARILine",
+            dependencies: ["FuzzDriver", .product(name: "ARI", package: "lightstreamer-swift")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
         .executableTarget(

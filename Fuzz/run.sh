@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: Fuzz/run.sh FuzzLineParser|FuzzRequestParser|FuzzJSONPatch|FuzzHTTPFront|FuzzTrigger|FuzzFormat [seconds]
+# Usage: Fuzz/run.sh FuzzLineParser|FuzzRequestParser|FuzzARILine|FuzzJSONPatch|FuzzHTTPFront|FuzzTrigger|FuzzFormat [seconds]
 set -euo pipefail
 target=${1:?target}
 seconds=${2:-600}
