@@ -14,13 +14,14 @@ import Testing
     /// object is linear (its repeated-key check goes through a hash table), and the patch is
     /// charged the document's size per operation, so it is refused past `JSONPatch.Limits`'
     /// `maxWork` instead of running for as long as the server's line allows.
-    @Test func aLongPatchOnAWideObjectFailsItsSubscriptionOnly() async throws {
+    @Test(arguments: [ScriptedTLCPServer.Transport.httpStreaming, .webSocket])
+    func aLongPatchOnAWideObjectFailsItsSubscriptionOnly(transport: ScriptedTLCPServer.Transport) async throws {
         let wide = "{" + (0..<99_999).map { #""k\#($0)":0"# }.joined(separator: ",") + "}"
         let operation = #"{"op":"replace","path":"/k0","value":1}"#
         let patch = "^P[" + Array(repeating: operation, count: 600).joined(separator: ",") + "]"
         let group = MultiThreadedEventLoopGroup.singleton
         let plainSubId = NIOLockedValueBox<String?>(nil)
-        let server = try await ScriptedTLCPServer.start(group: group) { request, stream in
+        let server = try await ScriptedTLCPServer.start(group: group, transport: transport) { request, stream in
             if request.path.contains("create_session") {
                 return .init(lines: ["CONOK,S1,50000,5000,*", "LOOP,0"], open: false)
             }
@@ -44,7 +45,7 @@ import Testing
         defer { Task { await server.stop() } }
 
         let client = LightstreamerClient(serverAddress: "http://127.0.0.1:\(server.port)", adapterSet: "HOSTILE")
-        client.connectionOptions.forcedTransport = .HTTP_STREAMING
+        client.connectionOptions.forcedTransport = transport.forced
         let events = ClientRecorder()
         client.addDelegate(events)
         let wideSub = Subscription(subscriptionMode: .MERGE, item: "wide", fields: ["value"])
@@ -71,7 +72,7 @@ import Testing
         let subId = try #require(plainSubId.withLockedValue { $0 })
         server.stream.send(["U,\(subId),1,second"])
         try await waitUntil { plainUpdates.values("value") == ["first", "second"] }
-        #expect(events.statuses.last == "CONNECTED:HTTP-STREAMING", "\(events.statuses)")
+        #expect(events.statuses.last == "CONNECTED:\(transport.forced.rawValue)", "\(events.statuses)")
         #expect(events.serverErrors.isEmpty)
         client.disconnect()
     }
@@ -110,5 +111,67 @@ import Testing
         #expect(!events.statuses.contains("STALLED"), "\(events.statuses)")
         #expect(events.serverErrors.isEmpty)
         client.disconnect()
+    }
+
+    /// How a WebSocket message past the client's bounds is sent: in 8 MiB frames past the
+    /// 64 MiB a message may hold (`WebSocketLineHandler`), or as one frame past the 16 MiB a
+    /// frame may hold (NIO's frame decoder, `maxFrameSize`).
+    enum LongMessage: CaseIterable, Sendable {
+        case fragmented
+        case oneFrame
+    }
+
+    /// A WebSocket message past the client's bounds, never finished: the client gives the
+    /// connection up rather than holding the bytes, recovers the session with an HTTP poll,
+    /// and binds again on a new WebSocket.
+    @Test(arguments: LongMessage.allCases)
+    func aMessageLongerThanTheBoundEndsTheStream(shape: LongMessage) async throws {
+        let binds = NIOLockedValueBox(0)
+        let server = try await ScriptedTLCPServer.start(group: MultiThreadedEventLoopGroup.singleton, transport: .webSocket) { request, _ in
+            if request.path == "create_session" {
+                // A keep-alive of a minute: only the message's bound can end the stream.
+                return .init(lines: ["CONOK,S1,50000,60000,*"], open: true)
+            }
+            if request.path.contains("bind_session") {
+                // The recovery (an HTTP poll), then the new WebSocket's bind.
+                let recovering = request.requests.first?["LS_recovery_from"] != nil
+                binds.withLockedValue { $0 += 1 }
+                return .init(lines: ["CONOK,S1,50000,60000,*"] + (recovering ? ["PROG,0", "LOOP,0"] : []), open: true)
+            }
+            return .init(lines: request.requests.compactMap { $0["LS_reqId"].map { "REQOK,\($0)" } }, open: false)
+        }
+        defer { Task { await server.stop() } }
+        let client = LightstreamerClient(serverAddress: "http://127.0.0.1:\(server.port)", adapterSet: "HOSTILE")
+        client.connectionOptions.forcedTransport = .WS_STREAMING
+        let events = ClientRecorder()
+        client.addDelegate(events)
+        client.connect()
+        try await waitUntil { events.statuses.last == "CONNECTED:WS-STREAMING" }
+
+        switch shape {
+        case .fragmented:
+            // 64 MiB in eight frames, then one byte more, and no last frame.
+            let piece = String(repeating: "x", count: 8 << 20)
+            #expect(server.stream.send(frame: piece, first: true, fin: false))
+            for _ in 1..<8 { #expect(server.stream.send(frame: piece, first: false, fin: false)) }
+            #expect(server.stream.send(frame: "x", first: false, fin: false))
+        case .oneFrame:
+            #expect(server.stream.send(frame: String(repeating: "x", count: (16 << 20) + 1), first: true, fin: true))
+        }
+        try await waitUntil(seconds: 30) { binds.withLockedValue { $0 } >= 2 && events.statuses.last == "CONNECTED:WS-STREAMING" }
+        #expect(events.statuses.contains("DISCONNECTED:TRYING-RECOVERY"), "\(events.statuses)")
+        #expect(!events.statuses.contains("STALLED"), "\(events.statuses)")
+        #expect(events.serverErrors.isEmpty)
+        client.disconnect()
+    }
+}
+
+extension ScriptedTLCPServer.Transport {
+    /// The client's forced transport for this one.
+    var forced: TransportSelection {
+        switch self {
+        case .httpStreaming: return .HTTP_STREAMING
+        case .webSocket: return .WS_STREAMING
+        }
     }
 }

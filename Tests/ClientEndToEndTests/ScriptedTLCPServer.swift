@@ -1,16 +1,30 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
 import NIOPosix
+import NIOWebSocket
 
-/// A loopback HTTP server that speaks just enough TLCP over HTTP-STREAMING for tests of what
-/// the real client does with lines no well-behaved server sends. Every request is answered by
-/// `script`; the lines it returns for a `bind_session` open the session's stream, which the
-/// script may write to later through `stream` (lines written before it opens wait for it: a
-/// client may send its control requests while its bind is on its way).
+/// A loopback server that speaks just enough TLCP, over HTTP-STREAMING or over WebSocket, for
+/// tests of what the real client does with lines no well-behaved server sends. Every request is
+/// answered by `script`.
+///
+/// - Over HTTP, the lines it returns for a `bind_session` open the session's stream, which the
+///   script may write to later through `stream` (lines written before it opens wait for it: a
+///   client may send its control requests while its bind is on its way).
+/// - Over WebSocket, `wsok` is answered by the server itself; the connection of the last
+///   `create_session` or `bind_session` is the stream, whatever `open` says, and a request's
+///   reply goes out before the lines the script sent to the stream while answering it. Plain
+///   HTTP requests (the client recovers a session with an HTTP poll) get the script's lines
+///   in a whole response.
 final class ScriptedTLCPServer: Sendable {
-    /// One request: its path (with the query) and its body's requests, one per line, as
-    /// parameter dictionaries.
+    enum Transport: Sendable {
+        case httpStreaming
+        case webSocket
+    }
+
+    /// One request: its path with the query (over WebSocket, the request's name) and its
+    /// requests, one per line, as parameter dictionaries.
     struct Request: Sendable {
         let path: String
         let requests: [[String: String]]
@@ -37,14 +51,20 @@ final class ScriptedTLCPServer: Sendable {
     }
 
     static func start(
-        group: any EventLoopGroup, script: @escaping @Sendable (Request, ScriptedTLCPServer.Stream) -> Reply
+        group: any EventLoopGroup, transport: Transport = .httpStreaming,
+        script: @escaping @Sendable (Request, ScriptedTLCPServer.Stream) -> Reply
     ) async throws -> ScriptedTLCPServer {
         let stream = NIOLockedValueBox(StreamState())
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
-                child.eventLoop.makeCompletedFuture {
-                    try child.pipeline.syncOperations.addHandler(Handler(stream: stream, script: script))
+                switch transport {
+                case .httpStreaming:
+                    return child.eventLoop.makeCompletedFuture {
+                        try child.pipeline.syncOperations.addHandler(Handler(stream: stream, script: script))
+                    }
+                case .webSocket:
+                    return WebSocketHandler.configure(child, stream: stream, script: script)
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -56,9 +76,12 @@ final class ScriptedTLCPServer: Sendable {
         try? await channel.close()
     }
 
-    /// The stream's channel once a reply opened it, and the lines written before.
+    /// The stream's channel once a reply opened it, and the lines written before (or, over
+    /// WebSocket, while a request is being answered).
     fileprivate struct StreamState: Sendable {
         var channel: (any Channel)?
+        var isWebSocket = false
+        var answering = false
         var waiting: [String] = []
     }
 
@@ -66,22 +89,161 @@ final class ScriptedTLCPServer: Sendable {
     struct Stream: Sendable {
         fileprivate let box: NIOLockedValueBox<StreamState>
 
-        /// Writes `lines` as one chunk on the stream, or keeps them for when it opens.
+        /// Writes `lines` as one chunk (one WebSocket message) on the stream, or keeps them
+        /// for when it opens.
         func send(_ lines: [String]) {
-            let channel = box.withLockedValue { state in
-                if state.channel == nil { state.waiting += lines }
-                return state.channel
+            let (channel, isWebSocket) = box.withLockedValue { state -> ((any Channel)?, Bool) in
+                guard let channel = state.channel, !state.answering else {
+                    state.waiting += lines
+                    return (nil, false)
+                }
+                return (channel, state.isWebSocket)
             }
-            channel?.writeAndFlush(Handler.chunk(lines), promise: nil)
+            guard let channel else { return }
+            if isWebSocket {
+                channel.writeAndFlush(WebSocketHandler.message(lines), promise: nil)
+            } else {
+                channel.writeAndFlush(Handler.chunk(lines), promise: nil)
+            }
         }
 
-        /// Writes `text` as one chunk on the open stream with no line end after it (a line
-        /// that has not ended yet); false when no stream is open.
+        /// Over HTTP, writes `text` as one chunk on the open stream with no line end after it
+        /// (a line that has not ended yet); false when no HTTP stream is open.
         @discardableResult
         func send(unterminated text: String) -> Bool {
-            guard let channel = box.withLockedValue({ $0.channel }) else { return false }
+            guard let channel = box.withLockedValue({ $0.isWebSocket ? nil : $0.channel }) else { return false }
             channel.writeAndFlush(Handler.chunk(text: text), promise: nil)
             return true
+        }
+
+        /// Over WebSocket, writes `text` as one frame of a text message: its first frame when
+        /// `first`, a continuation otherwise, the last when `fin`; false when no WebSocket
+        /// stream is open.
+        @discardableResult
+        func send(frame text: String, first: Bool, fin: Bool) -> Bool {
+            guard let channel = box.withLockedValue({ $0.isWebSocket ? $0.channel : nil }) else { return false }
+            let frame = WebSocketFrame(fin: fin, opcode: first ? .text : .continuation, data: ByteBuffer(string: text))
+            channel.writeAndFlush(frame, promise: nil)
+            return true
+        }
+    }
+
+    /// TLCP over WebSocket: each text message is one request name and its requests' lines;
+    /// each reply goes out as one message.
+    private final class WebSocketHandler: ChannelInboundHandler {
+        typealias InboundIn = WebSocketFrame
+        typealias OutboundOut = WebSocketFrame
+        let stream: NIOLockedValueBox<StreamState>
+        let script: @Sendable (Request, ScriptedTLCPServer.Stream) -> Reply
+        var message: [UInt8] = []
+
+        init(stream: NIOLockedValueBox<StreamState>, script: @escaping @Sendable (Request, ScriptedTLCPServer.Stream) -> Reply) {
+            self.stream = stream
+            self.script = script
+        }
+
+        /// An HTTP server that upgrades to WebSocket with TLCP's subprotocol, and answers
+        /// plain requests (the client's recovery polls) with the script's lines.
+        static func configure(
+            _ channel: any Channel, stream: NIOLockedValueBox<StreamState>,
+            script: @escaping @Sendable (Request, ScriptedTLCPServer.Stream) -> Reply
+        ) -> EventLoopFuture<Void> {
+            let polls = NIOLoopBound(PollHandler(stream: stream, script: script), eventLoop: channel.eventLoop)
+            let upgrader = NIOWebSocketServerUpgrader(
+                maxFrameSize: 1 << 20,
+                shouldUpgrade: { channel, _ in
+                    channel.eventLoop.makeSucceededFuture(HTTPHeaders([("Sec-WebSocket-Protocol", "TLCP-2.5.0.lightstreamer.com")]))
+                },
+                upgradePipelineHandler: { channel, _ in
+                    channel.eventLoop.makeCompletedFuture {
+                        channel.pipeline.syncOperations.removeHandler(polls.value, promise: nil)
+                        try channel.pipeline.syncOperations.addHandler(WebSocketHandler(stream: stream, script: script))
+                    }
+                })
+            return channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                    withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
+                try channel.pipeline.syncOperations.addHandler(polls.value)
+            }
+        }
+
+        static func message(_ lines: [String]) -> WebSocketFrame {
+            WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: lines.map { $0 + "\r\n" }.joined()))
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let frame = unwrapInboundIn(data)
+            switch frame.opcode {
+            case .text, .continuation:
+                if frame.opcode == .text { message = [] }
+                message.append(contentsOf: frame.unmaskedData.readableBytesView)
+                guard frame.fin else { return }
+                let lines = String(decoding: message, as: UTF8.self).split(separator: "\r\n")
+                guard let name = lines.first else { return }
+                if name == "wsok" {
+                    context.writeAndFlush(wrapOutboundOut(Self.message(["WSOK"])), promise: nil)
+                    return
+                }
+                let request = Request(path: String(name), requests: lines.dropFirst().map(Handler.parameters))
+                let isStream = name == "create_session" || name == "bind_session"
+                stream.withLockedValue { state in
+                    if isStream {
+                        state.channel = context.channel
+                        state.isWebSocket = true
+                    }
+                    state.answering = true
+                }
+                let reply = script(request, Stream(box: stream))
+                // The lines sent while answering, now that the reply is on its way (kept when
+                // no stream is open yet).
+                let (held, streamChannel) = stream.withLockedValue { state -> ([String], (any Channel)?) in
+                    state.answering = false
+                    guard let channel = state.channel else { return ([], nil) }
+                    defer { state.waiting = [] }
+                    return (state.waiting, channel)
+                }
+                context.writeAndFlush(wrapOutboundOut(Self.message(reply.lines)), promise: nil)
+                if !held.isEmpty { streamChannel?.writeAndFlush(Self.message(held), promise: nil) }
+            case .connectionClose:
+                context.close(promise: nil)
+            default:
+                break
+            }
+        }
+    }
+
+    /// Plain HTTP requests beside the WebSocket transport: each answered with the script's
+    /// lines in one whole response (never a stream: lines for the stream go to the WebSocket).
+    private final class PollHandler: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        let stream: NIOLockedValueBox<StreamState>
+        let script: @Sendable (Request, ScriptedTLCPServer.Stream) -> Reply
+        var path = ""
+        var body: [UInt8] = []
+
+        init(stream: NIOLockedValueBox<StreamState>, script: @escaping @Sendable (Request, ScriptedTLCPServer.Stream) -> Reply) {
+            self.stream = stream
+            self.script = script
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head):
+                path = head.uri
+                body = []
+            case .body(let bytes):
+                body.append(contentsOf: bytes.readableBytesView)
+            case .end:
+                let lines = String(decoding: body, as: UTF8.self).split(separator: "\r\n")
+                let reply = script(Request(path: path, requests: lines.map(Handler.parameters)), Stream(box: stream))
+                let text = reply.lines.map { $0 + "\r\n" }.joined()
+                var headers = HTTPHeaders([("Content-Type", "text/enriched; charset=UTF-8")])
+                headers.add(name: "Content-Length", value: String(text.utf8.count))
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
         }
     }
 
@@ -154,14 +316,17 @@ final class ScriptedTLCPServer: Sendable {
             let bodyStart = headEnd + 4
             guard bytes.count - bodyStart >= length else { return nil }
             let body = String(decoding: bytes[bodyStart..<(bodyStart + length)], as: UTF8.self)
-            let requests = body.split(separator: "\r\n").map { line in
-                Dictionary(
-                    line.split(separator: "&").map { pair -> (String, String) in
-                        let kv = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
-                        return (kv[0], kv.count > 1 ? kv[1] : "")
-                    }, uniquingKeysWith: { first, _ in first })
-            }
+            let requests = body.split(separator: "\r\n").map(parameters)
             return (Request(path: path, requests: requests), bodyStart + length)
+        }
+
+        /// One request's `name=value&…` line as a dictionary (the first of a repeated name).
+        static func parameters(_ line: Substring) -> [String: String] {
+            Dictionary(
+                line.split(separator: "&").map { pair -> (String, String) in
+                    let kv = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
+                    return (kv[0], kv.count > 1 ? kv[1] : "")
+                }, uniquingKeysWith: { first, _ in first })
         }
     }
 }
