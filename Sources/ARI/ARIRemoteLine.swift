@@ -19,7 +19,9 @@ public enum ARIRemoteLine: Sendable, Hashable {
 
     /// Reads one line (terminator removed). Never traps; anything malformed is thrown.
     public static func decode(_ line: String, limits: ARILimits = .default) throws(ARIProtocolError) -> ARIRemoteLine {
-        if line == ARIMethod.keepalive.rawValue { return .keepalive }
+        // (The length first: comparing every line with the text costs more than the rest of
+        // the check.)
+        if line.utf8.count == 9, line == ARIMethod.keepalive.rawValue { return .keepalive }
         // The data path: a well-formed `UD3` read from its bytes; anything else reads below.
         if let update = ARIUpdateLine.decode(line, limits: limits) { return .update(update) }
         return try decodeTokens(line, limits: limits)

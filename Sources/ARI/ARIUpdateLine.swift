@@ -25,7 +25,9 @@ enum ARIUpdateLine {
             default: return nil
             }
             var update = ARIUpdate(item: item, subscriptionId: subscriptionId, isSnapshot: isSnapshot, fields: [])
-            update.fields.reserveCapacity(cursor.remainingSeparators / 4)
+            // A field takes 8 bytes at least (`S|n|S|v|`), so this bounds the count without
+            // another pass over the line.
+            update.fields.reserveCapacity(min(cursor.remainingBytes / 8 + 1, 256))
             while !cursor.isAtEnd {
                 guard let name = cursor.nonNullString(), let value = cursor.string() else { return nil }
                 update.fields.append(ARIField(name, .text(value)))
@@ -51,26 +53,30 @@ private struct ARITokenCursor {
 
     var isAtEnd: Bool { position > bytes.count }
 
-    /// The `|` left after the current position (a bound for the fields' count).
-    var remainingSeparators: Int {
-        guard !isAtEnd else { return 0 }
-        var count = 0
-        var i = position
-        while let bar = bytes.firstIndexScanningWords(of: UInt8(ascii: "|"), from: i, to: bytes.count) {
-            count += 1
-            i = bar + 1
-        }
-        return count + 1
-    }
+    /// The bytes after the current position.
+    var remainingBytes: Int { max(0, bytes.count - position) }
 
     /// The next token's range, nil at the end, past `maxTokens`, or when the token is empty.
     mutating func next() -> Range<Int>? {
         guard !isAtEnd, taken < maxTokens else { return nil }
         taken += 1
-        let end = bytes.firstIndexScanningWords(of: UInt8(ascii: "|"), from: position, to: bytes.count) ?? bytes.count
+        let end = nextSeparator() ?? bytes.count
         let range = position..<end
         position = end + 1
         return range.isEmpty ? nil : range
+    }
+
+    /// The next `|`: byte by byte over the first 16 bytes (most tokens are shorter: type tags,
+    /// ids, names, numbers), then a word at a time.
+    private func nextSeparator() -> Int? {
+        let bar = UInt8(ascii: "|")
+        var i = position
+        let nearEnd = min(bytes.count, position + 16)
+        while i < nearEnd {
+            if bytes[i] == bar { return i }
+            i += 1
+        }
+        return bytes.firstIndexScanningWords(of: bar, from: i, to: bytes.count)
     }
 
     func equals(_ range: Range<Int>, _ text: StaticString) -> Bool {

@@ -6,8 +6,12 @@ import Testing
 /// (`ARIRemoteLine.decodeTokens`).
 @Suite struct ARIUpdateLineTests {
     /// Value tokens: plain, escaped (`%7C` is `|`), `+` for a space, null, empty, non-ASCII,
-    /// and the malformed (a bad escape, an escape that makes invalid UTF-8).
-    static let values = ["12.5", "a+b", "%7C%25", "#", "$", "é€", "%24", "x%2", "%FF", "%C3%A9"]
+    /// longer than the 16 bytes scanned one by one (15, 16, 17 and 40 bytes), and the
+    /// malformed (a bad escape, an escape that makes invalid UTF-8).
+    static let values = [
+        "12.5", "a+b", "%7C%25", "#", "$", "é€", "%24", "x%2", "%FF", "%C3%A9",
+        "fifteen-bytes-x", "sixteen-bytes-xx", "seventeen-bytes-x", "a+value+of+forty+bytes%2C+past+the+scan",
+    ]
     /// Pieces that make a line go wrong in other ways.
     static let noise = ["", "|", "Y", "B", "S", "UD3", "2", "#", "QUJD"]
 

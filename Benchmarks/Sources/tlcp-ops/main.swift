@@ -49,11 +49,10 @@ let streamReads = stride(from: 0, to: streamBody.count, by: 1_024).map { Array(s
 var splitter = LineSplitter()
 // 64 ARI `UD3` lines as a remote Data Adapter writes them (lightstreamer-loadtest's remote
 // feed), read in 4 KiB pieces.
-let ariBody = Array(
-    (0..<64).map { i in
-        "\(1_700_000_000_000 + i)|UD3|S|load\(i % 10)|S|\(i % 10 + 1)|B|0|S|n|S|\(100_000 + i)|S|ts|S|\(1_700_000_000_000 + i)\r\n"
-    }
-    .joined().utf8)
+let ariLines = (0..<64).map { i in
+    "\(1_700_000_000_000 + i)|UD3|S|load\(i % 10)|S|\(i % 10 + 1)|B|0|S|n|S|\(100_000 + i)|S|ts|S|\(1_700_000_000_000 + i)"
+}
+let ariBody = Array(ariLines.map { $0 + "\r\n" }.joined().utf8)
 let ariReads = stride(from: 0, to: ariBody.count, by: 4_096).map { Array(ariBody[$0..<min($0 + 4_096, ariBody.count)]) }
 var framer = ARILineFramer()
 var documentValues: [String?] = [documents[0][0]]
@@ -111,6 +110,11 @@ for i in 0..<n {
         for read in ariReads {
             sink &+= read.withUnsafeBytes { framer.append($0) }.count
         }
+    case "ari-decode":
+        // One line of the same feed decoded (from its bytes), and through its tokens.
+        if case .update(let u)? = try? ARIRemoteLine.decode(ariLines[i % 64]) { sink &+= u.fields.count }
+    case "ari-decode-tokens":
+        if case .update(let u)? = try? ARIRemoteLine.decodeTokens(ariLines[i % 64]) { sink &+= u.fields.count }
     case "encode-wide": sink &+= encode(wideDocuments, i, diffs: [.jsonPatch])
     case "encode-diffs": sink &+= encode(rows, i, diffs: [.tlcpDiff, .jsonPatch])
     case "encode-patch": sink &+= encode(spreadDocuments, i, diffs: [.tlcpDiff, .jsonPatch])
