@@ -94,8 +94,10 @@ final class RemoteAdapterConnection: Sendable {
         let actions: [Machine.Action] = state.withLockedValue { s in
             guard s.channel === channel else { return [] }
             var actions: [Machine.Action] = []
+            // One clock reading for the read's lines (they arrived together).
+            let now = Self.now()
             for line in s.framer.append(buffer.readableBytesView) {
-                actions += s.machine.received(line, now: Self.now())
+                s.machine.received(line, now: now, into: &actions)
             }
             return actions
         }

@@ -82,33 +82,46 @@ public struct RemoteConnectionStateMachine<Context: Sendable>: Sendable {
 
     /// A line arrived, or a line that could not be framed.
     public mutating func received(_ line: Result<String, ARIProtocolError>, now: Int64) -> [Action] {
-        guard state != .closed, state != .idle else { return [] }
+        var actions: [Action] = []
+        received(line, now: now, into: &actions)
+        return actions
+    }
+
+    /// As `received(_:now:)`, appending the actions to `actions`: the driver gathers a read's
+    /// lines in one array, not one per line.
+    public mutating func received(_ line: Result<String, ARIProtocolError>, now: Int64, into actions: inout [Action]) {
+        guard state != .closed, state != .idle else { return }
         lastReceived = now
         let text: String
         switch line {
-        case .failure(let e): return [.log(.warning, "unreadable line from remote: \("\(e)".logEscaped())")]
+        case .failure(let e):
+            actions.append(.log(.warning, "unreadable line from remote: \("\(e)".logEscaped())"))
+            return
         case .success(let t): text = t
         }
         let message: ARIRemoteLine
         do {
             message = try ARIRemoteLine.decode(text)
         } catch {
-            return malformed(text, error)
+            actions += malformed(text, error)
+            return
         }
         switch message {
         case .keepalive:
-            return []
+            return
         case .remoteCredentials(let c):
-            return credentials(c, now: now)
+            actions += credentials(c, now: now)
         case .reply(let reply):
-            return self.reply(reply, now: now)
+            actions += self.reply(reply, now: now)
         case .update, .endOfSnapshot, .clearSnapshot, .diffOrders:
             guard isReady, case .data = configuration.role else {
-                return [.log(.warning, "data notification \(Self.method(of: message)) outside a ready data connection: ignored")]
+                actions.append(.log(.warning, "data notification \(Self.method(of: message)) outside a ready data connection: ignored"))
+                return
             }
-            return [.dataNotification(message)]
+            actions.append(.dataNotification(message))
         case .failure(let m):
-            return [.log(.error, "remote adapter failure: \((m ?? "(no message)").logEscaped())"), .remoteFailure(m)]
+            actions.append(.log(.error, "remote adapter failure: \((m ?? "(no message)").logEscaped())"))
+            actions.append(.remoteFailure(m))
         }
     }
 
