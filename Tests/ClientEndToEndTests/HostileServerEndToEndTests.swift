@@ -44,10 +44,7 @@ import Testing
         }
         defer { Task { await server.stop() } }
 
-        let client = LightstreamerClient(serverAddress: "http://127.0.0.1:\(server.port)", adapterSet: "HOSTILE")
-        client.connectionOptions.forcedTransport = transport.forced
-        let events = ClientRecorder()
-        client.addDelegate(events)
+        let (client, events) = Self.client(of: server, on: transport.forced)
         let wideSub = Subscription(subscriptionMode: .MERGE, item: "wide", fields: ["value"])
         let wideUpdates = UpdateRecorder()
         wideSub.addDelegate(wideUpdates)
@@ -95,10 +92,7 @@ import Testing
             return .init(lines: request.requests.compactMap { $0["LS_reqId"].map { "REQOK,\($0)" } }, open: false)
         }
         defer { Task { await server.stop() } }
-        let client = LightstreamerClient(serverAddress: "http://127.0.0.1:\(server.port)", adapterSet: "HOSTILE")
-        client.connectionOptions.forcedTransport = .HTTP_STREAMING
-        let events = ClientRecorder()
-        client.addDelegate(events)
+        let (client, events) = Self.client(of: server, on: .HTTP_STREAMING)
         client.connect()
         try await waitUntil { events.statuses.last == "CONNECTED:HTTP-STREAMING" && binds.withLockedValue { $0 } == 1 }
 
@@ -111,6 +105,15 @@ import Testing
         #expect(!events.statuses.contains("STALLED"), "\(events.statuses)")
         #expect(events.serverErrors.isEmpty)
         client.disconnect()
+    }
+
+    /// A client of `server` forced to `transport`, not connected yet, and its events.
+    static func client(of server: ScriptedTLCPServer, on transport: TransportSelection) -> (LightstreamerClient, ClientRecorder) {
+        let client = LightstreamerClient(serverAddress: "http://127.0.0.1:\(server.port)", adapterSet: "HOSTILE")
+        client.connectionOptions.forcedTransport = transport
+        let events = ClientRecorder()
+        client.addDelegate(events)
+        return (client, events)
     }
 
     /// How a WebSocket message past the client's bounds is sent: in 8 MiB frames past the
@@ -141,10 +144,7 @@ import Testing
             return .init(lines: request.requests.compactMap { $0["LS_reqId"].map { "REQOK,\($0)" } }, open: false)
         }
         defer { Task { await server.stop() } }
-        let client = LightstreamerClient(serverAddress: "http://127.0.0.1:\(server.port)", adapterSet: "HOSTILE")
-        client.connectionOptions.forcedTransport = .WS_STREAMING
-        let events = ClientRecorder()
-        client.addDelegate(events)
+        let (client, events) = Self.client(of: server, on: .WS_STREAMING)
         client.connect()
         try await waitUntil { events.statuses.last == "CONNECTED:WS-STREAMING" }
 

@@ -55,16 +55,17 @@ final class ScriptedTLCPServer: Sendable {
         script: @escaping @Sendable (Request, ScriptedTLCPServer.Stream) -> Reply
     ) async throws -> ScriptedTLCPServer {
         let stream = NIOLockedValueBox(StreamState())
+        let scripted = Scripted(stream: stream, script: script)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
                 switch transport {
                 case .httpStreaming:
                     return child.eventLoop.makeCompletedFuture {
-                        try child.pipeline.syncOperations.addHandler(Handler(stream: stream, script: script))
+                        try child.pipeline.syncOperations.addHandler(Handler(scripted))
                     }
                 case .webSocket:
-                    return WebSocketHandler.configure(child, stream: stream, script: script)
+                    return WebSocketHandler.configure(child, scripted)
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -83,6 +84,14 @@ final class ScriptedTLCPServer: Sendable {
         var isWebSocket = false
         var answering = false
         var waiting: [String] = []
+    }
+
+    /// The script, and the stream it writes to: what each connection's handler answers with.
+    fileprivate struct Scripted: Sendable {
+        let stream: NIOLockedValueBox<StreamState>
+        let script: @Sendable (Request, ScriptedTLCPServer.Stream) -> Reply
+
+        func answer(_ request: Request) -> Reply { script(request, Stream(box: stream)) }
     }
 
     /// The session's stream, for lines sent after the request that opened it.
@@ -133,22 +142,17 @@ final class ScriptedTLCPServer: Sendable {
     private final class WebSocketHandler: ChannelInboundHandler {
         typealias InboundIn = WebSocketFrame
         typealias OutboundOut = WebSocketFrame
-        let stream: NIOLockedValueBox<StreamState>
-        let script: @Sendable (Request, ScriptedTLCPServer.Stream) -> Reply
+        let scripted: Scripted
         var message: [UInt8] = []
 
-        init(stream: NIOLockedValueBox<StreamState>, script: @escaping @Sendable (Request, ScriptedTLCPServer.Stream) -> Reply) {
-            self.stream = stream
-            self.script = script
-        }
+        init(_ scripted: Scripted) { self.scripted = scripted }
 
         /// An HTTP server that upgrades to WebSocket with TLCP's subprotocol, and answers
         /// plain requests (the client's recovery polls) with the script's lines.
         static func configure(
-            _ channel: any Channel, stream: NIOLockedValueBox<StreamState>,
-            script: @escaping @Sendable (Request, ScriptedTLCPServer.Stream) -> Reply
+            _ channel: any Channel, _ scripted: Scripted
         ) -> EventLoopFuture<Void> {
-            let polls = NIOLoopBound(PollHandler(stream: stream, script: script), eventLoop: channel.eventLoop)
+            let polls = NIOLoopBound(PollHandler(scripted), eventLoop: channel.eventLoop)
             let upgrader = NIOWebSocketServerUpgrader(
                 maxFrameSize: 1 << 20,
                 shouldUpgrade: { channel, _ in
@@ -157,7 +161,7 @@ final class ScriptedTLCPServer: Sendable {
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         channel.pipeline.syncOperations.removeHandler(polls.value, promise: nil)
-                        try channel.pipeline.syncOperations.addHandler(WebSocketHandler(stream: stream, script: script))
+                        try channel.pipeline.syncOperations.addHandler(WebSocketHandler(scripted))
                     }
                 })
             return channel.eventLoop.makeCompletedFuture {
@@ -186,17 +190,17 @@ final class ScriptedTLCPServer: Sendable {
                 }
                 let request = Request(path: String(name), requests: lines.dropFirst().map(Handler.parameters))
                 let isStream = name == "create_session" || name == "bind_session"
-                stream.withLockedValue { state in
+                scripted.stream.withLockedValue { state in
                     if isStream {
                         state.channel = context.channel
                         state.isWebSocket = true
                     }
                     state.answering = true
                 }
-                let reply = script(request, Stream(box: stream))
+                let reply = scripted.answer(request)
                 // The lines sent while answering, now that the reply is on its way (kept when
                 // no stream is open yet).
-                let (held, streamChannel) = stream.withLockedValue { state -> ([String], (any Channel)?) in
+                let (held, streamChannel) = scripted.stream.withLockedValue { state -> ([String], (any Channel)?) in
                     state.answering = false
                     guard let channel = state.channel else { return ([], nil) }
                     defer { state.waiting = [] }
@@ -217,15 +221,11 @@ final class ScriptedTLCPServer: Sendable {
     private final class PollHandler: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
-        let stream: NIOLockedValueBox<StreamState>
-        let script: @Sendable (Request, ScriptedTLCPServer.Stream) -> Reply
+        let scripted: Scripted
         var path = ""
         var body: [UInt8] = []
 
-        init(stream: NIOLockedValueBox<StreamState>, script: @escaping @Sendable (Request, ScriptedTLCPServer.Stream) -> Reply) {
-            self.stream = stream
-            self.script = script
-        }
+        init(_ scripted: Scripted) { self.scripted = scripted }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
@@ -236,7 +236,7 @@ final class ScriptedTLCPServer: Sendable {
                 body.append(contentsOf: bytes.readableBytesView)
             case .end:
                 let lines = String(decoding: body, as: UTF8.self).split(separator: "\r\n")
-                let reply = script(Request(path: path, requests: lines.map(Handler.parameters)), Stream(box: stream))
+                let reply = scripted.answer(Request(path: path, requests: lines.map(Handler.parameters)))
                 let text = reply.lines.map { $0 + "\r\n" }.joined()
                 var headers = HTTPHeaders([("Content-Type", "text/enriched; charset=UTF-8")])
                 headers.add(name: "Content-Length", value: String(text.utf8.count))
@@ -252,25 +252,21 @@ final class ScriptedTLCPServer: Sendable {
     private final class Handler: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
         typealias OutboundOut = ByteBuffer
-        let stream: NIOLockedValueBox<StreamState>
-        let script: @Sendable (Request, ScriptedTLCPServer.Stream) -> Reply
+        let scripted: Scripted
         var pending: [UInt8] = []
 
-        init(stream: NIOLockedValueBox<StreamState>, script: @escaping @Sendable (Request, ScriptedTLCPServer.Stream) -> Reply) {
-            self.stream = stream
-            self.script = script
-        }
+        init(_ scripted: Scripted) { self.scripted = scripted }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             pending.append(contentsOf: unwrapInboundIn(data).readableBytesView)
             while let (request, used) = Self.request(in: pending) {
                 pending.removeFirst(used)
-                let reply = script(request, Stream(box: stream))
+                let reply = scripted.answer(request)
                 let head = "HTTP/1.1 200 OK\r\nContent-Type: text/enriched; charset=UTF-8\r\nTransfer-Encoding: chunked\r\n\r\n"
                 var out = context.channel.allocator.buffer(string: head)
                 var lines = reply.lines
                 if reply.open {
-                    stream.withLockedValue { state in
+                    scripted.stream.withLockedValue { state in
                         state.channel = context.channel
                         lines += state.waiting
                         state.waiting = []
