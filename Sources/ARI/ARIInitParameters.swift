@@ -1,4 +1,4 @@
-/// The parameters of a `DPI`/`MPI` init request (docs/ARI.md, "Init").
+/// The parameters of a `DPI`/`MPI` init request (docs/ARI.md, "Methods": `DPI` / `MPI`).
 public struct ARIInitParameters: Sendable, Hashable {
     public static let versionKey = "ARI.version"
     public static let keepaliveHintKey = "keepalive_hint.millis"
@@ -33,7 +33,7 @@ public struct ARIInitParameters: Sendable, Hashable {
     }
 }
 
-/// What `RAC` carries: the remote's credentials and what it can do (docs/ARI.md, "RAC").
+/// What `RAC` carries: the remote's credentials and what it can do (docs/ARI.md, "Methods": `RAC`).
 public struct ARIRemoteCredentials: Sendable, Hashable {
     public var pairs: [ARIPair]
 

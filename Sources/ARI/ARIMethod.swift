@@ -94,7 +94,7 @@ public struct ARIVersion: Sendable, Hashable, Comparable, CustomStringConvertibl
     public static let closeSupported = ARIVersion(1, 8, 3)
 }
 
-/// The two syntaxes of the versions this server speaks (docs/ARI.md, "Dialects").
+/// The two syntaxes of the versions this server speaks (docs/ARI.md, "Versions and dialects").
 public enum ARIDialect: Sendable, Hashable {
     /// 1.8.0 to 1.8.3 (the Python SDK): 14-token tables, `Y` byte values, `V` replies only.
     case v1_8

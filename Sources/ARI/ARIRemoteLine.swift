@@ -1,4 +1,4 @@
-/// Every line a remote adapter may send, as the proxy reads it (docs/ARI.md, "Framing").
+/// Every line a remote adapter may send, as the proxy reads it (docs/ARI.md, "Lines" and "Methods").
 public enum ARIRemoteLine: Sendable, Hashable {
     /// `KEEPALIVE`.
     case keepalive

@@ -1,5 +1,5 @@
 /// A reply from a remote adapter: the request's id and method, then a success payload or an
-/// error (docs/ARI.md, "Replies").
+/// error (docs/ARI.md, "Lines", "Methods" and "Error replies").
 public struct ARIReply: Sendable, Hashable {
     public var id: String
     public var method: ARIMethod

@@ -1,5 +1,5 @@
 /// A request from the proxy (this server) to a remote adapter, with its arguments in wire order
-/// (docs/ARI.md, "Data Adapter methods" and "Metadata Adapter methods").
+/// (docs/ARI.md, "Methods").
 public enum ARIRequest: Sendable, Hashable {
     case dataInit(ARIInitParameters)
     case metadataInit(ARIInitParameters)

@@ -1,6 +1,6 @@
 import TLCP
 
-/// One client subscription ("table") as NNT, NTC and MSA describe it (docs/ARI.md, "Tables").
+/// One client subscription ("table") as NNT, NTC and MSA describe it (docs/ARI.md, "Methods": `NNT`, `NTC`, `MSA`).
 /// `dataAdapter` and `items` are only on the wire in the 1.9 dialect; `statistics` only in 1.9
 /// NTC.
 public struct ARITableInfo: Sendable, Hashable {

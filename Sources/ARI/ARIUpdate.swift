@@ -1,5 +1,5 @@
 /// A `UD3` update: the item, the id of the SUB that opened its subscription, the snapshot flag
-/// and the field map in the adapter's order (docs/ARI.md, "UD3").
+/// and the field map in the adapter's order (docs/ARI.md, "Methods", `UD3`).
 public struct ARIUpdate: Sendable, Hashable {
     public var item: String
     public var subscriptionId: String

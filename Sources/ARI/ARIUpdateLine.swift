@@ -1,7 +1,7 @@
 import TLCP
 
 /// `UD3` lines read straight from their bytes, the one kind of line a remote Data Adapter sends
-/// at a high rate (docs/ARI.md, "UD3").
+/// at a high rate (docs/ARI.md, "Methods", `UD3`).
 ///
 /// The general path (`ARIRemoteLine.decode`) cuts the line into an array of `Substring` tokens,
 /// each holding a reference to the line, and reads them through typed `ARIValue`s. This one

@@ -2,7 +2,8 @@
 /// adapter value, a provider's answer) and on the times computed from them. Nothing here traps:
 /// results past the ends of `Int64` stop at the end, and NaN or infinite doubles have a defined
 /// result. Every conversion of an outside number into a time, a deadline or a count goes
-/// through these functions (docs/RELIABILITY.md, "Numbers from outside").
+/// through these functions (docs/RELIABILITY.md, "Numbers from clients", "Numbers from
+/// providers and from the configuration" and "Numbers from a server").
 public enum Saturating {
     /// `a + b`, stopping at `Int64.min` / `Int64.max`.
     @inlinable

@@ -21,7 +21,8 @@ struct NotificationLog: Sendable {
     /// without the CR-LF, and what the log needs to know about it. 16 bytes (it was 40, then
     /// 32): a session keeps one per notification of its recovery window, about as many bytes
     /// as the lines themselves, and a session whose client stopped reading keeps those of
-    /// everything the kernel took (BENCHMARKS.md, "The recovery log's slots in 16 bytes").
+    /// everything the kernel took (BENCHMARKS.md, "An idle session's objects in smaller size
+    /// classes; the recovery log's slots in 16 bytes").
     /// - the page is numbered modulo 2^32 (far fewer pages are ever held at once);
     /// - a line starts within its page's first 4 KiB, or at 0 in a page of its own, so the
     ///   start leaves the top bit for whether the line is an update;
