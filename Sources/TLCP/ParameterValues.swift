@@ -221,7 +221,9 @@ extension Int {
 /// `inf`/`nan`.
 func parseDecimal(_ s: String) -> Double? {
     let utf8 = s.utf8
-    guard !utf8.isEmpty, utf8.count <= 40 else { return nil }
+    // 400: the plain form `formatDecimal` writes for any finite double fits (the longest, a
+    // subnormal's, has 342 characters), so every value this side writes reads back.
+    guard !utf8.isEmpty, utf8.count <= 400 else { return nil }
     var dots = 0
     var digits = 0
     for b in utf8 {
@@ -231,10 +233,37 @@ func parseDecimal(_ s: String) -> Double? {
     return Double(s)
 }
 
-/// Formats a decimal the way the protocol writes it: `40` for whole numbers, `1.5` otherwise.
+/// Formats a decimal the way the protocol writes it: `40` for whole numbers, `1.5` otherwise,
+/// and never with an exponent, which `parseDecimal` (and the protocol) does not read: Swift
+/// writes 1e16 and above, and below 1e-4, as `d.ddde±XX`, so those are written out in full.
 func formatDecimal(_ d: Double) -> String {
     // A plain conversion (in range thanks to the guard) rather than rounded() or
     // Int64(exactly:), which call libm: the module must link without it.
     if d.isFinite, abs(d) < 1e15, Double(Int64(d)) == d { return String(Int64(d)) }
-    return String(d)
+    let text = String(d)
+    guard d.isFinite, let e = text.utf8.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) else {
+        return text
+    }
+    return withoutExponent(mantissa: text[..<e], exponent: Int(text[text.utf8.index(after: e)...]) ?? 0)
+}
+
+/// `mantissa` × 10^`exponent` (the shortest form Swift wrote: `-d.ddd`) in plain decimal
+/// digits: the same value, so it reads back to the same double.
+private func withoutExponent(mantissa: Substring, exponent: Int) -> String {
+    let negative = mantissa.hasPrefix("-")
+    let unsigned = negative ? mantissa.dropFirst() : mantissa
+    let parts = unsigned.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    let whole = parts.first.map(String.init) ?? ""
+    let digits = whole + (parts.count > 1 ? String(parts[1]) : "")
+    // Where the point goes in `digits`, clamped to what a double's exponent allows.
+    let point = max(-400, min(400, whole.count + exponent))
+    var out = negative ? "-" : ""
+    if point >= digits.count {
+        out += digits + String(repeating: "0", count: point - digits.count)
+    } else if point <= 0 {
+        out += "0." + String(repeating: "0", count: -point) + digits
+    } else {
+        out += digits.prefix(point) + "." + digits.dropFirst(point)
+    }
+    return out
 }
