@@ -218,6 +218,16 @@ import Testing
         return written
     }
 
+    /// A client's huge requested bandwidth (29 digits, which requests may carry) is granted in
+    /// a `CONS` of plain digits that clients read, not as `7.777777777777778e+27`.
+    @Test func aHugeRequestedBandwidthIsGrantedInPlainDigits() throws {
+        let requested = try #require(RequestedBandwidth(wireValue: "07777777777777777777777777777"))
+        var s = SessionScript(create: CreateSessionRequest(requestedMaxBandwidth: requested, stream: StreamParameters(sendSync: false)))
+        let cons = try #require(s.take().first { $0.hasPrefix("CONS,") })
+        #expect(cons == "CONS,7777777777777778000000000000")
+        #expect(try TLCPNotification.parse(cons) == .cons(.kbps(7.777777777777778e27)))
+    }
+
     @Test func keepaliveProbesOnlyAfterSilence() {
         var s = SessionScript(create: CreateSessionRequest(stream: StreamParameters(keepaliveMillis: 2_000, sendSync: false)))
         _ = s.take()
