@@ -229,8 +229,9 @@ func parseDecimal(_ s: String) -> Double? {
     for b in utf8 {
         if b == UInt8(ascii: ".") { dots += 1 } else if b >= 0x30 && b <= 0x39 { digits += 1 } else { return nil }
     }
-    guard dots <= 1, digits > 0 else { return nil }
-    return Double(s)
+    guard dots <= 1, digits > 0, let value = Double(s), value.isFinite else { return nil }
+    // (Past 1.8e308, digits alone read as infinity: refused, not granted as `inf`.)
+    return value
 }
 
 /// Formats a decimal the way the protocol writes it: `40` for whole numbers, `1.5` otherwise,

@@ -18,6 +18,15 @@ import Testing
         #expect(parseDecimal(text) == value, "\(text)")
     }
 
+    /// Digits past the largest double (about 1.8e308) read as infinity, which is refused (the
+    /// 400-character bound alone would let 309 nines through).
+    @Test func pastTheLargestDoubleIsRefused() {
+        #expect(parseDecimal("1" + String(repeating: "0", count: 308)) == 1e308)
+        #expect(parseDecimal(String(repeating: "9", count: 309)) == nil)
+        #expect(parseDecimal(String(repeating: "9", count: 400)) == nil)
+        #expect(RequestedBandwidth(wireValue: String(repeating: "9", count: 400)) == nil)
+    }
+
     @Test func writtenInFull() {
         #expect(formatDecimal(1e16) == "10000000000000000")
         #expect(formatDecimal(7.777777777777778e27) == "7777777777777778000000000000")

@@ -56,6 +56,8 @@ import Testing
             "-1", "0", "1", "-0", "+5", " 5", "5 ", "0x10", "NaN", "nan", "inf", "-inf", "1e400", "1.5",
             "999999999999999999", "-999999999999999999", "9223372036854775807", "9223372036854775808",
             "99999999999999999999999999999999", "", "%00", "%FF",
+            // At and past the 400 characters a decimal may have.
+            String(repeating: "9", count: 400), String(repeating: "9", count: 401),
         ]
         let createParams = [
             "LS_inactivity_millis", "LS_keepalive_millis", "LS_polling_millis", "LS_idle_millis",
@@ -74,6 +76,10 @@ import Testing
                     try await Task.sleep(for: .milliseconds(20))
                 }
                 #expect(Self.answers(ws.text) == values.count, "\(param): \(ws.text.suffix(800))")
+                // A granted bandwidth is written in plain digits, which clients read.
+                for cons in ws.text.split(separator: "\r\n") where cons.hasPrefix("CONS,") {
+                    #expect(cons.dropFirst(5).allSatisfy { $0.isNumber || $0 == "." } || cons == "CONS,unlimited", "\(cons)")
+                }
                 await ws.close()
             }
             let ws = try await RawTestConnection.webSocket(port: server.port, group: group)
