@@ -18,7 +18,9 @@ extension SharedUpdateEncoding {
     /// A copy of the encoded values for a session that last sent `previous`, now sends
     /// `values` and accepts `diffs`, or nil when this encoding does not apply to it.
     func encodedValues(previous: [String?]?, values: [String?], diffs: Set<DiffFormat>) -> [UInt8]? {
-        guard applies(previous: previous, values: values), let bytes = encodedBytes(mask: Self.mask(diffs)) else { return nil }
+        guard applies(previous: previous.map(SentRow.values), values: values), let bytes = encodedBytes(mask: Self.mask(diffs)) else {
+            return nil
+        }
         return Array(bytes)
     }
 }

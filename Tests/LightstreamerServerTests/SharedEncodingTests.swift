@@ -134,7 +134,7 @@ import Testing
             for (event, shared) in entries {
                 if case .update(let item, let values, _) = event, let shared {
                     offered += 1
-                    let previous = reference.machine.tables[1]?.rows[item - 1] ?? nil
+                    let previous = (reference.machine.tables[1]?.rows[item - 1] ?? nil)?.values
                     if shared.encodedValues(previous: previous, values: values, diffs: reference.machine.diffs) != nil { hits += 1 }
                 }
                 if !batched {
@@ -338,6 +338,29 @@ import Testing
         #expect(encoding.encodedValues(previous: previous, values: ["2", "b"], diffs: []) == nil)
         #expect(encoding.encodedValues(previous: previous, values: values, diffs: [.tlcpDiff]) == nil)
         #expect(encoding.encodedValues(previous: previous, values: values, diffs: []) == expected)
+    }
+
+    /// A session keeps a row it shared as the encoding that brought it (`SentRow.shared`) and
+    /// matches the next update by where the row's values are; rows equal in other buffers
+    /// match by their values, and nothing else matches.
+    @Test func aRowKeptAsItsEncodingAppliesByItsValues() {
+        let first = SharedUpdateEncoding(previous: nil, values: ["1", "a"])
+        let next = SharedUpdateEncoding(previous: first.values, values: ["2", "a"])
+        #expect(next.applies(previous: .shared(first)))
+        var copy: [String?] = ["1"]
+        copy.append("a")
+        let equal = SharedUpdateEncoding(previous: nil, values: copy)
+        #expect(next.applies(previous: .shared(equal)))
+        #expect(next.applies(previous: .values(copy)))
+        #expect(!next.applies(previous: .shared(SharedUpdateEncoding(previous: nil, values: ["0", "a"]))))
+        #expect(!next.applies(previous: .shared(next)))
+        #expect(!next.applies(previous: .values(["1", nil])))
+        #expect(!next.applies(previous: nil))
+        // The first update of an item applies only to a session that sent nothing for it.
+        let opening = SharedUpdateEncoding(previous: nil, values: ["1", "a"])
+        #expect(opening.applies(previous: nil))
+        #expect(!opening.applies(previous: .shared(first)))
+        #expect(!opening.applies(previous: .values(["1", "a"])))
     }
 
     /// Sessions keep only the mask of their diff formats and read the set back from one

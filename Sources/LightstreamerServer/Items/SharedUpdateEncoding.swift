@@ -50,9 +50,18 @@ final class SharedUpdateEncoding: @unchecked Sendable {
         deinit { bytes.deallocate() }
     }
 
+    /// Where the elements of `values` and of `previous` are: a session's row kept as the
+    /// encoding that brought it (`SentRow.shared`) is compared by these, read from the object
+    /// without touching its rows' counts of references. Both buffers live as long as this
+    /// object and never change, so two equal addresses are one buffer.
+    private let valuesAddress: UnsafeRawPointer?
+    private let previousAddress: UnsafeRawPointer?
+
     init(previous: [String?]?, values: [String?]) {
         self.previous = previous
         self.values = values
+        valuesAddress = values.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        previousAddress = previous?.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
     }
 
     deinit {
@@ -66,14 +75,24 @@ final class SharedUpdateEncoding: @unchecked Sendable {
     /// pointer comparisons (`==` on the arrays, which compares identity only after a call and
     /// a count check, cost about 50 instructions per update, Benchmarks/server-callgrind.sh).
     @inline(__always)
-    func applies(previous sessionPrevious: [String?]?, values sessionValues: [String?]) -> Bool {
+    func applies(previous sessionPrevious: SentRow?, values sessionValues: [String?]) -> Bool {
         Self.same(sessionValues, values) && applies(previous: sessionPrevious)
     }
 
     /// `applies(previous:values:)` for a session that sends this encoding's own `values`.
     @inline(__always)
-    func applies(previous sessionPrevious: [String?]?) -> Bool {
-        Self.same(sessionPrevious, previous)
+    func applies(previous sessionPrevious: SentRow?) -> Bool {
+        switch sessionPrevious {
+        case nil:
+            return previous == nil
+        case .shared(let sent)?:
+            // The usual case: the session's row is the previous update's encoding, whose
+            // values are this one's `previous`.
+            if let address = sent.valuesAddress, address == previousAddress { return true }
+            return Self.same(sent.values, previous)
+        case .values(let sent)?:
+            return Self.same(sent, previous)
+        }
     }
 
     /// The encoded values for sessions with the formats `mask(diffs)`, made on the first call,

@@ -302,7 +302,10 @@ extension SessionStateMachine {
         // (BENCHMARKS.md, "The WebSocket's handler is its write queue; one table access per
         // shared update").
         let diffMask = self.diffMask
+        // Moved into the row when it is shared (`SentRow`), without a retain.
+        var moving: SharedUpdateEncoding? = consume encoding
         let outcome = withTable(at: index) { t -> SharedUpdateOutcome in
+            guard let encoding = moving.take() else { return .kept }
             if t.isSubscribing {
                 t.early.append(.update(item: item, values: encoding.values, isSnapshot: isSnapshot))
                 return .kept
@@ -310,19 +313,22 @@ extension SessionStateMachine {
             guard let grant = t.grant, item >= 1, item <= grant.itemCount, encoding.values.count == grant.fieldCount,
                 encoding.applies(previous: t.rows[item - 1]),
                 let encoded = encoding.encodedBytes(mask: diffMask)
-            else { return .encodeHere }
-            t.rows[item - 1] = encoding.values
+            else {
+                moving = consume encoding
+                return .encodeHere
+            }
+            t.rows[item - 1] = .shared(consume encoding)
             return .shared(encoded)
         }
         switch outcome {
         case .kept:
             return
         case .shared(let encoded):
-            // The bytes are the encoding's: it must outlive the line.
-            withExtendedLifetime(encoding) {
-                emitLine(.update(subscriptionId: id, item: item, encoded: encoded), isUpdate: true, now: now)
-            }
+            // The bytes are the encoding's, which the row now holds: `emitLine` copies them
+            // into the log before anything it does could change the session's tables.
+            emitLine(.update(subscriptionId: id, item: item, encoded: encoded), isUpdate: true, now: now)
         case .encodeHere:
+            guard let encoding = moving.take() else { return }
             deliver(at: index, id, .update(item: item, values: encoding.values, isSnapshot: isSnapshot), shared: nil, now: now)
         }
     }
@@ -346,7 +352,7 @@ extension SessionStateMachine {
                     shared.applies(previous: t.rows[item - 1], values: values),
                     let encoded = shared.encodedBytes(mask: diffMask)
                 else { return nil }
-                t.rows[item - 1] = values
+                t.rows[item - 1] = .values(values)
                 return encoded
             }
             if let encoded {
@@ -362,8 +368,8 @@ extension SessionStateMachine {
             switch event {
             case .update(let item, let values, _):
                 guard item >= 1, item <= grant.itemCount, values.count == grant.fieldCount else { return nil }
-                let tokens = UpdateCodec.encode(previous: t.rows[item - 1], current: values, diffs: diffs)
-                t.rows[item - 1] = values
+                let tokens = UpdateCodec.encode(previous: t.rows[item - 1]?.values, current: values, diffs: diffs)
+                t.rows[item - 1] = .values(values)
                 return .update(UpdateNotification(subscriptionId: id, item: item, values: tokens))
             case .endOfSnapshot(let item):
                 guard item >= 1, item <= grant.itemCount else { return nil }

@@ -26,7 +26,7 @@ struct SessionTable: Sendable {
     /// Events delivered before the subscription was confirmed.
     var early: [TableEvent] = []
     /// The last row sent per item (index item-1), what "unchanged" refers to.
-    var rows: [[String?]?] = []
+    var rows: [SentRow?] = []
     /// While the session has no stream: the latest row of each item not yet put in the log
     /// (index item-1), for subscriptions that fold (`foldsWhileUnbound`). Empty, without a
     /// buffer, when nothing is held (see `SessionStateMachine+Held.swift`).
