@@ -77,7 +77,12 @@ public enum ARIBase64 {
 
     /// The bytes `text` encodes, or nil when it is not base64.
     public static func decode(_ text: Substring) -> [UInt8]? {
-        var chars = Array(text.utf8)
+        decode(utf8: text.utf8)
+    }
+
+    /// `decode(_:)` for text given as its UTF-8 bytes.
+    static func decode(utf8 text: some Collection<UInt8>) -> [UInt8]? {
+        var chars = Array(text)
         var padding = 0
         while chars.last == UInt8(ascii: "=") && padding < 2 {
             chars.removeLast()

@@ -5,10 +5,10 @@ import TLCP
 ///
 /// The general path (`ARIRemoteLine.decode`) cuts the line into an array of `Substring` tokens,
 /// each holding a reference to the line, and reads them through typed `ARIValue`s. This one
-/// walks the separators once and decodes each string from its range of bytes. It takes only
-/// lines it can read completely and that the general path reads the same way: anything else
-/// (another method, an error of any kind, a `Y` value) is nil, and the general path decodes the
-/// line and reports its error. Tests compare the two over random lines.
+/// walks the separators once and decodes each value (`S` text, `Y` base64 bytes) from its
+/// range of bytes. It takes only lines it can read completely and that the general path reads
+/// the same way: anything else (another method, an error of any kind) is nil, and the general
+/// path decodes the line and reports its error. Tests compare the two over random lines.
 enum ARIUpdateLine {
     static func decode(_ line: String, limits: ARILimits) -> ARIUpdate? {
         line.utf8.withContiguousStorageIfAvailable { bytes in
@@ -29,8 +29,8 @@ enum ARIUpdateLine {
             // another pass over the line.
             update.fields.reserveCapacity(min(cursor.remainingBytes / 8 + 1, 256))
             while !cursor.isAtEnd {
-                guard let name = cursor.nonNullString(), let value = cursor.string() else { return nil }
-                update.fields.append(ARIField(name, .text(value)))
+                guard let name = cursor.nonNullString(), let value = cursor.fieldValue() else { return nil }
+                update.fields.append(ARIField(name, value))
             }
             return update
         } ?? nil
@@ -92,9 +92,40 @@ private struct ARITokenCursor {
         return equals(range, tag)
     }
 
+    /// A field's value: an `S` or `Y` tag and its value; nil when the line cannot be read here.
+    mutating func fieldValue() -> ARIFieldValue? {
+        guard let tag = next(), tag.count == 1 else { return nil }
+        switch bytes[tag.lowerBound] {
+        case UInt8(ascii: "S"): return stringValue().map(ARIFieldValue.text)
+        case UInt8(ascii: "Y"): return bytesValue().map(ARIFieldValue.bytes)
+        default: return nil
+        }
+    }
+
+    /// A `Y` value after its tag: `.some(nil)` for `#`, empty for `$`, else the bytes its
+    /// base64 gives (read as it is, as the general path does); nil when it is not base64.
+    mutating func bytesValue() -> [UInt8]?? {
+        guard let range = next() else { return nil }
+        if range.count == 1 {
+            switch bytes[range.lowerBound] {
+            case UInt8(ascii: "#"): return .some(nil)
+            case UInt8(ascii: "$"): return .some([])
+            default: break
+            }
+        }
+        guard let decoded = ARIBase64.decode(utf8: UnsafeBufferPointer(rebasing: bytes[range])) else { return nil }
+        return .some(decoded)
+    }
+
     /// An `S` tag and its value: `.some(nil)` for `#`, nil when the line cannot be read here.
     mutating func string() -> String?? {
-        guard tag("S"), let range = next() else { return nil }
+        guard tag("S") else { return nil }
+        return stringValue()
+    }
+
+    /// An `S` value after its tag (see `string()`).
+    mutating func stringValue() -> String?? {
+        guard let range = next() else { return nil }
         if range.count == 1 {
             switch bytes[range.lowerBound] {
             case UInt8(ascii: "#"): return .some(nil)

@@ -6,11 +6,14 @@ import Testing
 /// (`ARIRemoteLine.decodeTokens`).
 @Suite struct ARIUpdateLineTests {
     /// Value tokens: plain, escaped (`%7C` is `|`), `+` for a space, null, empty, non-ASCII,
-    /// longer than the 16 bytes scanned one by one (15, 16, 17 and 40 bytes), and the
-    /// malformed (a bad escape, an escape that makes invalid UTF-8).
+    /// longer than the 16 bytes scanned one by one (15, 16, 17 and 40 bytes), the malformed (a
+    /// bad escape, an escape that makes invalid UTF-8), and base64 for `Y` values: padded,
+    /// unpadded, with `+` and `/`, longer than 16 bytes, and not base64 (`AP9=` has leftover
+    /// bits; `A` is one character too few).
     static let values = [
         "12.5", "a+b", "%7C%25", "#", "$", "é€", "%24", "x%2", "%FF", "%C3%A9",
         "fifteen-bytes-x", "sixteen-bytes-xx", "seventeen-bytes-x", "a+value+of+forty+bytes%2C+past+the+scan",
+        "QUJD", "QQ==", "QUI", "+/8=", "AP9=", "A", "bG9uZ2VyIHRoYW4gc2l4dGVlbiBieXRlcw==",
     ]
     /// Pieces that make a line go wrong in other ways.
     static let noise = ["", "|", "Y", "B", "S", "UD3", "2", "#", "QUJD"]
@@ -48,8 +51,7 @@ import Testing
             if let fromBytes {
                 readFromBytes += 1
                 #expect(reference == .success(.update(fromBytes)), "\(line.debugDescription)")
-            } else if case .success(.update(let update)) = reference, !update.fields.contains(where: \.isBytes) {
-                // Only `Y` values are left to the tokens among lines that read.
+            } else if case .success(.update) = reference {
                 Issue.record("not read from its bytes: \(line.debugDescription)")
             }
             let decoded = Result { () throws(ARIProtocolError) in try ARIRemoteLine.decode(line, limits: limits) }
@@ -72,23 +74,24 @@ import Testing
         #expect(ARIUpdateLine.decode("17|UD3|S|i|S|7|B|0", limits: .default)?.fields == [])
     }
 
-    /// What the byte path leaves to the token path: other methods, `Y` values, nulls where a
-    /// name is due, limits.
+    /// `Y` values are read from the bytes too: base64, null, empty.
+    @Test func bytesValuesAreReadFromTheirBytes() throws {
+        let line = "17|UD3|S|i|S|7|B|0|S|f|Y|QUJD|S|g|Y|#|S|h|Y|$|S|k|Y|+/8="
+        let update = try #require(ARIUpdateLine.decode(line, limits: .default))
+        #expect(update.fields.map(\.value) == [.bytes(Array("ABC".utf8)), .bytes(nil), .bytes([]), .bytes([0xFB, 0xFF])])
+        #expect(ARIUpdateLine.decode("17|UD3|S|i|S|7|B|0|S|f|Y|AP9=", limits: .default) == nil)
+    }
+
+    /// What the byte path leaves to the token path: other methods, values that are not
+    /// base64, nulls where a name is due, limits.
     @Test func leavesTheRestToTheTokens() {
         let limits = ARILimits(maxLineLength: 40, maxTokens: 10)
         for line in [
-            "KEEPALIVE", "17|EOS|S|i|S|7", "17|UD3|S|i|S|7|B|0|S|f|Y|QUJD", "17|UD3|S|#|S|7|B|0",
+            "KEEPALIVE", "17|EOS|S|i|S|7", "17|UD3|S|i|S|7|B|0|S|f|Y|QUJ*", "17|UD3|S|#|S|7|B|0",
             "17|UD3|S|i|S|7|B|2", "17|UD3|S|i|S|7|B|0|S|f", "17|UD3|S|i|S|7|B|0|S|f|S|1|S|g|S|2",
             "17|UD3|S|i|S|7|B|0|S|f|S|0123456789012345678901",
         ] {
             #expect(ARIUpdateLine.decode(line, limits: limits) == nil, "\(line)")
         }
-    }
-}
-
-extension ARIField {
-    fileprivate var isBytes: Bool {
-        if case .bytes = value { return true }
-        return false
     }
 }
