@@ -106,12 +106,10 @@ private struct ARITokenCursor {
     /// base64 gives (read as it is, as the general path does); nil when it is not base64.
     mutating func bytesValue() -> [UInt8]?? {
         guard let range = next() else { return nil }
-        if range.count == 1 {
-            switch bytes[range.lowerBound] {
-            case UInt8(ascii: "#"): return .some(nil)
-            case UInt8(ascii: "$"): return .some([])
-            default: break
-            }
+        switch marker(range) {
+        case .null: return .some(nil)
+        case .empty: return .some([])
+        case nil: break
         }
         guard let decoded = ARIBase64.decode(utf8: UnsafeBufferPointer(rebasing: bytes[range])) else { return nil }
         return .some(decoded)
@@ -126,16 +124,27 @@ private struct ARITokenCursor {
     /// An `S` value after its tag (see `string()`).
     mutating func stringValue() -> String?? {
         guard let range = next() else { return nil }
-        if range.count == 1 {
-            switch bytes[range.lowerBound] {
-            case UInt8(ascii: "#"): return .some(nil)
-            case UInt8(ascii: "$"): return ""
-            default: break
-            }
+        switch marker(range) {
+        case .null: return .some(nil)
+        case .empty: return ""
+        case nil: break
         }
         guard case .success(let text) = PercentEncoding.decodeRequestValue(validUTF8: UnsafeBufferPointer(rebasing: bytes[range]))
         else { return nil }
         return text
+    }
+
+    /// The value tokens that stand for no value (`#`) and an empty one (`$`), whatever the type.
+    enum Marker { case null, empty }
+
+    /// The marker `range` is, if it is one.
+    func marker(_ range: Range<Int>) -> Marker? {
+        guard range.count == 1 else { return nil }
+        switch bytes[range.lowerBound] {
+        case UInt8(ascii: "#"): return .null
+        case UInt8(ascii: "$"): return .empty
+        default: return nil
+        }
     }
 
     /// An `S` value that is not `#`.
