@@ -79,6 +79,8 @@ struct MPNClusterTests {
                     trigger: "Double.parseDouble(${last_price}) > 400"),
                 context: a.context) == id)
         await moduleA.shutdown()
+        // A check of A's that was under way at its stop records nothing: A stays gone.
+        await moduleA.checkModules()
         await moduleB.checkModules()
         b.quotes.push("item1", ["stock_name": "X", "last_price": "450"])
         await moduleB.settle()

@@ -229,6 +229,25 @@ struct MPNModuleTests {
         await store.close()
     }
 
+    /// A check or collection under way when the module stops (suspended at the store while
+    /// `shutdown()` runs) neither touches the store nor re-arms its timer. Seen in a CI run: a
+    /// check after the stop, on a closed store, logged an error.
+    @Test("a module check or collection that ends after the shutdown does nothing and re-arms nothing")
+    func checksAfterShutdown() async throws {
+        let h = EngineHarness()
+        defer { h.cleanUp() }
+        let (mpn, store) = try await h.startModule()
+        let dev = try await mpn.register(register, context: h.context).deviceId
+        await mpn.shutdown()
+        let timersAtShutdown = h.clock.pendingTimerCount
+        h.wall.advance(millis: 10_081 * 60_000)
+        await mpn.handle(.moduleCheck)
+        await mpn.handle(.collect)
+        #expect(h.clock.pendingTimerCount == timersAtShutdown, "a check or collection re-armed its timer")
+        #expect(try await store.device(id: dev) != nil, "a stopped module collected a device")
+        await store.close()
+    }
+
     @Test("configuration JSON with defaults")
     func configuration() throws {
         let json =

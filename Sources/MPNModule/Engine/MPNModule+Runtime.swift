@@ -55,11 +55,11 @@ extension MPNModule {
         case .moduleCheck:
             checkTimer = nil
             await checkModules()
-            scheduleModuleCheck()
+            if started { scheduleModuleCheck() }
         case .collect:
             collectorTimer = nil
             await collectInactiveDevices()
-            scheduleCollector()
+            if started { scheduleCollector() }
         case .storeChange(let change):
             noteStoreChange(change)
         case .syncChanges:
@@ -166,6 +166,7 @@ extension MPNModule {
     /// without ACTIVE subscriptions). Runs every `collectorPeriodMinutes`; callable directly.
     @discardableResult
     public func collectInactiveDevices() async -> [String] {
+        guard started else { return [] }
         let timeout = Saturating.multiply(Int64(max(0, configuration.inactivity.deviceInactivityTimeoutMinutes)), 60_000)
         let cutoff = Saturating.subtract(nowMillis, timeout)
         guard let ids = try? await store.collectInactiveDevices(lastAccessBefore: cutoff) else { return [] }
@@ -196,6 +197,9 @@ extension MPNModule {
     /// Records this instance alive, takes over the devices of dead instances and lets go of
     /// those another instance took (registered through it). Callable directly (tests).
     public func checkModules() async {
+        // A stopped instance must not record itself alive again, nor claim devices: the others
+        // take its devices over at once after its clean stop.
+        guard started else { return }
         do {
             do {
                 try await store.heartbeat(moduleId: moduleId, now: nowMillis)
@@ -216,6 +220,8 @@ extension MPNModule {
             }
             // Entries of devices taken over, or left by a dead claimant.
             await resendOutbox()
+        } catch  where !started {
+            logger.debug("MPN module check cut short by the shutdown", metadata: ["error": "\(String(describing: error).logEscaped())"])
         } catch {
             logger.error("MPN module check failed", metadata: ["error": "\(String(describing: error).logEscaped())"])
         }

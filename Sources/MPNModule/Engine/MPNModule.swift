@@ -189,20 +189,23 @@ public actor MPNModule {
         startChangeWatcher()
     }
 
-    /// Stops every item subscription, timer and provider.
+    /// Stops every item subscription, timer and provider. A module check or collection under
+    /// way (suspended at the store) finishes without touching the store again or re-arming its
+    /// timer: `started` is false from the first line.
     public func shutdown() async {
+        let wasStarted = started
+        started = false
         collectorTimer?.cancel()
         checkTimer?.cancel()
         changeWatcher?.cancel()
         changeWatcher = nil
-        if started { try? await store.removeModule(moduleId: moduleId) }
+        if wasStarted { try? await store.removeModule(moduleId: moduleId) }
         for id in Array(running.keys) { await stopTable(id) }
         for (_, q) in queues { q.timer?.cancel() }
         queues.removeAll()
         eventSink.finish()
         consumer?.cancel()
         await providers.shutdown()
-        started = false
         loading = nil
     }
 
