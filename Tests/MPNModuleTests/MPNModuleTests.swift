@@ -1,5 +1,6 @@
 import Foundation
 import LightstreamerServer
+import NIOConcurrencyHelpers
 import TLCP
 import Testing
 
@@ -268,7 +269,7 @@ struct MPNModuleTests {
 
 /// A store whose writes never finish (a database that stopped answering); reads of the start-up
 /// succeed empty, everything else fails.
-final class UnresponsiveStore: MPNStore {
+class UnresponsiveStore: MPNStore, @unchecked Sendable {
     struct Unused: Error {}
     func registerDevice(
         platform: MPNPlatform, applicationId: String, token: String,
@@ -315,6 +316,51 @@ final class UnresponsiveStore: MPNStore {
     func claimOrphanedDevices(moduleId: String, silentBefore: MPNTimestamp) async throws -> Set<String> { [] }
     func removeModule(moduleId: String) async throws {}
     func close() async {}
+}
+
+/// `UnresponsiveStore` whose cluster calls are recorded, in the order they finish, and whose
+/// heartbeat waits once `holdHeartbeat` is set, until it is cleared.
+final class ClusterCallsStore: UnresponsiveStore, @unchecked Sendable {
+    let calls = NIOLockedValueBox<[String]>([])
+    let holdHeartbeat = NIOLockedValueBox(false)
+    let heartbeatHeld = NIOLockedValueBox(false)
+
+    override func heartbeat(moduleId: String, now: MPNTimestamp) async throws {
+        while holdHeartbeat.withLockedValue({ $0 }) {
+            heartbeatHeld.withLockedValue { $0 = true }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        calls.withLockedValue { $0.append("heartbeat") }
+    }
+    override func claimOrphanedDevices(moduleId: String, silentBefore: MPNTimestamp) async throws -> Set<String> {
+        calls.withLockedValue { $0.append("claim") }
+        return []
+    }
+    override func removeModule(moduleId: String) async throws {
+        calls.withLockedValue { $0.append("remove") }
+    }
+}
+
+@Suite("MPN module checks around a shutdown")
+struct MPNCheckAtShutdownTests {
+    /// A check whose heartbeat lands after the stop removed the instance removes it again and
+    /// claims nothing: the others see the instance gone, not alive until it times out.
+    @Test("a check suspended at its heartbeat during shutdown() leaves the instance removed and claims nothing")
+    func heartbeatAfterTheStop() async throws {
+        let h = EngineHarness()
+        let store = ClusterCallsStore()
+        let (mpn, _) = try h.makeModule(store: store)
+        try await mpn.start()
+        store.calls.withLockedValue { $0 = [] }
+        store.holdHeartbeat.withLockedValue { $0 = true }
+        let check = Task { await mpn.checkModules() }
+        for _ in 0..<1_000 where !store.heartbeatHeld.withLockedValue({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(store.heartbeatHeld.withLockedValue { $0 })
+        await mpn.shutdown()
+        store.holdHeartbeat.withLockedValue { $0 = false }
+        await check.value
+        #expect(store.calls.withLockedValue { $0 } == ["remove", "heartbeat", "remove"])
+    }
 }
 
 @Suite("MPN requests from sessions")

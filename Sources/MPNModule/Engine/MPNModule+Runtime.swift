@@ -208,7 +208,16 @@ extension MPNModule {
                 healthReporter?("store unreachable: \(String(describing: error).prefix(200))")
                 throw error
             }
+            // Stopped meanwhile: the heartbeat may have landed after the stop removed this
+            // instance, which would then look alive to the others until it timed out.
+            guard started else {
+                try? await store.removeModule(moduleId: moduleId)
+                return
+            }
             let now = try await store.claimOrphanedDevices(moduleId: moduleId, silentBefore: orphanCutoff)
+            // Devices claimed after the stop belong to an instance that left: the others take
+            // them over at their next check. Nothing of theirs runs here.
+            guard started else { return }
             for deviceId in now.subtracting(owned) {
                 owned.insert(deviceId)
                 await adopt(deviceId)

@@ -190,8 +190,8 @@ public actor MPNModule {
     }
 
     /// Stops every item subscription, timer and provider. A module check or collection under
-    /// way (suspended at the store) finishes without touching the store again or re-arming its
-    /// timer: `started` is false from the first line.
+    /// way (suspended at the store) stops at its next step and re-arms no timer: `started` is
+    /// false from the first line (`checkModules`).
     public func shutdown() async {
         let wasStarted = started
         started = false
