@@ -231,8 +231,8 @@ struct MPNModuleTests {
     }
 
     /// A check or collection under way when the module stops (suspended at the store while
-    /// `shutdown()` runs) neither touches the store nor re-arms its timer. Seen in a CI run: a
-    /// check after the stop, on a closed store, logged an error.
+    /// `shutdown()` runs) neither touches the store nor re-arms its timer: before, such a check
+    /// re-armed the check's timer for ever and collected devices after the stop.
     @Test("a module check or collection that ends after the shutdown does nothing and re-arms nothing")
     func checksAfterShutdown() async throws {
         let h = EngineHarness()
