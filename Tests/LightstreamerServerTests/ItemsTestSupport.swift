@@ -6,6 +6,8 @@ import Foundation
 final class RecordingSink: TableSink, @unchecked Sendable {
     private let lock = NSLock()
     private var _events: [TableEvent] = []
+    /// When each event of `_events` arrived, on the thread that delivered it.
+    private var _arrivals: [ContinuousClock.Instant] = []
     private var _started: [TableHandle] = []
     /// Order check: `started` must come before any event.
     private var _eventBeforeStart = false
@@ -14,6 +16,7 @@ final class RecordingSink: TableSink, @unchecked Sendable {
         lock.withLock {
             if _started.isEmpty { _eventBeforeStart = true }
             _events.append(event)
+            _arrivals.append(.now)
         }
     }
 
@@ -22,13 +25,18 @@ final class RecordingSink: TableSink, @unchecked Sendable {
     }
 
     var events: [TableEvent] { lock.withLock { _events } }
+    /// When each event still recorded arrived.
+    var arrivals: [ContinuousClock.Instant] { lock.withLock { _arrivals } }
     var startedCount: Int { lock.withLock { _started.count } }
     var eventBeforeStart: Bool { lock.withLock { _eventBeforeStart } }
 
     /// Takes and clears what was recorded.
     func take() -> [TableEvent] {
         lock.withLock {
-            defer { _events.removeAll() }
+            defer {
+                _events.removeAll()
+                _arrivals.removeAll()
+            }
             return _events
         }
     }
