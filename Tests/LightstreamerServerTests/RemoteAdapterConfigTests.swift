@@ -80,7 +80,7 @@ import Testing
             var lines2 = goodLines.makeAsyncIterator()
             #expect(await lines2.next()?.hasPrefix("10|DPI|") == true)
             try await R.send("10|DPI|S|ARI.version|S|1.8.3", on: good)
-            #expect(await endpoint.connection.waitUntilReady(timeout: .seconds(5), on: group.next()))
+            #expect(await endpoint.connection.waitUntilReady(timeout: .seconds(30), on: group.next()))
             let after = server.metrics.prometheusText(nowMillis: 2)
             #expect(after.contains(#"lightstreamer_remote_adapter_connected{adapter_set="REMOTE",adapter="data:DEFAULT"} 1"#))
             #expect(after.contains(#"lightstreamer_remote_adapter_disconnections_total{adapter_set="REMOTE",adapter="data:DEFAULT"} 1"#))

@@ -68,7 +68,10 @@ import Testing
     static func proxy(
         feeding events: any ItemEventListener, group: MultiThreadedEventLoopGroup
     ) async throws -> (RemoteAdapterConnection, RemoteDataAdapter, RemoteAdapterListener, Int) {
-        let config = RemoteConnectionConfiguration(role: .data(name: "DEFAULT"), adapterSet: "REMOTE", requestTimeoutMillis: 2000)
+        // A handshake time far past the test's steps: the in-process suite's start can stall
+        // the test's task for 15 s (a CI run), and the server then closed the scripted remote.
+        let config = RemoteConnectionConfiguration(
+            role: .data(name: "DEFAULT"), adapterSet: "REMOTE", requestTimeoutMillis: 2000, handshakeTimeoutMillis: 60_000)
         let connection = RemoteAdapterConnection(configuration: config, logger: Logger(label: "test"))
         let adapter = RemoteDataAdapter(connection: connection, logger: Logger(label: "test"))
         adapter.setListener(events)
@@ -106,7 +109,7 @@ import Testing
         try await send("1|RAC|S|enableClosePacket|S|true", on: remote)
         _ = try #require(await lines.next())
         try await send("10|DPI|S|ARI.version|S|1.9.1", on: remote)
-        #expect(await connection.waitUntilReady(timeout: .seconds(5), on: group.next()))
+        #expect(await connection.waitUntilReady(timeout: .seconds(30), on: group.next()))
         return (remote, lines)
     }
 
@@ -151,7 +154,7 @@ import Testing
         let dpi = try #require(await lines.next())
         #expect(dpi.hasPrefix("10|DPI|S|ARI.version|S|1.9.1|"))
         try await Self.send("10|DPI|S|ARI.version|S|1.8.3", on: remote)
-        #expect(await connection.waitUntilReady(timeout: .seconds(5), on: group.next()))
+        #expect(await connection.waitUntilReady(timeout: .seconds(30), on: group.next()))
 
         let subscribed = Task { try await adapter.subscribe(item: "feed1") }
         let sub = try #require(await lines.next())

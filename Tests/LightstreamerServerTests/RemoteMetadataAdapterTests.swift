@@ -234,7 +234,9 @@ import Testing
         typealias R = RemoteDataAdapterTests
         // Long enough for the answered requests on a loaded machine (the scripted remote replies
         // from the test's own tasks), short enough to see the unanswered one time out.
-        let config = RemoteConnectionConfiguration(role: .metadata, adapterSet: "REMOTE", requestTimeoutMillis: 1_500)
+        // A handshake time far past the test's steps (see `RemoteDataAdapterTests.proxy`).
+        let config = RemoteConnectionConfiguration(
+            role: .metadata, adapterSet: "REMOTE", requestTimeoutMillis: 1_500, handshakeTimeoutMillis: 60_000)
         let connection = RemoteAdapterConnection(configuration: config, logger: Logger(label: "test"))
         let failed = NIOLockedValueBox<[ARIMethod]>([])
         let md = RemoteMetadataAdapter(
@@ -249,7 +251,7 @@ import Testing
         #expect(mpi.hasPrefix("10|MPI|S|ARI.version|S|1.9.1|"))
         #expect(mpi.contains("|S|adapters_conf.id|S|REMOTE"))
         try await R.send("10|MPI|S|ARI.version|S|1.8.3", on: remote)
-        #expect(await connection.waitUntilReady(timeout: .seconds(5), on: group.next()))
+        #expect(await connection.waitUntilReady(timeout: .seconds(30), on: group.next()))
 
         let login = Task { try await md.notifyUser(user: "user1", password: "pw", headers: [:], clientIP: nil) }
         #expect(await lines.next() == "11|NUS|S|user1|S|pw")
