@@ -68,10 +68,13 @@ import Testing
     static func proxy(
         feeding events: any ItemEventListener, group: MultiThreadedEventLoopGroup
     ) async throws -> (RemoteAdapterConnection, RemoteDataAdapter, RemoteAdapterListener, Int) {
-        // A handshake time far past the test's steps: the in-process suite's start can stall
-        // the test's task for 15 s (a CI run), and the server then closed the scripted remote.
+        // Handshake and request times far past the test's steps: the in-process suite's start
+        // can stall the test's task for 15 s (a CI run), and the server then closed the scripted
+        // remote or gave up on a request the script was about to answer. No test here waits for
+        // a request to time out; they only bound a hang.
         let config = RemoteConnectionConfiguration(
-            role: .data(name: "DEFAULT"), adapterSet: "REMOTE", requestTimeoutMillis: 2000, handshakeTimeoutMillis: 60_000)
+            role: .data(name: "DEFAULT"), adapterSet: "REMOTE", requestTimeoutMillis: 30_000,
+            handshakeTimeoutMillis: 60_000)
         let connection = RemoteAdapterConnection(configuration: config, logger: Logger(label: "test"))
         let adapter = RemoteDataAdapter(connection: connection, logger: Logger(label: "test"))
         adapter.setListener(events)
@@ -83,7 +86,9 @@ import Testing
         try await channel.writeAndFlush(ByteBuffer(bytes: ARILineFramer.frame(line)))
     }
 
-    static func withTimeout<T: Sendable>(_ seconds: Double = 5, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// `body`'s value, or `CancellationError` after `seconds`: a bound on a hang, not a timing
+    /// check (the suite's start can stall a test's tasks for 15 s on a loaded machine).
+    static func withTimeout<T: Sendable>(_ seconds: Double = 30, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body() }
             group.addTask {

@@ -233,10 +233,13 @@ import Testing
     func loopback(_ group: MultiThreadedEventLoopGroup) async throws {
         typealias R = RemoteDataAdapterTests
         // Long enough for the answered requests on a loaded machine (the scripted remote replies
-        // from the test's own tasks), short enough to see the unanswered one time out.
+        // from the test's own tasks, which a CI run's start stalled for 15 s; 1.5 s failed the
+        // login there), short enough to see the unanswered one time out within the test.
         // A handshake time far past the test's steps (see `RemoteDataAdapterTests.proxy`).
+        let requestTimeoutMillis: Int64 = 20_000
         let config = RemoteConnectionConfiguration(
-            role: .metadata, adapterSet: "REMOTE", requestTimeoutMillis: 1_500, handshakeTimeoutMillis: 60_000)
+            role: .metadata, adapterSet: "REMOTE", requestTimeoutMillis: requestTimeoutMillis,
+            handshakeTimeoutMillis: 60_000)
         let connection = RemoteAdapterConnection(configuration: config, logger: Logger(label: "test"))
         let failed = NIOLockedValueBox<[ARIMethod]>([])
         let md = RemoteMetadataAdapter(
@@ -269,8 +272,9 @@ import Testing
             }
         }
         #expect(await lines.next() == "12|NUM|S|user1|S|S1|S|hi")
-        #expect(try await R.withTimeout { await message.value }?.code == 35)
-        #expect(ContinuousClock.now - started < .seconds(6))
+        #expect(try await R.withTimeout(60) { await message.value }?.code == 35)
+        // Refused by the request timeout, not earlier (the late reply below is then ignored).
+        #expect(ContinuousClock.now - started >= .milliseconds(requestTimeoutMillis - 100))
         #expect(failed.withLockedValue { $0 } == [.notifyUserMessage])
         try await R.send("12|NUM|V", on: remote)
 
