@@ -66,7 +66,7 @@ fi
 log "scripts/format.sh --check"
 scripts/format.sh --check
 
-# Two `swift test` runs. Swift Testing runs every test body on the process's cooperative thread
+# Two test runs. Swift Testing runs every test body on the process's cooperative thread
 # pool (one thread per core here), which the in-process servers under test also use for their
 # tasks (session creation, subscriptions): with everything at once, CPU-bound unit tests kept
 # those tasks waiting for tens of seconds and timing-bound socket tests (slowloris, slow
@@ -80,8 +80,8 @@ scripts/format.sh --check
 heavy='Cluster|InteropTests|RemoteAdaptersInteropTests|MPNClusterSync|ControlLinkEndToEnd'
 alone=(FrontSlowlorisTests AdversarialMemoryTests MonitorLoginFloodTests)
 # Each run has a time limit, far above what it takes (the build about 9 minutes from clean on 2
-# cores, then at most about a minute for each run): a test that hangs then fails its run with the output so far,
-# instead of holding CI until its own limit cuts everything off. SIGQUIT first, so that a
+# cores, then at most about a minute for each run): a test that hangs then fails its run with
+# the output so far, instead of holding CI until its own limit cuts everything off. SIGQUIT first, so that a
 # hung process can still be told apart from a slow one; SIGKILL 30 s later.
 limited() {
   local minutes=$1
