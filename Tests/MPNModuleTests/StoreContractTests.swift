@@ -258,4 +258,19 @@ struct StoreContractTests {
             await second.close()
         }
     }
+
+    @Test("a request after close fails as closed", arguments: StoreKind.available)
+    func requestAfterClose(_ kind: StoreKind) async throws {
+        try await withStore(kind) { _, handle in
+            // A second store on the same data, so that the handle's own still cleans up.
+            let second = try await handle.reopen()
+            let d = try await second.registerDevice(platform: .apple, applicationId: "app", token: "t1", now: 1).device
+            await second.close()
+            let write = await #expect(throws: MPNStoreError.self) {
+                try await second.registerDevice(platform: .apple, applicationId: "app", token: "t2", now: 2)
+            }
+            let read = await #expect(throws: MPNStoreError.self) { try await second.device(id: d.id) }
+            #expect(write?.message == "closed" && read?.message == "closed")
+        }
+    }
 }

@@ -119,7 +119,7 @@ public protocol MPNStore: Sendable {
     /// return at once.
     func watchChanges(_ onChange: @escaping @Sendable (MPNStoreChange) -> Void) async throws
 
-    /// Releases connections. Further calls fail.
+    /// Releases connections. Further calls throw `MPNStoreError.closed`.
     func close() async
 }
 
@@ -149,6 +149,9 @@ public struct MPNStoreError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { "MPN store: \(message)" }
+
+    /// A request made after the store's `close()`.
+    public static let closed = MPNStoreError("closed")
 }
 
 /// New device and subscription ids: 36-character lowercase UUIDs.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NIOConcurrencyHelpers
 import TLCP
 
 /// The embedded MPN store: one SQLite file through GRDB, in WAL mode, with
@@ -7,8 +8,19 @@ import TLCP
 /// machine). The file and its schema are created on first open; schema changes are GRDB
 /// `DatabaseMigrator` migrations (`MPNSchema.migrations`).
 public final class SQLiteMPNStore: MPNStore {
-    private let pool: DatabasePool
+    private let database: DatabasePool
+    private let closed = NIOLockedValueBox(false)
     public let path: String
+
+    /// The database, or `MPNStoreError.closed` once `close()` has begun: GRDB's own error for a
+    /// closed connection reads "SQLite error 21: out of memory", which would send an operator
+    /// looking for a memory problem.
+    private var pool: DatabasePool {
+        get throws {
+            if closed.withLockedValue({ $0 }) { throw MPNStoreError.closed }
+            return database
+        }
+    }
 
     /// Opens (creating if needed) the database at `path`, then migrates it.
     public init(path: String) throws {
@@ -20,14 +32,14 @@ public final class SQLiteMPNStore: MPNStore {
         }
         let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        pool = try DatabasePool(path: path, configuration: config)
+        database = try DatabasePool(path: path, configuration: config)
         var migrator = DatabaseMigrator()
         for migration in MPNSchema.migrations {
             migrator.registerMigration(migration.name) { db in
                 for sql in migration.statements { try db.execute(sql: sql) }
             }
         }
-        try migrator.migrate(pool)
+        try migrator.migrate(database)
     }
 
     /// Names of the migrations applied to the file (for tests and diagnostics).
@@ -38,7 +50,8 @@ public final class SQLiteMPNStore: MPNStore {
     }
 
     public func close() async {
-        try? pool.close()
+        closed.withLockedValue { $0 = true }
+        try? database.close()
     }
 
     // MARK: Devices
