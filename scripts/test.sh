@@ -102,6 +102,12 @@ else
   # to take effect: FrontTimeoutTests' 13 tests take 26 s at width 1, 4 s at 64. A toolchain
   # without the option ignores it, as the binary ignores any argument it does not know.)
   width=${LS_TEST_WIDTH:-8}
+  # Checked here: the binary ignores a width that is not a number (it would run with the default)
+  # and stops on 0.
+  if ! [[ $width =~ ^[1-9][0-9]{0,3}$ ]]; then
+    log "LS_TEST_WIDTH must be a whole number from 1 to 9999, not '$width'"
+    exit 2
+  fi
   log "swift build --build-tests"
   limited 30 swift build --build-tests
   bin="$(swift build --show-bin-path)/lightstreamer-swiftPackageTests.xctest"
