@@ -81,8 +81,8 @@ heavy='Cluster|InteropTests|RemoteAdaptersInteropTests|MPNClusterSync|ControlLin
 alone=(FrontSlowlorisTests AdversarialMemoryTests MonitorLoginFloodTests)
 # Each run has a time limit, far above what it takes (the build about 9 minutes from clean on 2
 # cores, then at most about a minute for each run): a test that hangs then fails its run with
-# the output so far, instead of holding CI until its own limit cuts everything off. SIGQUIT first, so that a
-# hung process can still be told apart from a slow one; SIGKILL 30 s later.
+# the output so far, instead of holding CI until its own limit cuts everything off. SIGQUIT
+# first, so that a hung process can still be told apart from a slow one; SIGKILL 30 s later.
 limited() {
   local minutes=$1
   shift

@@ -12,16 +12,9 @@ import TLCP
 /// here). The schema is migrated on `open` under an advisory lock, so several servers may start
 /// against one database at once; applied migrations are listed in `mpn_schema_migrations`.
 public final class PostgresMPNStore: MPNStore {
-    private let pool: PostgresClient
-    private let closed = NIOLockedValueBox(false)
-    /// The connection pool, or `MPNStoreError.closed` once `close()` has begun (a request then
-    /// fails at once, with that reason, rather than with whatever the stopped pool reports).
-    var client: PostgresClient {
-        get throws {
-            if closed.withLockedValue({ $0 }) { throw MPNStoreError.closed }
-            return pool
-        }
-    }
+    private let connection: StoreConnection<PostgresClient>
+    /// The connection pool, until `close()` (`StoreConnection`).
+    var client: PostgresClient { get throws { try connection.open } }
     /// The server process of the connection `watchChanges` listens on (diagnostics, tests).
     let listeningBackend = NIOLockedValueBox<Int32?>(nil)
     private let runTask: Task<Void, Never>
@@ -65,14 +58,14 @@ public final class PostgresMPNStore: MPNStore {
 
     private init(configuration: PostgresClient.Configuration, schema: String?, eventLoopGroup: any EventLoopGroup, logger: Logger) {
         let client = PostgresClient(configuration: configuration, eventLoopGroup: eventLoopGroup, backgroundLogger: logger)
-        self.pool = client
+        self.connection = StoreConnection(client)
         self.schema = schema
         self.logger = logger
         self.runTask = Task { await client.run() }
     }
 
     public func close() async {
-        closed.withLockedValue { $0 = true }
+        _ = connection.refuseRequests()
         runTask.cancel()
         _ = await runTask.value
     }

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import NIOConcurrencyHelpers
 import TLCP
 
 /// The embedded MPN store: one SQLite file through GRDB, in WAL mode, with
@@ -8,19 +7,11 @@ import TLCP
 /// machine). The file and its schema are created on first open; schema changes are GRDB
 /// `DatabaseMigrator` migrations (`MPNSchema.migrations`).
 public final class SQLiteMPNStore: MPNStore {
-    private let database: DatabasePool
-    private let closed = NIOLockedValueBox(false)
+    private let database: StoreConnection<DatabasePool>
     public let path: String
 
-    /// The database, or `MPNStoreError.closed` once `close()` has begun: GRDB's own error for a
-    /// closed connection reads "SQLite error 21: out of memory", which would send an operator
-    /// looking for a memory problem.
-    private var pool: DatabasePool {
-        get throws {
-            if closed.withLockedValue({ $0 }) { throw MPNStoreError.closed }
-            return database
-        }
-    }
+    /// The database, until `close()` (`StoreConnection`).
+    private var pool: DatabasePool { get throws { try database.open } }
 
     /// Opens (creating if needed) the database at `path`, then migrates it.
     public init(path: String) throws {
@@ -32,14 +23,15 @@ public final class SQLiteMPNStore: MPNStore {
         }
         let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        database = try DatabasePool(path: path, configuration: config)
+        let pool = try DatabasePool(path: path, configuration: config)
+        database = StoreConnection(pool)
         var migrator = DatabaseMigrator()
         for migration in MPNSchema.migrations {
             migrator.registerMigration(migration.name) { db in
                 for sql in migration.statements { try db.execute(sql: sql) }
             }
         }
-        try migrator.migrate(database)
+        try migrator.migrate(pool)
     }
 
     /// Names of the migrations applied to the file (for tests and diagnostics).
@@ -50,8 +42,7 @@ public final class SQLiteMPNStore: MPNStore {
     }
 
     public func close() async {
-        closed.withLockedValue { $0 = true }
-        try? database.close()
+        try? database.refuseRequests().close()
     }
 
     // MARK: Devices
