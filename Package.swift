@@ -175,6 +175,13 @@ let package = Package(
             ]),
         // MPNTestSupport: the throw-away CA of the remote adapters' TLS case.
         .testTarget(name: "InteropTests", dependencies: ["LightstreamerServer", "LightstreamerClient", "MPNModule", "MPNTestSupport"]),
+        // The load test's own logic (the LOAD adapter's phases, its options' checks).
+        .testTarget(
+            name: "LoadTestToolTests",
+            dependencies: [
+                "lightstreamer-loadtest", "LightstreamerServer",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         // Loopback load test of the server (BENCHMARKS.md, section "Server").
         .executableTarget(
             name: "lightstreamer-loadtest",

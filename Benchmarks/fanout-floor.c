@@ -13,6 +13,10 @@
 //        /tmp/loadgen --connect-port 19090 --sessions 5000 --seconds 20
 // It prints the writers' CPU (utime + stime) per delivered update every 5 s. A session whose
 // client left is closed; a frame that does not fit in the socket's buffer is counted, not sent.
+// A third argument P (1 to 100, default 1) spreads the items over the period as
+// `lightstreamer-loadtest --serve --phases P` does: items load0...load99 in P groups of
+// consecutive numbers, one group every 100 ms / P, each session written with its group (the
+// group of its first item, as the load tools give each session consecutive items).
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,14 +40,16 @@
 #define MAX_SESSIONS 200000
 #define MAX_ITEMS 100
 #define MAX_THREADS 16
+#define LOAD_ITEMS 100  // the load tools' default item count, which the phases divide
 
-typedef struct { int fd; int count; int items[MAX_ITEMS]; } Session;
+typedef struct { int fd; int count; int phase; int items[MAX_ITEMS]; } Session;
 
 static Session *sessions;
-static int session_count, threads = 1;
+static int session_count, threads = 1, phases = 1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t tick_cond = PTHREAD_COND_INITIALIZER;
 static long tick_number;
+static int tick_phase;
 static int64_t tick_ts;
 static long written_updates[MAX_THREADS], dropped[MAX_THREADS];
 
@@ -129,11 +135,11 @@ static void *writer(void *arg) {
   for (;;) {
     pthread_mutex_lock(&lock);
     while (tick_number == seen) pthread_cond_wait(&tick_cond, &lock);
-    seen = tick_number; int64_t ts = tick_ts; int count = session_count;
+    seen = tick_number; int64_t ts = tick_ts; int count = session_count, phase = tick_phase;
     pthread_mutex_unlock(&lock);
     for (int i = id; i < count; i += threads) {
       Session *s = &sessions[i];
-      if (s->fd < 0) continue;
+      if (s->fd < 0 || s->phase != phase) continue;
       size_t n = 0;
       for (int k = 0; k < s->count; k++) {
         int w = snprintf(text + n, sizeof text - n, "U,1,%d,%lld\r\n", k + 1, (long long)ts);
@@ -154,11 +160,11 @@ static void *ticker(void *arg) {
   (void)arg;
   int64_t next = now_ns();
   for (;;) {
-    next += 100000000;
+    next += 100000000 / phases;
     int64_t wait = next - now_ns();
     if (wait > 0) { struct timespec t = { .tv_sec = wait / 1000000000, .tv_nsec = wait % 1000000000 }; nanosleep(&t, NULL); }
     pthread_mutex_lock(&lock);
-    tick_number++; tick_ts = now_ns();
+    tick_phase = (int)(tick_number % phases); tick_number++; tick_ts = now_ns();
     pthread_cond_broadcast(&tick_cond);
     pthread_mutex_unlock(&lock);
   }
@@ -185,8 +191,9 @@ static void *reporter(void *arg) {
 int main(int argc, char **argv) {
   int port = argc > 1 ? atoi(argv[1]) : 19090;
   threads = argc > 2 ? atoi(argv[2]) : 1;
-  if (port <= 0 || port > 65535 || threads < 1 || threads > MAX_THREADS) {
-    fprintf(stderr, "usage: fanout-floor [PORT] [THREADS 1...%d]\n", MAX_THREADS);
+  phases = argc > 3 ? atoi(argv[3]) : 1;
+  if (port <= 0 || port > 65535 || threads < 1 || threads > MAX_THREADS || phases < 1 || phases > LOAD_ITEMS) {
+    fprintf(stderr, "usage: fanout-floor [PORT] [THREADS 1...%d] [PHASES 1...%d]\n", MAX_THREADS, LOAD_ITEMS);
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);  // a client that left makes write fail with EPIPE instead
@@ -209,6 +216,8 @@ int main(int argc, char **argv) {
     pthread_mutex_unlock(&lock);
     Session s = { .fd = fd };
     if (slot < 0 || open_session(fd, &s)) { close(fd); continue; }
+    int first = s.count > 0 ? s.items[0] : 0;
+    s.phase = first >= 0 && first < LOAD_ITEMS ? first * phases / LOAD_ITEMS : 0;
     // Writes never block a writer thread: a frame that does not fit is counted and skipped.
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     pthread_mutex_lock(&lock);

@@ -14,6 +14,12 @@ struct LoadTestCommand: AsyncParsableCommand {
         commandName: "lightstreamer-loadtest",
         abstract: "Loopback load test of the Lightstreamer Swift server (WS sessions, MERGE updates).")
 
+    func validate() throws {
+        guard items >= 1, items <= 1_000_000 else { throw ValidationError("--items must be from 1 to 1,000,000") }
+        guard rate.isFinite, rate > 0, rate <= 10_000 else { throw ValidationError("--rate must be above 0 and at most 10,000") }
+        guard phases >= 1, phases <= items else { throw ValidationError("--phases must be from 1 to --items (\(items))") }
+    }
+
     @Option(help: "WS sessions to open.") var sessions = 1_000
     @Option(help: "Items each session subscribes to.") var itemsPerSession = 10
     @Option(help: "Distinct items in the adapter (sessions share them).") var items = 100
@@ -34,6 +40,11 @@ struct LoadTestCommand: AsyncParsableCommand {
     var maxSocketUnsentBytes = FrontOptions().maxSocketUnsentBytes
     @Flag(help: "Server: the LOAD adapter hands its updates over one by one, not each tick as one batch.")
     var perItemUpdates = false
+    @Option(
+        help:
+            "Server: the LOAD adapter updates its items in this many groups of consecutive items, spread evenly over each period (1: all at the same moment; at most --items)."
+    )
+    var phases = 1
     @Option(
         help:
             "Server: seconds a session without a stream waits for a bind or recovery before it ends (0.1 to 86,400; Benchmarks/closed-heap.sh uses a short one)."
@@ -103,7 +114,7 @@ struct LoadTestCommand: AsyncParsableCommand {
         // The benchmark's server runs on the allocator lightstreamer-server runs on (this may
         // execute the program again; LIGHTSTREAMER_MALLOC=system keeps the C library's).
         let allocator = serve ? ProcessAllocator.adopt() : nil
-        let adapter = LoadDataAdapter(itemCount: items, rate: rate, batched: !perItemUpdates)
+        let adapter = LoadDataAdapter(itemCount: items, rate: rate, batched: !perItemUpdates, phases: phases)
         let set = AdapterSet(name: "LOAD", dataAdapters: ["DEFAULT": adapter])
         var options = ServerOptions(host: "127.0.0.1", port: serve ? port : 0)
         options.threads = serverThreads
