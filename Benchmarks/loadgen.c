@@ -9,7 +9,9 @@
 // Run:   /tmp/loadgen --connect-port 19090 --sessions 1000 --seconds 20
 //   (also --warmup S (3), --items-per-session N (10), --items N (100), --rate R (10/s),
 //   --mute N (0): N more sessions, the same subscription, that never read past their
-//   handshake, with a 4 KiB receive buffer: slow readers, for what they cost the server); it
+//   handshake, with a 4 KiB receive buffer: slow readers, for what they cost the server),
+//   --late MS (0: off): print when, in the measured stretch, a latency above MS ms was seen,
+//   with the worst of each 100 ms (to find what a p99.9 above p99 comes from); it
 //   takes the Swift tool's place as DRIVER= in Benchmarks/server-cpu-ab.sh and
 //   Benchmarks/cpu-per-update-ab.sh.
 //
@@ -44,6 +46,15 @@ typedef struct { int fd; int len; unsigned char buf[BUF]; } Conn;
 static uint32_t *histogram;
 static long samples, updates, subscribed, errors;
 static int recording;
+static double late_ms;
+static int64_t late_window = -1, late_worst_us, record_start_ns;
+
+// The worst latency of the 100 ms window that just ended, if above --late.
+static void report_late(void) {
+  if (late_window >= 0 && late_worst_us > late_ms * 1000)
+    printf("late: at +%.1f s (CLOCK_MONOTONIC %.1f s), %.1f ms\n", late_window / 10.0,
+           (record_start_ns + late_window * 100000000) / 1e9, late_worst_us / 1000.0);
+}
 
 // Appends a masked client text frame carrying `text` to out; returns the new length.
 static size_t frame(unsigned char *out, size_t at, const char *text) {
@@ -65,7 +76,13 @@ static void line(const unsigned char *l, size_t n, int64_t now) {
     updates++;
     size_t j = n; while (j > 0 && l[j - 1] != ',' && l[j - 1] != '|') j--;
     int64_t ts = 0; for (size_t i = j; i < n; i++) if (l[i] >= '0' && l[i] <= '9') ts = ts * 10 + (l[i] - '0');
-    if (ts > 0) { int64_t us = (now - ts) / 1000; if (us < 0) us = 0; int64_t b = us / BUCKET_US; if (b >= BUCKETS) b = BUCKETS - 1; histogram[b]++; samples++; }
+    if (ts > 0) { int64_t us = (now - ts) / 1000; if (us < 0) us = 0; int64_t b = us / BUCKET_US; if (b >= BUCKETS) b = BUCKETS - 1; histogram[b]++; samples++;
+      if (late_ms > 0) {
+        int64_t w = (now - record_start_ns) / 100000000;
+        if (w != late_window) { report_late(); late_window = w; late_worst_us = 0; }
+        if (us > late_worst_us) late_worst_us = us;
+      }
+    }
   } else if (starts(l, n, "SUBOK")) subscribed++;
   else if (starts(l, n, "CONERR") || starts(l, n, "REQERR") || starts(l, n, "END")) errors++;
 }
@@ -117,12 +134,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(k, "--seconds")) seconds = atof(v); else if (!strcmp(k, "--warmup")) warmup = atof(v);
     else if (!strcmp(k, "--items-per-session")) per = atoi(v); else if (!strcmp(k, "--items")) items = atoi(v);
     else if (!strcmp(k, "--rate")) rate = atof(v); else if (!strcmp(k, "--mute")) mute = atoi(v);
+    else if (!strcmp(k, "--late")) late_ms = atof(v);
     else { fprintf(stderr, "unknown option %s\n", k); return 2; }
   }
   if (argc % 2 == 0 || port <= 0 || port > 65535 || sessions < 1 || sessions > 200000 || mute < 0 || mute > 200000 || per < 1 || per > 100 || items < 1
       || items > 1000000
-      || seconds <= 0 || warmup < 0 || rate <= 0) {
-    fprintf(stderr, "usage: loadgen --connect-port P [--sessions N] [--seconds S] [--warmup S] [--items-per-session N] [--items N] [--rate R] [--mute N]\n");
+      || seconds <= 0 || warmup < 0 || rate <= 0 || !(late_ms >= 0)) {
+    fprintf(stderr, "usage: loadgen --connect-port P [--sessions N] [--seconds S] [--warmup S] [--items-per-session N] [--items N] [--rate R] [--mute N] [--late MS]\n");
     return 2;
   }
   struct rlimit rl; getrlimit(RLIMIT_NOFILE, &rl); rl.rlim_cur = rl.rlim_max; setrlimit(RLIMIT_NOFILE, &rl);
@@ -188,8 +206,8 @@ int main(int argc, char **argv) {
       printf("load: %ld of %d sessions subscribed (%ld errors) in %.2f seconds\n", subscribed, sessions, errors, t - t0);
       fflush(stdout); phase = 1; measure_start = t + warmup;
     }
-    if (phase == 1 && t >= measure_start) { recording = 1; cpu0 = process_cpu_seconds(); measure_start = t; phase = 2; }
-    if (phase == 2 && t - measure_start >= seconds) { recording = 0; measure_end = t; break; }
+    if (phase == 1 && t >= measure_start) { recording = 1; record_start_ns = now_ns(); cpu0 = process_cpu_seconds(); measure_start = t; phase = 2; }
+    if (phase == 2 && t - measure_start >= seconds) { recording = 0; measure_end = t; report_late(); break; }
     read_ready(ep, 10);
   }
   double elapsed = measure_end - measure_start, cpu = process_cpu_seconds() - cpu0, expected = (double)sessions * per * rate;
