@@ -91,7 +91,7 @@ import Testing
         #expect(await ws.waitFor("SUBOK,1,"))
         try await ws.wsText("control\r\nLS_reqId=2&LS_op=destroy&LS_close_socket=true")
         #expect(await ws.waitFor("END,"))
-        for _ in 0..<100 where server.sessionCount > 0 { try await Task.sleep(for: .milliseconds(20)) }
+        await waitUntil { server.sessionCount == 0 }
         await server.shutdown()
         let mine = lines.objects.filter { ($0["metadata"] as? [String: Any])?["session"] as? String == sessionId }
         return (sessionId, mine, "\(lines.all)")

@@ -47,7 +47,7 @@ import Testing
             try await a.wsText("control\r\nLS_reqId=1&LS_op=add&LS_subId=1&LS_mode=MERGE&LS_group=counter&LS_schema=count&LS_snapshot=true")
             #expect(await a.waitFor("U,1,1,", seconds: 20))
             // At least a few updates written.
-            for _ in 0..<100 where server.metrics.snapshot.updatesSent < 5 { try await Task.sleep(for: .milliseconds(50)) }
+            await waitUntil { server.metrics.snapshot.updatesSent >= 5 }
             try await b.wsText("bogus\r\nx=y")
             #expect(await b.waitFor("ERROR,67,"))
 
@@ -103,7 +103,7 @@ import Testing
         try await FrontIntegrationTests.withServer(configure: { $0.metrics = .custom(factory) }) { server, group in
             let port = try #require(server.port)
             let s = try await Self.session(port: port, group: group)
-            for _ in 0..<100 where server.sessionCount < 1 { try await Task.sleep(for: .milliseconds(20)) }
+            await waitUntil { server.sessionCount >= 1 }
             let created = try factory.expectCounter("lightstreamer_sessions_created_total")
             #expect(created.totalValue == 1)
             let active = try factory.expectGauge("lightstreamer_sessions_active")
@@ -111,9 +111,7 @@ import Testing
             // The duration is recorded once the create returns, just after its CONOK was written:
             // wait for it (bounded), as for the session count above.
             let labels = [("request", "create_session"), ("op", "")]
-            for _ in 0..<100 where (try? factory.expectTimer("lightstreamer_request_duration_seconds", labels))?.values.isEmpty ?? true {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            await waitUntil { !((try? factory.expectTimer("lightstreamer_request_duration_seconds", labels))?.values.isEmpty ?? true) }
             let timer = try factory.expectTimer("lightstreamer_request_duration_seconds", labels)
             #expect(timer.values.count == 1)
             let text = try await Self.scrape(port: port, group: group)

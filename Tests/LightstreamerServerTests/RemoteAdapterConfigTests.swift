@@ -74,7 +74,7 @@ import Testing
             let close = await lines.next()
             #expect(close?.hasPrefix("0|CLOSE") == true)
             #expect(await lines.next() == nil) // and the socket is closed
-            for _ in 0..<500 where endpoint.counters.disconnections == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            await waitUntil { endpoint.counters.disconnections != 0 }
             let (good, goodLines) = try await R.ScriptedRemote.connect(port: port, group: group)
             try await R.send("1|RAC|S|user|S|rmt|S|password|S|s3cret|S|enableClosePacket|S|true", on: good)
             var lines2 = goodLines.makeAsyncIterator()

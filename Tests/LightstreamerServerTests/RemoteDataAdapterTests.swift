@@ -132,9 +132,7 @@ import Testing
     }
 
     static func waitFor(_ events: NIOLockedValueBox<[String]>, count: Int) async throws {
-        for _ in 0..<500 where events.withLockedValue({ $0.count }) < count {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        await waitUntil { events.withLockedValue { $0.count } >= count }
     }
 
     @Test func subscribeUpdatesDisconnectAndResubscribe() async throws {

@@ -90,7 +90,7 @@ import Testing
         }
         #expect(refusal == SessionRefusal(code: -3, message: "Only one"))
         md.notifySessionClose(sessionId: "S1")
-        for _ in 0..<200 where remote.lines.count < 3 { try await Task.sleep(for: .milliseconds(5)) }
+        await waitUntil { remote.lines.count >= 3 }
         #expect(remote.lines.last == "9|NSC|S|S1")
     }
 

@@ -64,7 +64,7 @@ import Testing
         session.run { m, now in
             m.control(ControlRequest(requestId: "1", operation: .add(add), ack: nil), origin: .webSocket(connection.connectionID), now: now)
         }
-        for _ in 0..<500 where !connection.written.contains("SUBOK,1,") { try await Task.sleep(for: .milliseconds(10)) }
+        await waitUntil { connection.written.contains("SUBOK,1,") }
         #expect(connection.written.contains("SUBOK,1,"))
         return (session, connection)
     }
@@ -114,7 +114,7 @@ import Testing
         session.enqueueTableEvents(1, &first, mergeable: mergeable, handleNow: true)
         release.signal()
         let seenOnLoop = try await onLoop.get()
-        for _ in 0..<500 where !settled(connection.updates) { try await Task.sleep(for: .milliseconds(10)) }
+        await waitUntil { settled(connection.updates) }
         // Nothing more comes after.
         try await Task.sleep(for: .milliseconds(100))
         let seen = connection.updates

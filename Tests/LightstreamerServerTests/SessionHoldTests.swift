@@ -17,9 +17,9 @@ import Testing
         session.enqueueTableEvents(1, &run, mergeable: true, handleNow: false)
     }
 
-    /// Waits up to 5 s for `recorder` to have `count` updates.
+    /// Waits up to 10 s for `recorder` to have `count` updates.
     static func waitFor(_ count: Int, on recorder: Recorder) async throws {
-        for _ in 0..<500 where recorder.updates.count < count { try await Task.sleep(for: .milliseconds(10)) }
+        await waitUntil { recorder.updates.count >= count }
     }
 
     @Test func aBindElsewhereDropsTheHoldAndTheLeftConnectionCannotTakeItBack() async throws {

@@ -74,12 +74,12 @@ import Testing
         // writes from the producer's thread while the loop comes round), not the connection's
         // 64 MiB.
         #expect(m.bytesSent < 60 << 20, "\(m.bytesSent) bytes written before the connection was closed")
-        for _ in 0..<100 where server.manager.backlogBudget.inUse != 0 { try await Task.sleep(for: .milliseconds(20)) }
+        await waitUntil { server.manager.backlogBudget.inUse == 0 }
         #expect(server.manager.backlogBudget.inUse == 0, "the closed connection kept its share")
         // The session knows its stream is gone (it waits for a recovery bind) rather than
         // writing on to a response nobody drains.
         let session = try #require(server.manager.allSessions.first)
-        for _ in 0..<100 where session.boundConnection != nil { try await Task.sleep(for: .milliseconds(20)) }
+        await waitUntil { session.boundConnection == nil }
         #expect(session.boundConnection == nil, "the session is still bound to the closed connection")
         await rig.stop()
     }
