@@ -9,12 +9,14 @@ import Testing
     final class LiveServer: @unchecked Sendable {
         let process: Process
         let port: Int
+        let stdout: OutputCollector
         let stderr: OutputCollector
         let directory: URL
 
-        private init(process: Process, port: Int, stderr: OutputCollector, directory: URL) {
+        private init(process: Process, port: Int, stdout: OutputCollector, stderr: OutputCollector, directory: URL) {
             self.process = process
             self.port = port
+            self.stdout = stdout
             self.stderr = stderr
             self.directory = directory
         }
@@ -43,8 +45,8 @@ import Testing
             p.standardError = err
             p.standardInput = FileHandle.nullDevice
             let stdout = OutputCollector(), stderr = OutputCollector()
-            out.fileHandleForReading.readabilityHandler = { stdout.append($0.availableData) }
-            err.fileHandleForReading.readabilityHandler = { stderr.append($0.availableData) }
+            CLITests.collect(out, into: stdout)
+            CLITests.collect(err, into: stderr)
             // Off the cooperative pool: `run()` blocks until the child has started.
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
                 Thread { c.resume(with: Result { try p.run() }) }.start()
@@ -55,7 +57,7 @@ import Testing
                 if let line = stdout.text.split(separator: "\n").first(where: { $0.hasPrefix("lightstreamer-server ready on ") }),
                     let port = line.split(separator: ":").last.flatMap({ Int($0) })
                 {
-                    return LiveServer(process: p, port: port, stderr: stderr, directory: dir)
+                    return LiveServer(process: p, port: port, stdout: stdout, stderr: stderr, directory: dir)
                 }
                 if !p.isRunning || Date() > deadline {
                     if p.isRunning { p.terminate() }
@@ -68,6 +70,8 @@ import Testing
         func stop() async {
             if process.isRunning { process.terminate() }
             for _ in 0..<100 where process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+            // Its pipes' handlers end at EOF (`CLITests.collect`), before the pipes are closed.
+            for _ in 0..<250 where !(stdout.finished && stderr.finished) { try? await Task.sleep(for: .milliseconds(20)) }
             try? FileManager.default.removeItem(at: directory)
         }
 

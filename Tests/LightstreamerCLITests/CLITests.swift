@@ -56,19 +56,8 @@ import Testing
         p.standardOutput = stdout
         p.standardError = stderr
         let out = OutputCollector(), err = OutputCollector()
-        // Read until EOF in the handlers: nil-ing them after the exit could lose a chunk a
-        // handler was still appending.
-        for (pipe, collector) in [(stdout, out), (stderr, err)] {
-            pipe.fileHandleForReading.readabilityHandler = { h in
-                let d = h.availableData
-                if d.isEmpty {
-                    h.readabilityHandler = nil
-                    collector.finish()
-                } else {
-                    collector.append(d)
-                }
-            }
-        }
+        Self.collect(stdout, into: out)
+        Self.collect(stderr, into: err)
         let exit = ExitStatusBox()
         p.terminationHandler = { exit.set($0.terminationStatus) }
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
@@ -183,6 +172,28 @@ final class ExitStatusBox: @unchecked Sendable {
 }
 
 /// Bytes read from a pipe on another thread.
+extension CLITests {
+    /// Reads `pipe` into `collector` until EOF, where the handler removes itself.
+    ///
+    /// Read until EOF in the handler: nil-ing it after the process's exit could lose a chunk it
+    /// was still appending. And removed there, before the pipe is closed: a handler left in
+    /// place keeps its dispatch source watching the descriptor after the pipe closes it, and
+    /// once the number is reused (by the next test's pipes) libdispatch's event loop crashed on
+    /// the stale registration (a CI run, in `_dispatch_event_loop_drain`, after a test whose
+    /// server's output pipes were read this way).
+    static func collect(_ pipe: Pipe, into collector: OutputCollector) {
+        pipe.fileHandleForReading.readabilityHandler = { h in
+            let d = h.availableData
+            if d.isEmpty {
+                h.readabilityHandler = nil
+                collector.finish()
+            } else {
+                collector.append(d)
+            }
+        }
+    }
+}
+
 final class OutputCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
