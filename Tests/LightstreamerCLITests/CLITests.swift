@@ -171,7 +171,6 @@ final class ExitStatusBox: @unchecked Sendable {
     var value: Int32? { lock.withLock { status } }
 }
 
-/// Bytes read from a pipe on another thread.
 extension CLITests {
     /// Reads `pipe` into `collector` until EOF, where the handler removes itself.
     ///
@@ -194,6 +193,7 @@ extension CLITests {
     }
 }
 
+/// Bytes read from a pipe on another thread.
 final class OutputCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
